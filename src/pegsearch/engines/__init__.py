@@ -1,0 +1,49 @@
+"""Engines: the ways a level is computed. They differ in how positions move, never in what a level holds.
+
+Every engine turns the complete level k of a run into the part files of level k + 1, written into a
+staging folder the driver gives it; the driver commits, checksums and decides when to stop. Engines
+are imported only when asked for, so a missing optional dependency (pyspark, mrjob) costs nothing
+until it is used and then fails with one clear line.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from pathlib import Path
+from typing import Protocol
+
+from pegsearch.errors import UsageError
+from pegsearch.store import Run
+
+ENGINES = {"local": "pegsearch.engines.local:LocalEngine"}
+
+
+class Engine(Protocol):
+    """What the driver needs of an engine. Used as a context manager around a whole run."""
+
+    name: str
+
+    def __enter__(self) -> Engine: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def options(self) -> dict:
+        """The engine's settings, recorded in the run's manifest."""
+        ...
+
+    def next_level(self, run: Run, level: int, staging: Path) -> None:
+        """Write the part files of level `level + 1` of `run` into `staging`."""
+        ...
+
+
+def make_engine(name: str, **settings: object) -> Engine:
+    """Build the named engine; unknown names and missing optional packages are user errors."""
+    if name not in ENGINES:
+        raise UsageError(f"unknown engine '{name}': use one of {', '.join(ENGINES)}")
+    module_name, class_name = ENGINES[name].split(":")
+    try:
+        module = import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"the {name} engine needs the package '{exc.name}': install it with"
+                         f" pip install 'pegsearch[{name}]'") from None
+    return getattr(module, class_name)(**settings)

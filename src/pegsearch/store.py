@@ -1,0 +1,252 @@
+"""The run directory: a manifest plus one folder of Parquet part files per level.
+
+A level is written under a staging name and renamed into place only when complete, and the manifest
+(which alone says which levels exist) is replaced atomically after that rename, so a crash at any
+moment leaves every listed level whole and at worst an unlisted folder that `resume` removes. Every
+part file carries a SHA-256 in the manifest, so a damaged or foreign level is caught when read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pegsearch import __version__
+from pegsearch.board import Board, board_from_definition
+from pegsearch.errors import UsageError
+
+MANIFEST = "manifest.json"
+FORMAT = 1
+POSITION = "position"
+PART_ROWS = 1 << 22
+STAGING_SUFFIX = ".staging"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What makes two runs the same search: board geometry, start, reduction and what is counted."""
+
+    board: Board
+    start: tuple[int, ...]
+    reduced: bool
+    count_paths: bool = False
+
+    def as_json(self) -> dict:
+        return {"board": self.board.definition(), "board_digest": self.board.digest,
+                "start": list(self.start), "reduced": self.reduced, "count_paths": self.count_paths}
+
+    def describe(self) -> str:
+        holes = ", ".join(str(h) for h in self.start)
+        return f"{self.board.name} from hole{'s' if len(self.start) > 1 else ''} {holes}"
+
+
+def level_name(level: int) -> str:
+    return f"level-{level:03d}"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 22):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def write_json_atomically(path: Path, data: dict) -> None:
+    """Replace `path` with `data` so that a reader sees the old or the new file, never a mix."""
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=1)
+        handle.write("\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def write_parts(folder: Path, positions: np.ndarray) -> None:
+    """Write sorted distinct positions as Parquet parts of at most PART_ROWS rows each."""
+    for index, begin in enumerate(range(0, max(len(positions), 1), PART_ROWS)):
+        chunk = positions[begin:begin + PART_ROWS].view(np.int64)
+        table = pa.table({POSITION: pa.array(chunk, type=pa.int64())})
+        pq.write_table(table, folder / f"part-{index:05d}.parquet", compression="zstd",
+                       use_dictionary=False, column_encoding={POSITION: "DELTA_BINARY_PACKED"})
+
+
+def read_positions(files: list[Path]) -> np.ndarray:
+    """All positions of the given part files, as one uint64 array in file order."""
+    arrays = [pq.read_table(f, columns=[POSITION]).column(0).to_numpy() for f in files]
+    if not arrays:
+        return np.empty(0, dtype=np.uint64)
+    return np.concatenate(arrays).astype(np.int64, copy=False).view(np.uint64)
+
+
+class Run:
+    """An open run directory. The manifest on disk is the truth; this object mirrors it."""
+
+    def __init__(self, path: Path, manifest: dict) -> None:
+        self.path = path
+        self.manifest = manifest
+        self.board = board_from_definition(manifest["board"], f"{path / MANIFEST} (board)")
+
+    # ----- opening
+    @classmethod
+    def open(cls, path: Path) -> Run:
+        """Open an existing run for reading; one clear error if `path` is not a run directory."""
+        manifest_path = Path(path) / MANIFEST
+        if not manifest_path.is_file():
+            raise UsageError(f"{path} is not a pegsearch run directory (no {MANIFEST});"
+                             " give the --out directory of a `pegsearch run`")
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{manifest_path}: damaged manifest ({exc}); the run cannot be read")
+        if manifest.get("format") != FORMAT:
+            raise UsageError(f"{manifest_path}: run format {manifest.get('format')!r} is not"
+                             f" {FORMAT}; it was written by another version of pegsearch")
+        return cls(Path(path), manifest)
+
+    @classmethod
+    def create_or_resume(cls, path: Path, identity: Identity, engine: str, options: dict,
+                         resume: bool) -> Run:
+        """Start a new run in `path`, or reopen the same search there when `resume` is set."""
+        path = Path(path)
+        if (path / MANIFEST).is_file():
+            run = cls.open(path)
+            if run.identity.as_json() != identity.as_json():
+                raise UsageError(f"{path} already holds a different run ({run.describe()}); choose"
+                                 " another --out")
+            if not resume:
+                raise UsageError(f"{path} already holds this run ({run.describe()}, {run.status});"
+                                 " pass --resume to continue it or choose another --out")
+            run.discard_unlisted()
+            run.manifest.update(engine=engine, options=options, status="running")
+            run.save()
+            return run
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise UsageError(f"{path} exists and is not an empty directory or a pegsearch run;"
+                             " choose another --out")
+        if resume:
+            raise UsageError(f"{path} holds no run to resume; drop --resume to start one")
+        path.mkdir(parents=True, exist_ok=True)
+        manifest = {"format": FORMAT, "pegsearch": __version__, **identity.as_json(),
+                    "holes": identity.board.holes,
+                    "symmetries": len(identity.board.symmetries) if identity.reduced else 1,
+                    "engine": engine, "options": options, "status": "running",
+                    "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "levels": []}
+        run = cls(path, manifest)
+        run.save()
+        return run
+
+    # ----- reading
+    @property
+    def identity(self) -> Identity:
+        return Identity(self.board, self.start, self.reduced, self.count_paths)
+
+    def describe(self) -> str:
+        return self.identity.describe()
+
+    @property
+    def start(self) -> tuple[int, ...]:
+        return tuple(self.manifest["start"])
+
+    @property
+    def reduced(self) -> bool:
+        return bool(self.manifest["reduced"])
+
+    @property
+    def count_paths(self) -> bool:
+        return bool(self.manifest.get("count_paths"))
+
+    @property
+    def status(self) -> str:
+        return self.manifest["status"]
+
+    @property
+    def levels(self) -> list[dict]:
+        return self.manifest["levels"]
+
+    def level_files(self, level: int) -> list[Path]:
+        """The part files of a complete level, in the manifest's order."""
+        record = self.levels[level]
+        return [self.path / level_name(level) / f["name"] for f in record["files"]]
+
+    def read_level(self, level: int) -> np.ndarray:
+        """The positions (signatures) of a complete level as uint64."""
+        return read_positions(self.level_files(level))
+
+    # ----- writing
+    def save(self) -> None:
+        write_json_atomically(self.path / MANIFEST, self.manifest)
+
+    def staging(self, level: int) -> Path:
+        """An empty folder where an engine writes level `level` before it is committed."""
+        folder = self.path / (level_name(level) + STAGING_SUFFIX)
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir()
+        return folder
+
+    def commit_level(self, level: int, staging: Path, seconds: float, **extra: object) -> dict:
+        """Checksum the staged parts, rename the folder into place, then list it in the manifest."""
+        if level != len(self.levels):
+            raise RuntimeError(f"level {level} committed out of order after {len(self.levels)}")
+        files = []
+        for part in sorted(staging.glob("part-*.parquet")):
+            files.append({"name": part.name, "rows": pq.read_metadata(part).num_rows,
+                          "sha256": sha256_of(part)})
+        for leftover in staging.iterdir():
+            if not leftover.name.startswith("part-"):
+                leftover.unlink() if leftover.is_file() else shutil.rmtree(leftover)
+        final = self.path / level_name(level)
+        if final.exists():
+            shutil.rmtree(final)
+        _fsync_folder(staging)
+        os.rename(staging, final)
+        _fsync_folder(self.path)
+        record = {"level": level, "pegs": self.pegs_at(level),
+                  "states": sum(f["rows"] for f in files), "files": files,
+                  "seconds": round(seconds, 3), **extra}
+        self.levels.append(record)
+        self.save()
+        return record
+
+    def pegs_at(self, level: int) -> int:
+        """Pegs in every position of a level: each jump removes exactly one."""
+        return self.board.holes - len(self.start) - level
+
+    def finish(self, status: str) -> None:
+        self.manifest["status"] = status
+        self.save()
+
+    def discard_unlisted(self) -> None:
+        """Remove level folders the manifest does not list: staging leftovers or uncommitted levels."""
+        listed = {level_name(r["level"]) for r in self.levels}
+        for entry in self.path.iterdir():
+            if entry.name.startswith("level-") and entry.name not in listed:
+                shutil.rmtree(entry)
+
+
+def staged_rows(staging: Path) -> int:
+    """Rows an engine wrote into a staging folder, from the Parquet footers alone."""
+    return sum(pq.read_metadata(part).num_rows for part in staging.glob("part-*.parquet"))
+
+
+def discard(staging: Path) -> None:
+    shutil.rmtree(staging)
+
+
+def _fsync_folder(folder: Path) -> None:
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
