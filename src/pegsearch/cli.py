@@ -46,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--raw", action="store_true", help="count without symmetry reduction")
     run.add_argument("--engine", default="local", choices=sorted(ENGINES),
                      help="how each level is computed (default: local)")
+    run.add_argument("--runner", help="mrjob engine: inline, local, spark, hadoop, emr or dataproc")
+    run.add_argument("--mrjob-conf", type=Path, help="mrjob engine: an mrjob.conf file")
+    run.add_argument("--master", "--spark-master", dest="master", metavar="URL",
+                     help="spark engines: local[N], spark://HOST:PORT, yarn or k8s://...")
     run.add_argument("--resume", action="store_true",
                      help="continue the run in --out (default: the newest matching run in runs/)")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -72,7 +76,8 @@ def command_run(args: argparse.Namespace) -> int:
         raise UsageError(f"{board.name} has no empty hole to start from: pass --start HOLE")
     identity = Identity(board, start, reduced=not args.raw)
     out = args.out or (_newest_run(identity) if args.resume else _new_run_path(identity))
-    engine = make_engine(args.engine)
+    engine = make_engine(args.engine, runner=args.runner, mrjob_conf=args.mrjob_conf,
+                         master=args.master)
     if sys.stderr.isatty():
         print(f"searching {identity.describe()} with the {engine.name} engine into {out}",
               file=sys.stderr)

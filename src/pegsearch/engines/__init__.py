@@ -22,6 +22,7 @@ class Engine(Protocol):
     """What the driver needs of an engine. Used as a context manager around a whole run."""
 
     name: str
+    SETTINGS: tuple[str, ...]  # the command-line settings (as keyword names) the engine accepts
 
     def __enter__(self) -> Engine: ...
 
@@ -37,7 +38,10 @@ class Engine(Protocol):
 
 
 def make_engine(name: str, **settings: object) -> Engine:
-    """Build the named engine; unknown names and missing optional packages are user errors."""
+    """Build the named engine from the settings given on the command line (None = not given).
+
+    Unknown names, settings the engine does not take and missing optional packages are user errors.
+    """
     if name not in ENGINES:
         raise UsageError(f"unknown engine '{name}': use one of {', '.join(ENGINES)}")
     module_name, class_name = ENGINES[name].split(":")
@@ -46,4 +50,10 @@ def make_engine(name: str, **settings: object) -> Engine:
     except ImportError as exc:
         raise UsageError(f"the {name} engine needs the package '{exc.name}': install it with"
                          f" pip install 'pegsearch[{name}]'") from None
-    return getattr(module, class_name)(**settings)
+    engine_class = getattr(module, class_name)
+    given = {key: value for key, value in settings.items() if value is not None}
+    foreign = sorted(set(given) - set(engine_class.SETTINGS))
+    if foreign:
+        flag = "--" + foreign[0].replace("_", "-")
+        raise UsageError(f"{flag} does not apply to the {name} engine")
+    return engine_class(**given)

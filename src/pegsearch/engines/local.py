@@ -22,6 +22,7 @@ class LocalEngine:
     """Computes each level in this process (numba threads on all cores)."""
 
     name = "local"
+    SETTINGS = ()
 
     def __init__(self, chunk: int = CHUNK) -> None:
         self.chunk = chunk

@@ -1,0 +1,158 @@
+"""The `pegsearch` command as a user meets it: output shapes, errors, interrupted runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pegsearch.store import MANIFEST, Run, sha256_of
+from tests.helpers import pegsearch
+
+
+def test_run_prints_table_and_verdict(tmp_path: Path) -> None:
+    result = pegsearch("run", "triangle-5", "--out", str(tmp_path / "run"))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("triangle-5 (15 holes), start: hole 1")
+    assert lines[1].split() == ["level", "pegs", "states"]
+    assert lines[2].split() == ["0", "14", "1"]
+    assert lines[-1].startswith("one peg is reachable")
+
+
+def test_run_json_and_counts_json_agree(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = pegsearch("run", "triangle-5", "--start", "5", "--raw", "--json", "--out", str(out))
+    document = json.loads(result.stdout)
+    assert {k: document[k] for k in ("board", "holes", "symmetries", "start", "reduced")} == {
+        "board": "triangle-5", "holes": 15, "symmetries": 1, "start": [5], "reduced": False}
+    assert document["levels"][0] == {"level": 0, "pegs": 14, "states": 1}
+    assert document["levels"][-1] == {"level": 13, "pegs": 1, "states": 1}
+    again = json.loads(pegsearch("counts", str(out), "--json").stdout)
+    assert again == document
+
+
+def test_default_out_is_a_new_folder_under_runs(tmp_path: Path) -> None:
+    result = pegsearch("run", "triangle-5", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    [folder] = (tmp_path / "runs").iterdir()
+    assert folder.name.startswith("triangle-5-h1-")
+    assert Run.open(folder).status == "complete"
+
+
+def test_boards_and_show() -> None:
+    listing = pegsearch("boards").stdout
+    assert any(line.split()[:5] == ["skippy-xl", "triangle", "28", "90", "6"]
+               for line in listing.splitlines())
+    shown = pegsearch("show", "english-33").stdout
+    assert "33 holes, 76 jumps, 8 symmetries" in shown
+    assert "o o o . o o o" in shown
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess, fragment: str) -> None:
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert fragment in result.stderr
+
+
+def test_malformed_board_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\ngrid = "square"\nlayout = """\no o o\no * o\n"""\n')
+    assert_one_line_error(pegsearch("run", str(bad), "--out", str(tmp_path / "r")),
+                          f"{bad} line 5, column 3: unexpected '*'")
+    assert not (tmp_path / "r").exists()
+
+
+def test_unknown_board(tmp_path: Path) -> None:
+    assert_one_line_error(pegsearch("run", "skippy", "--out", str(tmp_path / "r")),
+                          "unknown board 'skippy'")
+
+
+def test_start_hole_that_does_not_exist(tmp_path: Path) -> None:
+    assert_one_line_error(pegsearch("run", "triangle-5", "--start", "16", "--out",
+                                    str(tmp_path / "r")), "hole 16 does not exist on triangle-5")
+    assert not (tmp_path / "r").exists()
+
+
+def test_out_holding_another_run(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert pegsearch("run", "triangle-5", "--out", str(out)).returncode == 0
+    before = (out / MANIFEST).read_text()
+    assert_one_line_error(pegsearch("run", "triangle-6", "--out", str(out)),
+                          "already holds a different run (triangle-5 from hole 1)")
+    assert_one_line_error(pegsearch("run", "triangle-5", "--out", str(out)), "pass --resume")
+    assert (out / MANIFEST).read_text() == before
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    (stray / "notes.txt").write_text("mine")
+    assert_one_line_error(pegsearch("run", "triangle-5", "--out", str(stray)),
+                          "is not an empty directory or a pegsearch run")
+
+
+def test_counts_of_a_folder_that_is_no_run(tmp_path: Path) -> None:
+    assert_one_line_error(pegsearch("counts", str(tmp_path)), "is not a pegsearch run directory")
+
+
+def test_engine_setting_that_does_not_apply(tmp_path: Path) -> None:
+    assert_one_line_error(pegsearch("run", "triangle-5", "--runner", "inline", "--out",
+                                    str(tmp_path / "r")), "--runner does not apply to the local")
+
+
+def listed_levels_are_whole(out: Path) -> int:
+    """Every level the manifest lists has exactly its files, rows and checksums; returns how many."""
+    run = Run.open(out)
+    for record in run.levels:
+        folder = out / f"level-{record['level']:03d}"
+        assert sorted(p.name for p in folder.iterdir()) == sorted(f["name"] for f in record["files"])
+        for entry in record["files"]:
+            assert sha256_of(folder / entry["name"]) == entry["sha256"]
+        assert len(run.read_level(record["level"])) == record["states"]
+    return len(run.levels)
+
+
+@pytest.fixture(scope="module")
+def skippy_counts(tmp_path_factory: pytest.TempPathFactory) -> list[int]:
+    """The per-level counts of an uninterrupted skippy-xl run."""
+    out = tmp_path_factory.mktemp("whole") / "run"
+    result = pegsearch("run", "skippy-xl", "--out", str(out), "--json")
+    return [level["states"] for level in json.loads(result.stdout)["levels"]]
+
+
+def wait_for_levels(out: Path, count: int, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if len(json.loads((out / MANIFEST).read_text())["levels"]) >= count:
+                return
+        except (FileNotFoundError, json.JSONDecodeError):
+            pass
+        time.sleep(0.005)
+    raise AssertionError(f"the run did not reach {count} levels in {timeout} s")
+
+
+@pytest.mark.parametrize("levels", [1, 9, 13, 15, 18])
+def test_a_killed_run_lists_only_whole_levels_and_resumes(levels: int, skippy_counts: list[int],
+                                                          tmp_path: Path) -> None:
+    """SIGKILL once the manifest lists `levels` levels, i.e. while the next one is being written."""
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl", "--out", str(out)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_levels(out, levels)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert listed_levels_are_whole(out) < 26
+    assert Run.open(out).status == "running"
+    assert "incomplete run (running)" in pegsearch("counts", str(out)).stdout
+    resumed = pegsearch("run", "skippy-xl", "--out", str(out), "--resume", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert listed_levels_are_whole(out) == 26
+    assert [x["states"] for x in json.loads(resumed.stdout)["levels"]] == skippy_counts
+    assert not any(p.name.endswith(".staging") for p in out.iterdir())
