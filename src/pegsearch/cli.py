@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the hole(s) empty at the start (default: those drawn empty)")
     run.add_argument("--out", type=Path, help="run directory (default: a new one under runs/)")
     run.add_argument("--raw", action="store_true", help="count without symmetry reduction")
+    run.add_argument("--count-paths", action="store_true",
+                     help="also count the distinct jump sequences reaching each position")
     run.add_argument("--engine", default="local", choices=sorted(ENGINES),
                      help="how each level is computed (default: local)")
     run.add_argument("--runner", help="mrjob engine: inline, local, spark, hadoop, emr or dataproc")
@@ -74,7 +76,7 @@ def command_run(args: argparse.Namespace) -> int:
     start = tuple(sorted({board.hole_of(h) for h in args.start})) if args.start else board.empty
     if not start:
         raise UsageError(f"{board.name} has no empty hole to start from: pass --start HOLE")
-    identity = Identity(board, start, reduced=not args.raw)
+    identity = Identity(board, start, reduced=not args.raw, count_paths=args.count_paths)
     out = args.out or (_newest_run(identity) if args.resume else _new_run_path(identity))
     engine = make_engine(args.engine, runner=args.runner, mrjob_conf=args.mrjob_conf,
                          master=args.master)
@@ -130,8 +132,8 @@ def _print_progress(record: dict) -> None:
 
 def _new_run_path(identity: Identity) -> Path:
     holes = "-".join(str(h) for h in identity.start)
-    raw = "-raw" if not identity.reduced else ""
-    return RUNS / f"{identity.board.name}-h{holes}{raw}-{time.strftime('%Y%m%d-%H%M%S')}"
+    flags = ("-raw" if not identity.reduced else "") + ("-paths" if identity.count_paths else "")
+    return RUNS / f"{identity.board.name}-h{holes}{flags}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
 def _newest_run(identity: Identity) -> Path:

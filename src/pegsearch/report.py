@@ -14,11 +14,19 @@ def run_heading(run: Run) -> str:
 
 
 def level_table(run: Run) -> str:
-    """The per-level table: level, pegs left, states, and the total."""
-    rows = [("level", "pegs", "states")]
-    rows += [(str(r["level"]), str(r["pegs"]), f"{r['states']:,}") for r in run.levels]
-    rows.append(("total", "", f"{sum(r['states'] for r in run.levels):,}"))
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    """The per-level table: level, pegs left, states (and paths when counted), and the total."""
+    rows = [("level", "pegs", "states", "paths")]
+    rows += [(str(r["level"]), str(r["pegs"]), f"{r['states']:,}", f"{int(r.get('paths', 0)):,}")
+             for r in run.levels]
+    rows.append(("total", "", f"{sum(r['states'] for r in run.levels):,}", ""))
+    if not run.count_paths:
+        rows = [row[:3] for row in rows]
+    return aligned(rows)
+
+
+def aligned(rows: list[tuple[str, ...]]) -> str:
+    """Right-aligned columns, two spaces apart."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
                      for row in rows)
 
@@ -28,8 +36,14 @@ def run_document(run: Run) -> dict:
     return {"board": run.board.name, "holes": run.board.holes,
             "symmetries": run.manifest["symmetries"], "start": list(run.start),
             "reduced": run.reduced, "status": run.status,
-            "levels": [{"level": r["level"], "pegs": r["pegs"], "states": r["states"]}
-                       for r in run.levels]}
+            "levels": [_level_document(r) for r in run.levels]}
+
+
+def _level_document(record: dict) -> dict:
+    document = {"level": record["level"], "pegs": record["pegs"], "states": record["states"]}
+    if "paths" in record:
+        document["paths"] = int(record["paths"])
+    return document
 
 
 def boards_table(boards: list[Board]) -> str:

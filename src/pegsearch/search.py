@@ -16,6 +16,7 @@ import numpy as np
 
 from pegsearch.codec import Codec
 from pegsearch.engines import Engine
+from pegsearch.paths import ones
 from pegsearch.store import Identity, Run, discard, staged_rows, write_parts
 
 Progress = Callable[[dict], None]
@@ -79,5 +80,5 @@ def _write_start(run: Run) -> None:
     codec = Codec.for_board(run.board, run.reduced)
     start = np.array([run.board.start_position(run.start)], dtype=np.uint64)
     staging = run.staging(0)
-    write_parts(staging, codec.signatures(start))
+    write_parts(staging, codec.signatures(start), ones(1) if run.count_paths else None)
     run.commit_level(0, staging, 0.0)

@@ -23,6 +23,10 @@ import pyarrow.parquet as pq
 from pegsearch import __version__
 from pegsearch.board import Board, board_from_definition
 from pegsearch.errors import UsageError
+from pegsearch.paths import PATHS
+from pegsearch.paths import from_arrow as paths_from_arrow
+from pegsearch.paths import to_arrow as paths_to_arrow
+from pegsearch.paths import total as total_paths
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -72,13 +76,16 @@ def write_json_atomically(path: Path, data: dict) -> None:
     os.replace(temporary, path)
 
 
-def write_parts(folder: Path, positions: np.ndarray) -> None:
-    """Write sorted distinct positions as Parquet parts of at most PART_ROWS rows each."""
+def write_parts(folder: Path, positions: np.ndarray, paths: np.ndarray | None = None) -> None:
+    """Write sorted distinct positions (and their path counts) as parts of at most PART_ROWS rows."""
     for index, begin in enumerate(range(0, max(len(positions), 1), PART_ROWS)):
         chunk = positions[begin:begin + PART_ROWS].view(np.int64)
-        table = pa.table({POSITION: pa.array(chunk, type=pa.int64())})
-        pq.write_table(table, folder / f"part-{index:05d}.parquet", compression="zstd",
-                       use_dictionary=False, column_encoding={POSITION: "DELTA_BINARY_PACKED"})
+        columns = {POSITION: pa.array(chunk, type=pa.int64())}
+        if paths is not None:
+            columns[PATHS] = paths_to_arrow(paths[begin:begin + PART_ROWS])
+        pq.write_table(pa.table(columns), folder / f"part-{index:05d}.parquet",
+                       compression="zstd", use_dictionary=False,
+                       column_encoding={POSITION: "DELTA_BINARY_PACKED"})
 
 
 def read_positions(files: list[Path]) -> np.ndarray:
@@ -87,6 +94,14 @@ def read_positions(files: list[Path]) -> np.ndarray:
     if not arrays:
         return np.empty(0, dtype=np.uint64)
     return np.concatenate(arrays).astype(np.int64, copy=False).view(np.uint64)
+
+
+def read_paths(files: list[Path]) -> np.ndarray:
+    """The path counts of the given part files as ``(n, 2)`` limbs, in the same order as positions."""
+    arrays = [paths_from_arrow(pq.read_table(f, columns=[PATHS]).column(0)) for f in files]
+    if not arrays:
+        return np.empty((0, 2), dtype=np.uint64)
+    return np.concatenate(arrays)
 
 
 class Run:
@@ -108,7 +123,7 @@ class Run:
         try:
             manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{manifest_path}: damaged manifest ({exc}); the run cannot be read")
+            raise UsageError(f"{manifest_path}: damaged manifest ({exc}); the run cannot be read") from None
         if manifest.get("format") != FORMAT:
             raise UsageError(f"{manifest_path}: run format {manifest.get('format')!r} is not"
                              f" {FORMAT}; it was written by another version of pegsearch")
@@ -183,6 +198,10 @@ class Run:
         """The positions (signatures) of a complete level as uint64."""
         return read_positions(self.level_files(level))
 
+    def read_level_paths(self, level: int) -> np.ndarray:
+        """The path counts of a complete level, row for row with `read_level`."""
+        return read_paths(self.level_files(level))
+
     # ----- writing
     def save(self) -> None:
         write_json_atomically(self.path / MANIFEST, self.manifest)
@@ -195,7 +214,7 @@ class Run:
         folder.mkdir()
         return folder
 
-    def commit_level(self, level: int, staging: Path, seconds: float, **extra: object) -> dict:
+    def commit_level(self, level: int, staging: Path, seconds: float) -> dict:
         """Checksum the staged parts, rename the folder into place, then list it in the manifest."""
         if level != len(self.levels):
             raise RuntimeError(f"level {level} committed out of order after {len(self.levels)}")
@@ -214,7 +233,10 @@ class Run:
         _fsync_folder(self.path)
         record = {"level": level, "pegs": self.pegs_at(level),
                   "states": sum(f["rows"] for f in files), "files": files,
-                  "seconds": round(seconds, 3), **extra}
+                  "seconds": round(seconds, 3)}
+        if self.count_paths:
+            paths = read_paths([final / f["name"] for f in files])
+            record["paths"] = str(total_paths(paths))
         self.levels.append(record)
         self.save()
         return record

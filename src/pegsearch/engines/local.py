@@ -13,6 +13,7 @@ import numpy as np
 
 from pegsearch.codec import Codec
 from pegsearch.expand import deduplicate, expand
+from pegsearch.paths import sum_by_signature
 from pegsearch.store import Run, write_parts
 
 CHUNK = 1 << 21
@@ -39,12 +40,26 @@ class LocalEngine:
     def next_level(self, run: Run, level: int, staging: Path) -> None:
         codec = Codec.for_board(run.board, run.reduced)
         parents = run.read_level(level)
+        if run.count_paths:
+            write_parts(staging, *self._sum_paths(codec, parents, run.read_level_paths(level)))
+            return
         pieces = []
         for begin in range(0, len(parents), self.chunk):
             children, _ = expand(codec, parents[begin:begin + self.chunk])
             pieces.append(deduplicate(children))
-        if len(pieces) == 1:
-            merged = pieces[0]
-        else:
-            merged = deduplicate(np.concatenate(pieces) if pieces else np.empty(0, np.uint64))
+        merged = pieces[0] if len(pieces) == 1 else deduplicate(np.concatenate(pieces))
         write_parts(staging, merged)
+
+    def _sum_paths(self, codec: Codec, parents: np.ndarray,
+                   paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Children with path counts: each child gets its parent's count, summed by signature."""
+        keys, sums = [], []
+        for begin in range(0, len(parents), self.chunk):
+            children, fanout = expand(codec, parents[begin:begin + self.chunk])
+            spread = np.repeat(paths[begin:begin + self.chunk], fanout, axis=0)
+            chunk_keys, chunk_sums = sum_by_signature(children, spread)
+            keys.append(chunk_keys)
+            sums.append(chunk_sums)
+        if len(keys) == 1:
+            return keys[0], sums[0]
+        return sum_by_signature(np.concatenate(keys), np.concatenate(sums))

@@ -1,0 +1,99 @@
+"""Exact path counts: how many distinct jump sequences reach each position.
+
+Counts outgrow 64 bits on large boards, so a count is a 128-bit integer held as two uint64 limbs,
+an ``(n, 2)`` array of ``[low, high]`` rows. That is byte for byte Arrow's decimal128 layout, so a
+level's `paths` column is Parquet ``decimal(38, 0)`` with no conversion, which Spark sums natively
+(and, in ANSI mode, refuses to overflow). Every sum here is checked against 10**38 - 1, the largest
+value the column holds: an overflow raises, it never wraps.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pyarrow as pa
+
+PATHS = "paths"
+ARROW_TYPE = pa.decimal128(38, 0)
+LIMIT = 10**38 - 1
+_LIMIT_LOW = np.uint64(LIMIT & (2**64 - 1))
+_LIMIT_HIGH = np.uint64(LIMIT >> 64)
+
+
+class PathCountOverflow(ArithmeticError):
+    """A path count exceeded what a decimal(38, 0) column holds."""
+
+
+def ones(count: int) -> np.ndarray:
+    """`count` path counts of 1 (the start position is reached one way)."""
+    paths = np.zeros((count, 2), dtype=np.uint64)
+    paths[:, 0] = 1
+    return paths
+
+
+@numba.njit(cache=True, nogil=True)
+def _segment_sums(keys, order, values):
+    """Sum `values[order]` over runs of equal `keys[order]`; returns keys, sums, overflow flag."""
+    n = order.shape[0]
+    out_keys = np.empty(n, dtype=np.uint64)
+    out = np.zeros((n, 2), dtype=np.uint64)
+    m = -1
+    overflow = False
+    for i in range(n):
+        j = order[i]
+        if m < 0 or keys[j] != out_keys[m]:
+            m += 1
+            out_keys[m] = keys[j]
+        low = out[m, 0] + values[j, 0]
+        carry = np.uint64(1) if low < out[m, 0] else np.uint64(0)
+        high = out[m, 1] + values[j, 1] + carry
+        if high < out[m, 1] or high > _LIMIT_HIGH or (high == _LIMIT_HIGH and low > _LIMIT_LOW):
+            overflow = True
+        out[m, 0] = low
+        out[m, 1] = high
+    return out_keys[:m + 1], out[:m + 1], overflow
+
+
+def sum_by_signature(signatures: np.ndarray, paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct signatures, sorted as unsigned, each with the sum of its path counts."""
+    order = np.argsort(signatures, kind="stable")
+    keys, sums, overflow = _segment_sums(signatures, order, paths)
+    if overflow:
+        raise PathCountOverflow(f"a path count exceeds {LIMIT:.3e}, the largest a level stores")
+    return keys, sums
+
+
+def to_arrow(paths: np.ndarray) -> pa.Array:
+    """Path counts as an Arrow decimal128(38, 0) array, sharing the limbs' bytes."""
+    limbs = np.ascontiguousarray(paths, dtype=np.uint64)
+    return pa.Array.from_buffers(ARROW_TYPE, len(limbs), [None, pa.py_buffer(limbs)])
+
+
+def from_arrow(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Path counts from an Arrow decimal column (any precision up to 38, scale 0) as limbs."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if column.type != ARROW_TYPE:
+        column = column.cast(ARROW_TYPE)
+    if column.null_count:
+        raise ValueError("a path count is missing (null) in a level file")
+    data = np.frombuffer(column.buffers()[1], dtype=np.uint64)
+    return data[2 * column.offset: 2 * (column.offset + len(column))].reshape(-1, 2)
+
+
+def total(paths: np.ndarray) -> int:
+    """The exact sum of path counts as a Python integer.
+
+    Each limb is summed in 32-bit halves, so no partial sum can wrap for fewer than 2**32 rows.
+    """
+    result = 0
+    for column, shift in ((0, 0), (1, 64)):
+        limb = paths[:, column]
+        result += int(np.sum(limb & np.uint64(0xFFFFFFFF))) << shift
+        result += int(np.sum(limb >> np.uint64(32))) << (shift + 32)
+    return result
+
+
+def as_int(row: np.ndarray) -> int:
+    """One path count as a Python integer."""
+    return int(row[0]) + (int(row[1]) << 64)

@@ -1,0 +1,63 @@
+"""Exact path counts: 128-bit sums, overflow detection, and Durango Bill's solution counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from pegsearch.board import load_board
+from pegsearch.engines.local import LocalEngine
+from pegsearch.paths import LIMIT, PathCountOverflow, as_int, from_arrow, sum_by_signature, to_arrow
+from pegsearch.search import search
+from pegsearch.store import Identity
+
+
+def limbs(values: list[int]) -> np.ndarray:
+    return np.array([[v & (2**64 - 1), v >> 64] for v in values], dtype=np.uint64)
+
+
+def test_sums_carry_past_64_bits_and_keep_exact() -> None:
+    keys = np.array([9, 2, 9, 2, 9], dtype=np.uint64)
+    values = [2**64 - 1, 7, 2**64 + 5, 1, 3 * 2**70]
+    out_keys, sums = sum_by_signature(keys, limbs(values))
+    assert out_keys.tolist() == [2, 9]
+    assert [as_int(row) for row in sums] == [8, 2**64 - 1 + 2**64 + 5 + 3 * 2**70]
+
+
+def test_overflow_never_passes_silently() -> None:
+    keys = np.array([1, 1], dtype=np.uint64)
+    with pytest.raises(PathCountOverflow):
+        sum_by_signature(keys, limbs([LIMIT, 1]))
+    assert as_int(sum_by_signature(keys, limbs([LIMIT - 1, 1]))[1][0]) == LIMIT
+
+
+def test_arrow_decimal_round_trip() -> None:
+    values = [0, 1, 2**64, LIMIT]
+    column = to_arrow(limbs(values))
+    assert column.type == pa.decimal128(38, 0)
+    assert [int(v) for v in column.to_pylist()] == values
+    narrow = [0, 1, 2**64, 10**30 - 1]
+    assert [as_int(r) for r in from_arrow(pa.array(narrow, pa.decimal128(30, 0)))] == narrow
+
+
+@pytest.mark.parametrize("reduced", [True, False])
+@pytest.mark.parametrize("hole", [1, 2, 4, 5])
+def test_triangle5_solutions_per_start_match_durango_bill(hole: int, reduced: bool,
+                                                          published: dict, tmp_path: Path) -> None:
+    board = load_board("triangle-5")
+    run = search(Identity(board, (hole,), reduced, count_paths=True), tmp_path / "r", LocalEngine())
+    assert run.levels[-1]["pegs"] == 1
+    expected = published["triangle5_solutions"]["by_start_hole"][str(hole)]
+    assert int(run.levels[-1]["paths"]) == expected
+    assert sum(as_int(row) for row in run.read_level_paths(len(run.levels) - 1)) == expected
+
+
+def test_small_chunks_give_the_same_sums(tmp_path: Path) -> None:
+    """Merging per-chunk sums must equal summing the whole level at once."""
+    board = load_board("triangle-6")
+    whole = search(Identity(board, (1,), True, True), tmp_path / "a", LocalEngine())
+    chunked = search(Identity(board, (1,), True, True), tmp_path / "b", LocalEngine(chunk=97))
+    assert [r["paths"] for r in whole.levels] == [r["paths"] for r in chunked.levels]
