@@ -24,7 +24,8 @@ def local_run(board: str, out: Path, start: tuple[int, ...] | None = None,
               reduced: bool = True) -> Run:
     """Search a board with the local engine in this process."""
     loaded = load_board(board)
-    return search(Identity(loaded, start or loaded.empty, reduced), out, LocalEngine())
+    identity = Identity(loaded, start or loaded.empty, "board" if reduced else "none")
+    return search(identity, out, LocalEngine())
 
 
 def level_sets(run: Run) -> list[np.ndarray]:

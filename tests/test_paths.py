@@ -43,12 +43,12 @@ def test_arrow_decimal_round_trip() -> None:
     assert [as_int(r) for r in from_arrow(pa.array(narrow, pa.decimal128(30, 0)))] == narrow
 
 
-@pytest.mark.parametrize("reduced", [True, False])
+@pytest.mark.parametrize("symmetry", ["board", "start", "none"])
 @pytest.mark.parametrize("hole", [1, 2, 4, 5])
-def test_triangle5_solutions_per_start_match_durango_bill(hole: int, reduced: bool,
+def test_triangle5_solutions_per_start_match_durango_bill(hole: int, symmetry: str,
                                                           published: dict, tmp_path: Path) -> None:
     board = load_board("triangle-5")
-    run = search(Identity(board, (hole,), reduced, count_paths=True), tmp_path / "r", LocalEngine())
+    run = search(Identity(board, (hole,), symmetry, count_paths=True), tmp_path / "r", LocalEngine())
     assert run.levels[-1]["pegs"] == 1
     expected = published["triangle5_solutions"]["by_start_hole"][str(hole)]
     assert int(run.levels[-1]["paths"]) == expected
@@ -58,6 +58,6 @@ def test_triangle5_solutions_per_start_match_durango_bill(hole: int, reduced: bo
 def test_small_chunks_give_the_same_sums(tmp_path: Path) -> None:
     """Merging per-chunk sums must equal summing the whole level at once."""
     board = load_board("triangle-6")
-    whole = search(Identity(board, (1,), True, True), tmp_path / "a", LocalEngine())
-    chunked = search(Identity(board, (1,), True, True), tmp_path / "b", LocalEngine(chunk=97))
+    whole = search(Identity(board, (1,), count_paths=True), tmp_path / "a", LocalEngine())
+    chunked = search(Identity(board, (1,), count_paths=True), tmp_path / "b", LocalEngine(chunk=97))
     assert [r["paths"] for r in whole.levels] == [r["paths"] for r in chunked.levels]

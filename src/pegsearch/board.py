@@ -117,6 +117,15 @@ class Board:
         text = self.grid + ";" + ";".join(f"{c},{r}" for c, r in self.cells)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
+    def stabilizer(self, position: int) -> tuple[tuple[int, ...], ...]:
+        """The symmetries that map `position` onto itself (the identity first).
+
+        Reducing by this subgroup rather than the whole group keeps every answer exact per hole:
+        the positions reachable from a start, and their path counts, are invariant under it.
+        """
+        return tuple(perm for perm in self.symmetries
+                     if all(position >> perm[i] & 1 for i in range(self.holes) if position >> i & 1))
+
     def hole_of(self, number: int) -> int:
         """Check a user-given hole number and return it."""
         if not 1 <= number <= self.holes:

@@ -14,7 +14,7 @@ from pegsearch.engines import ENGINES, make_engine
 from pegsearch.errors import UsageError
 from pegsearch.report import boards_table, level_table, run_document, run_heading
 from pegsearch.search import search, verdict
-from pegsearch.store import Identity, Run
+from pegsearch.store import SYMMETRY_MODES, Identity, Run
 
 RUNS = Path("runs")
 
@@ -43,7 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--start", type=int, nargs="+", metavar="HOLE",
                      help="the hole(s) empty at the start (default: those drawn empty)")
     run.add_argument("--out", type=Path, help="run directory (default: a new one under runs/)")
-    run.add_argument("--raw", action="store_true", help="count without symmetry reduction")
+    run.add_argument("--raw", action="store_true",
+                     help="count without symmetry reduction (the same as --symmetry none)")
+    run.add_argument("--symmetry", choices=SYMMETRY_MODES, default="board",
+                     help="reduce by the board's whole group (default), only the symmetries fixing"
+                          " the start (exact per-hole answers), or none")
     run.add_argument("--count-paths", action="store_true",
                      help="also count the distinct jump sequences reaching each position")
     run.add_argument("--engine", default="local", choices=sorted(ENGINES),
@@ -76,7 +80,8 @@ def command_run(args: argparse.Namespace) -> int:
     start = tuple(sorted({board.hole_of(h) for h in args.start})) if args.start else board.empty
     if not start:
         raise UsageError(f"{board.name} has no empty hole to start from: pass --start HOLE")
-    identity = Identity(board, start, reduced=not args.raw, count_paths=args.count_paths)
+    symmetry = "none" if args.raw else args.symmetry
+    identity = Identity(board, start, symmetry, count_paths=args.count_paths)
     out = args.out or (_newest_run(identity) if args.resume else _new_run_path(identity))
     engine = make_engine(args.engine, runner=args.runner, mrjob_conf=args.mrjob_conf,
                          master=args.master)
@@ -132,7 +137,8 @@ def _print_progress(record: dict) -> None:
 
 def _new_run_path(identity: Identity) -> Path:
     holes = "-".join(str(h) for h in identity.start)
-    flags = ("-raw" if not identity.reduced else "") + ("-paths" if identity.count_paths else "")
+    flags = {"board": "", "start": "-bystart", "none": "-raw"}[identity.symmetry]
+    flags += "-paths" if identity.count_paths else ""
     return RUNS / f"{identity.board.name}-h{holes}{flags}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 

@@ -20,8 +20,8 @@ class Codec:
     """The arrays the map kernel needs for one board: jump masks and symmetry byte tables.
 
     `tables[g, b, v]` is the image under symmetry g of byte value v placed in byte b of a position;
-    OR-ing the images of all bytes gives the image of the position. With `reduced` off the group is
-    the identity alone, so the signature is the position itself.
+    OR-ing the images of all bytes gives the image of the position. With the identity alone as the
+    group (a raw search), the signature is the position itself.
     """
 
     holes: int
@@ -31,11 +31,14 @@ class Codec:
     tables: np.ndarray  # uint64 [symmetries, bytes, 256]
 
     @classmethod
-    def for_board(cls, board: Board, reduced: bool = True) -> Codec:
+    def for_board(cls, board: Board, reduced: bool = True,
+                  group: tuple[tuple[int, ...], ...] | None = None) -> Codec:
+        """Tables for `group` (default: the board's whole group, or the identity when not reduced)."""
         bit = [np.uint64(1) << np.uint64(h - 1) for h in range(1, board.holes + 1)]
         need = np.array([bit[j.start - 1] | bit[j.over - 1] for j in board.jumps], dtype=np.uint64)
         free = np.array([bit[j.to - 1] for j in board.jumps], dtype=np.uint64)
-        group = board.symmetries if reduced else board.symmetries[:1]
+        if group is None:
+            group = board.symmetries if reduced else board.symmetries[:1]
         nbytes = (board.holes + 7) // 8
         tables = np.zeros((len(group), nbytes, 256), dtype=np.uint64)
         values = np.arange(256, dtype=np.uint64)

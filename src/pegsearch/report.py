@@ -9,6 +9,8 @@ from pegsearch.store import Run
 def run_heading(run: Run) -> str:
     symmetry = (f"reduced by {run.manifest['symmetries']} symmetries" if run.reduced
                 else "raw (no symmetry reduction)")
+    if run.identity.symmetry == "start":
+        symmetry += " (those fixing the start)"
     return (f"{run.board.name} ({run.board.holes} holes), start: hole"
             f"{'s' if len(run.start) > 1 else ''} {', '.join(map(str, run.start))}, {symmetry}")
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 
-from pegsearch.codec import Codec
 from pegsearch.engines import Engine
 from pegsearch.paths import ones
 from pegsearch.store import Identity, Run, discard, staged_rows, write_parts
@@ -77,7 +76,7 @@ def search(identity: Identity, out: Path, engine: Engine, resume: bool = False,
 
 def _write_start(run: Run) -> None:
     """Level 0: the signature of the start position, written the same way for every engine."""
-    codec = Codec.for_board(run.board, run.reduced)
+    codec = run.codec()
     start = np.array([run.board.start_position(run.start)], dtype=np.uint64)
     staging = run.staging(0)
     write_parts(staging, codec.signatures(start), ones(1) if run.count_paths else None)

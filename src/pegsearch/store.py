@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 
 from pegsearch import __version__
 from pegsearch.board import Board, board_from_definition
+from pegsearch.codec import Codec
 from pegsearch.errors import UsageError
 from pegsearch.paths import PATHS
 from pegsearch.paths import from_arrow as paths_from_arrow
@@ -35,18 +36,43 @@ PART_ROWS = 1 << 22
 STAGING_SUFFIX = ".staging"
 
 
+SYMMETRY_MODES = ("board", "start", "none")
+
+
 @dataclass(frozen=True)
 class Identity:
-    """What makes two runs the same search: board geometry, start, reduction and what is counted."""
+    """What makes two runs the same search: board geometry, start, reduction and what is counted.
+
+    `symmetry` says which group signatures are taken under: "board" (the board's whole group, one
+    position per orbit: the published convention), "start" (only the symmetries that fix the start,
+    which keeps finishing holes and per-hole path counts exact) or "none" (raw positions).
+    """
 
     board: Board
     start: tuple[int, ...]
-    reduced: bool
+    symmetry: str = "board"
     count_paths: bool = False
+
+    @property
+    def reduced(self) -> bool:
+        return self.symmetry != "none"
+
+    @property
+    def group(self) -> tuple[tuple[int, ...], ...]:
+        """The permutations signatures are taken under, identity first."""
+        if self.symmetry == "board":
+            return self.board.symmetries
+        if self.symmetry == "start":
+            return self.board.stabilizer(self.board.start_position(self.start))
+        return self.board.symmetries[:1]
+
+    def codec(self) -> Codec:
+        return Codec.for_board(self.board, group=self.group)
 
     def as_json(self) -> dict:
         return {"board": self.board.definition(), "board_digest": self.board.digest,
-                "start": list(self.start), "reduced": self.reduced, "count_paths": self.count_paths}
+                "start": list(self.start), "reduced": self.reduced, "symmetry": self.symmetry,
+                "count_paths": self.count_paths}
 
     def describe(self) -> str:
         holes = ", ".join(str(h) for h in self.start)
@@ -154,7 +180,7 @@ class Run:
         path.mkdir(parents=True, exist_ok=True)
         manifest = {"format": FORMAT, "pegsearch": __version__, **identity.as_json(),
                     "holes": identity.board.holes,
-                    "symmetries": len(identity.board.symmetries) if identity.reduced else 1,
+                    "symmetries": len(identity.group),
                     "engine": engine, "options": options, "status": "running",
                     "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "levels": []}
         run = cls(path, manifest)
@@ -164,7 +190,12 @@ class Run:
     # ----- reading
     @property
     def identity(self) -> Identity:
-        return Identity(self.board, self.start, self.reduced, self.count_paths)
+        return Identity(self.board, self.start, self.manifest.get("symmetry", "board"),
+                        self.count_paths)
+
+    def codec(self) -> Codec:
+        """The kernel's tables for this run's board and symmetry group."""
+        return self.identity.codec()
 
     def describe(self) -> str:
         return self.identity.describe()

@@ -38,7 +38,7 @@ class LocalEngine:
         return {"chunk": self.chunk}
 
     def next_level(self, run: Run, level: int, staging: Path) -> None:
-        codec = Codec.for_board(run.board, run.reduced)
+        codec = run.codec()
         parents = run.read_level(level)
         if run.count_paths:
             write_parts(staging, *self._sum_paths(codec, parents, run.read_level_paths(level)))
