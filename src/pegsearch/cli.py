@@ -8,13 +8,25 @@ import sys
 import time
 from pathlib import Path
 
+from pegsearch.analysis import exact_per_hole, finishes, orbit, solve, winnable_counts
 from pegsearch.board import load_board, shipped_boards
 from pegsearch.codec import render
-from pegsearch.engines import ENGINES, make_engine
+from pegsearch.engines import ENGINES, Engine, make_engine
 from pegsearch.errors import UsageError
-from pegsearch.report import boards_table, level_table, run_document, run_heading
-from pegsearch.search import search, verdict
+from pegsearch.plot import board_strip, check_picture_path, level_plot
+from pegsearch.report import (
+    boards_table,
+    finish_documents,
+    finish_table,
+    level_table,
+    run_document,
+    run_heading,
+    survey_table,
+)
+from pegsearch.search import Progress, search, verdict
 from pegsearch.store import SYMMETRY_MODES, Identity, Run
+from pegsearch.survey import survey
+from pegsearch.verify import verify
 
 RUNS = Path("runs")
 
@@ -50,12 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
                           " the start (exact per-hole answers), or none")
     run.add_argument("--count-paths", action="store_true",
                      help="also count the distinct jump sequences reaching each position")
-    run.add_argument("--engine", default="local", choices=sorted(ENGINES),
-                     help="how each level is computed (default: local)")
-    run.add_argument("--runner", help="mrjob engine: inline, local, spark, hadoop, emr or dataproc")
-    run.add_argument("--mrjob-conf", type=Path, help="mrjob engine: an mrjob.conf file")
-    run.add_argument("--master", "--spark-master", dest="master", metavar="URL",
-                     help="spark engines: local[N], spark://HOST:PORT, yarn or k8s://...")
+    _add_engine_arguments(run)
     run.add_argument("--resume", action="store_true",
                      help="continue the run in --out (default: the newest matching run in runs/)")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -64,7 +71,34 @@ def build_parser() -> argparse.ArgumentParser:
     counts = commands.add_parser("counts", help="the per-level table of a stored run")
     counts.add_argument("run", type=Path, help="a run directory")
     counts.add_argument("--json", action="store_true", help="print the counts as JSON")
+    counts.add_argument("--winnable", action="store_true",
+                        help="add, per level, the positions that can still be played down to one peg")
+    counts.add_argument("--finish", type=int, metavar="HOLE",
+                        help="with --winnable: down to one peg on this hole")
+    counts.add_argument("--plot", type=Path, metavar="FILE.png",
+                        help="draw states (and winnable states) per level, log scale, into FILE")
     counts.set_defaults(handler=command_counts)
+
+    solve = commands.add_parser("solve", help="one solution (or best line of play) of a stored run")
+    solve.add_argument("run", type=Path, help="a run directory")
+    solve.add_argument("--finish", type=int, metavar="HOLE", help="end with the last peg on HOLE")
+    solve.add_argument("--svg", type=Path, metavar="FILE", help="also draw the boards into an SVG strip")
+    solve.add_argument("--png", type=Path, metavar="FILE", help="also draw the boards into a PNG strip")
+    solve.set_defaults(handler=command_solve)
+
+    survey = commands.add_parser("survey", help="search every start hole (one per symmetry class)")
+    survey.add_argument("board", help="a shipped board name or a .toml file")
+    survey.add_argument("--out", type=Path,
+                        help="folder for the runs, one per class (default: a new one under runs/);"
+                             " complete runs there are reused, unfinished ones resumed")
+    survey.add_argument("--count-paths", action="store_true", help="also count the solutions")
+    survey.add_argument("--json", action="store_true", help="print every hole's result as JSON")
+    _add_engine_arguments(survey)
+    survey.set_defaults(handler=command_survey)
+
+    verify = commands.add_parser("verify", help="reread a run and report anything wrong with it")
+    verify.add_argument("run", type=Path, help="a run directory")
+    verify.set_defaults(handler=command_verify)
 
     boards = commands.add_parser("boards", help="list the shipped boards")
     boards.set_defaults(handler=command_boards)
@@ -83,8 +117,7 @@ def command_run(args: argparse.Namespace) -> int:
     symmetry = "none" if args.raw else args.symmetry
     identity = Identity(board, start, symmetry, count_paths=args.count_paths)
     out = args.out or (_newest_run(identity) if args.resume else _new_run_path(identity))
-    engine = make_engine(args.engine, runner=args.runner, mrjob_conf=args.mrjob_conf,
-                         master=args.master)
+    engine = _engine(args)
     if sys.stderr.isatty():
         print(f"searching {identity.describe()} with the {engine.name} engine into {out}",
               file=sys.stderr)
@@ -94,8 +127,117 @@ def command_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags choosing and configuring an engine (shared by run and survey)."""
+    parser.add_argument("--engine", default="local", choices=sorted(ENGINES),
+                        help="how each level is computed (default: local)")
+    parser.add_argument("--runner", help="mrjob engine: inline, local, spark, hadoop, emr or dataproc")
+    parser.add_argument("--mrjob-conf", type=Path, help="mrjob engine: an mrjob.conf file")
+    parser.add_argument("--master", "--spark-master", dest="master", metavar="URL",
+                        help="spark engines: local[N], spark://HOST:PORT, yarn or k8s://...")
+    parser.add_argument("--memory", metavar="SIZE",
+                        help="local engine: bound on what it holds, e.g. 2G (default: 1/4 of RAM,"
+                             " <= 4G); larger levels spill to disk")
+
+
+def _engine(args: argparse.Namespace) -> Engine:
+    return make_engine(args.engine, runner=args.runner, mrjob_conf=args.mrjob_conf,
+                       master=args.master, memory=args.memory)
+
+
 def command_counts(args: argparse.Namespace) -> int:
-    _print_run(Run.open(args.run), args.json)
+    run = Run.open(args.run)
+    if args.finish is not None:
+        run.board.hole_of(args.finish)
+        if not args.winnable:
+            raise UsageError("--finish applies to --winnable: pass both")
+    if args.plot:
+        check_picture_path(args.plot)
+    if (args.winnable or args.plot) and run.status != "complete":
+        raise UsageError(f"{run.path} is an incomplete run ({run.status}): finish it with --resume"
+                         " before asking for winnable positions or a plot")
+    winnable = winnable_counts(run, args.finish) if args.winnable else None
+    _print_run(run, args.json, winnable, finish_classes=True)
+    if winnable is not None and not args.json:
+        print(f"winnable: {_winnable_meaning(run, args.finish)}")
+    if args.plot:
+        level_plot(args.plot, f"{run.board.name}, start: hole {', '.join(map(str, run.start))}",
+                   [r["states"] for r in run.levels], winnable,
+                   "winnable" if args.finish is None else f"winnable to hole {args.finish}")
+    return 0
+
+
+def _winnable_meaning(run: Run, finish: int | None) -> str:
+    unit = "positions (one per symmetry class)" if run.reduced else "positions"
+    if finish is None:
+        return f"{unit} from which one peg can still be reached"
+    holes = orbit(run.identity.group, finish)
+    alike = (f" or a hole symmetric to it under the run's symmetries ({', '.join(map(str, holes))})"
+             if len(holes) > 1 else "")
+    return f"{unit} from which one peg can still be reached on hole {finish}{alike}"
+
+
+def command_solve(args: argparse.Namespace) -> int:
+    run = Run.open(args.run)
+    if args.finish is not None:
+        run.board.hole_of(args.finish)
+    pictures = [check_picture_path(path, (kind,))
+                for path, kind in ((args.svg, ".svg"), (args.png, ".png")) if path]
+    if run.status != "complete":
+        raise UsageError(f"{run.path} is an incomplete run ({run.status}): finish it with --resume"
+                         " before asking for a solution")
+    line = solve(run, args.finish)
+    print(run_heading(run))
+    if line.solved:
+        print(f"a solution in {len(line.jumps)} jumps, last peg on hole {line.last.bit_length()}")
+    else:
+        print(f"{line.note}, in {len(line.jumps)} jumps")
+    print("jumps: " + " ".join(map(str, line.jumps)))
+    print()
+    captions = ["start", *(f"{k}. {jump}" for k, jump in enumerate(line.jumps, start=1))]
+    positions = [line.start, *line.positions]
+    for caption, position in zip(captions, positions, strict=True):
+        print(caption)
+        print(render(run.board, position))
+        print()
+    for path in pictures:
+        board_strip(path, run.board, positions, captions, [None, *(j.to for j in line.jumps)])
+    return 0
+
+
+def command_survey(args: argparse.Namespace) -> int:
+    board = load_board(args.board)
+    flags = "-paths" if args.count_paths else ""
+    out = args.out or RUNS / f"survey-{board.name}{flags}-{time.strftime('%Y%m%d-%H%M%S')}"
+    results = survey(board, out, lambda: _engine(args), args.count_paths,
+                     progress=_survey_progress if sys.stderr.isatty() else None)
+    if args.json:
+        print(json.dumps({"board": board.name, "starts": [r.document() for r in results]}, indent=1))
+        return 0
+    print(f"survey of {board.name} ({board.holes} holes) into {out}: one search per class of start"
+          " holes, reduced only by the symmetries fixing the start, so the holes listed are exact")
+    print(survey_table(results))
+    solvable = sum(r.solvable for r in results)
+    print(f"one peg is reachable from {solvable} of {len(results)} start holes")
+    return 0
+
+
+def _survey_progress(start: int) -> Progress:
+    print(f"start hole {start}:", file=sys.stderr)
+    return _print_progress
+
+
+def command_verify(args: argparse.Namespace) -> int:
+    report = verify(args.run)
+    for problem in report.problems:
+        print(f"{args.run}: {problem}")
+    if not report.ok:
+        return 1
+    run = Run.open(args.run)
+    incomplete = "" if run.status == "complete" else f" (the run is {run.status}: resume it to finish)"
+    print(f"ok: {args.run}: {report.levels} levels, {report.states:,} states; checksums, row counts,"
+          f" order, pegs, signatures{' and path totals' if run.count_paths else ''} agree with"
+          f" the manifest{incomplete}")
     return 0
 
 
@@ -114,17 +256,23 @@ def command_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_run(run: Run, as_json: bool) -> None:
+def _print_run(run: Run, as_json: bool, winnable: list[int] | None = None,
+               finish_classes: bool = False) -> None:
+    """The level table and verdict; `finish_classes` adds where the last peg stands (as text)."""
     if as_json:
-        document = run_document(run)
+        document = run_document(run, winnable)
         if run.status == "complete":
             document["verdict"] = verdict(run).sentence()
+            document["finishes_exact_per_hole"] = exact_per_hole(run)
+            document["finishes"] = finish_documents(finishes(run), exact_per_hole(run))
         print(json.dumps(document, indent=1))
         return
     print(run_heading(run))
-    print(level_table(run))
+    print(level_table(run, winnable))
     if run.status == "complete":
         print(verdict(run).sentence())
+        if finish_classes:
+            print(finish_table(finishes(run), exact_per_hole(run)))
     else:
         print(f"incomplete run ({run.status}): continue it with"
               f" `pegsearch run {run.board.name} --out {run.path} --resume`")

@@ -9,6 +9,7 @@ table read per 8 holes rather than one operation per hole.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -29,6 +30,21 @@ class Codec:
     free: np.ndarray  # uint64 per jump: the hole jumped into, which must be empty
     flip: np.ndarray  # uint64 per jump: start | over | to, XOR-ed to make the jump
     tables: np.ndarray  # uint64 [symmetries, bytes, 256]
+
+    @cached_property
+    def flip_images(self) -> np.ndarray:
+        """uint64 [jumps, symmetries]: the image of each jump's flip mask under each symmetry."""
+        return np.ascontiguousarray(np.stack([self.images(np.array([f], np.uint64))[0]
+                                              for f in self.flip]))
+
+    def images(self, positions: np.ndarray) -> np.ndarray:
+        """uint64 [positions, symmetries]: every image of every position."""
+        positions = np.asarray(positions, dtype=np.uint64)
+        out = np.zeros((positions.shape[0], self.tables.shape[0]), dtype=np.uint64)
+        for g, table in enumerate(self.tables):
+            for byte, lookup in enumerate(table):
+                out[:, g] |= lookup[(positions >> np.uint64(8 * byte)) & np.uint64(0xFF)]
+        return out
 
     @classmethod
     def for_board(cls, board: Board, reduced: bool = True,
@@ -51,14 +67,7 @@ class Codec:
 
     def signatures(self, positions: np.ndarray) -> np.ndarray:
         """Signatures of an array of positions (vectorised over positions, looped over symmetries)."""
-        positions = np.asarray(positions, dtype=np.uint64)
-        best = np.full(positions.shape, np.iinfo(np.uint64).max, dtype=np.uint64)
-        for table in self.tables:
-            image = np.zeros_like(positions)
-            for byte, lookup in enumerate(table):
-                image |= lookup[(positions >> np.uint64(8 * byte)) & np.uint64(0xFF)]
-            np.minimum(best, image, out=best)
-        return best
+        return self.images(positions).min(axis=1)
 
 
 def pegs(position: int) -> int:

@@ -102,16 +102,21 @@ def write_json_atomically(path: Path, data: dict) -> None:
     os.replace(temporary, path)
 
 
+def write_part(path: Path, positions: np.ndarray, paths: np.ndarray | None = None) -> None:
+    """Write sorted distinct positions (and their path counts) as one Parquet part file.
+
+    Sorted positions differ by small steps, so delta encoding plus zstd stores them compactly.
+    """
+    columns = {POSITION: pa.array(positions.view(np.int64), type=pa.int64())}
+    if paths is not None:
+        columns[PATHS] = paths_to_arrow(paths)
+    pq.write_table(pa.table(columns), path, row_group_size=PART_ROWS, compression="zstd",
+                   use_dictionary=False, column_encoding={POSITION: "DELTA_BINARY_PACKED"})
+
+
 def write_parts(folder: Path, positions: np.ndarray, paths: np.ndarray | None = None) -> None:
-    """Write sorted distinct positions (and their path counts) as parts of at most PART_ROWS rows."""
-    for index, begin in enumerate(range(0, max(len(positions), 1), PART_ROWS)):
-        chunk = positions[begin:begin + PART_ROWS].view(np.int64)
-        columns = {POSITION: pa.array(chunk, type=pa.int64())}
-        if paths is not None:
-            columns[PATHS] = paths_to_arrow(paths[begin:begin + PART_ROWS])
-        pq.write_table(pa.table(columns), folder / f"part-{index:05d}.parquet",
-                       compression="zstd", use_dictionary=False,
-                       column_encoding={POSITION: "DELTA_BINARY_PACKED"})
+    """Write a whole level held in memory as the single part file of `folder`."""
+    write_part(folder / "part-00000.parquet", positions, paths)
 
 
 def read_positions(files: list[Path]) -> np.ndarray:

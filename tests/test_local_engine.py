@@ -1,0 +1,54 @@
+"""The local engine's shuffle: many partitions, many chunks and spills give the same levels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pegsearch.board import load_board
+from pegsearch.engines.local import LocalEngine
+from pegsearch.errors import UsageError
+from pegsearch.search import search
+from pegsearch.store import Identity, read_positions
+from tests.helpers import level_sets, pegsearch
+
+
+@pytest.mark.parametrize("count_paths", [False, True])
+def test_spilling_engine_matches_the_in_memory_engine(count_paths: bool, tmp_path: Path) -> None:
+    identity = Identity(load_board("triangle-6"), (4,), count_paths=count_paths)
+    whole = search(identity, tmp_path / "whole", LocalEngine())
+    engine = LocalEngine(memory=2_000_000, chunk=2000)
+    spilled = search(identity, tmp_path / "spilled", engine)
+    assert max(len(r["files"]) for r in spilled.levels) >= 8  # many partitions were used
+    assert engine.spilled_bytes > 0
+    for a, b in zip(level_sets(whole), level_sets(spilled), strict=True):
+        assert np.array_equal(a, b)
+    assert [r.get("paths") for r in whole.levels] == [r.get("paths") for r in spilled.levels]
+
+
+def test_parts_are_sorted_and_disjoint(tmp_path: Path) -> None:
+    run = search(Identity(load_board("triangle-6"), (1,)), tmp_path / "r",
+                 LocalEngine(memory=2_000_000, chunk=2000))
+    for level in range(len(run.levels)):
+        seen = []
+        for file in run.level_files(level):
+            part = read_positions([file])
+            assert np.all(part[1:] > part[:-1])
+            seen.append(part)
+        merged = np.concatenate(seen)
+        assert len(np.unique(merged)) == len(merged) == run.levels[level]["states"]
+
+
+@pytest.mark.parametrize("text", ["2X", "lots", "1K"])
+def test_bad_memory_sizes_are_refused(text: str) -> None:
+    with pytest.raises(UsageError, match=f"--memory {text}"):
+        LocalEngine(memory=text)
+
+
+def test_memory_flag_through_the_cli(tmp_path: Path) -> None:
+    result = pegsearch("run", "triangle-5", "--memory", "128M", "--json", "--out", str(tmp_path / "r"))
+    assert result.returncode == 0, result.stderr
+    bad = pegsearch("run", "triangle-5", "--memory", "huge", "--out", str(tmp_path / "s"))
+    assert bad.returncode == 2 and "--memory huge" in bad.stderr
