@@ -9,12 +9,14 @@ import time
 from pathlib import Path
 
 from pegsearch.analysis import exact_per_hole, finishes, orbit, solve, winnable_counts
+from pegsearch.bench import machine, measure
 from pegsearch.board import load_board, shipped_boards
 from pegsearch.codec import render
 from pegsearch.engines import ENGINES, Engine, make_engine
 from pegsearch.errors import UsageError
 from pegsearch.plot import board_strip, check_picture_path, level_plot
 from pegsearch.report import (
+    bench_table,
     boards_table,
     finish_documents,
     finish_table,
@@ -99,6 +101,16 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="reread a run and report anything wrong with it")
     verify.add_argument("run", type=Path, help="a run directory")
     verify.set_defaults(handler=command_verify)
+
+    bench = commands.add_parser("bench", help="time searches: wall, CPU, states per CPU-second, memory")
+    bench.add_argument("--boards", nargs="+", default=["skippy-xl", "english-33"], metavar="BOARD")
+    bench.add_argument("--engines", nargs="+", default=["local"], choices=sorted(ENGINES),
+                       metavar="ENGINE", help=f"engines to time (of {', '.join(sorted(ENGINES))})")
+    bench.add_argument("--repeat", type=int, default=3, help="runs per board and engine (median)")
+    bench.add_argument("--json", action="store_true", help="print the figures as JSON")
+    bench.add_argument("run_options", nargs="*", metavar="-- RUN-OPTION",
+                       help="options passed to every `pegsearch run`, after --, e.g. -- --memory 2G")
+    bench.set_defaults(handler=command_bench)
 
     boards = commands.add_parser("boards", help="list the shipped boards")
     boards.set_defaults(handler=command_boards)
@@ -238,6 +250,26 @@ def command_verify(args: argparse.Namespace) -> int:
     print(f"ok: {args.run}: {report.levels} levels, {report.states:,} states; checksums, row counts,"
           f" order, pegs, signatures{' and path totals' if run.count_paths else ''} agree with"
           f" the manifest{incomplete}")
+    return 0
+
+
+def command_bench(args: argparse.Namespace) -> int:
+    if args.repeat < 1:
+        raise UsageError(f"--repeat {args.repeat}: give at least 1")
+    for board in args.boards:
+        load_board(board)
+    figures = []
+    for board in args.boards:
+        for engine in args.engines:
+            figures.append(measure(board, engine, args.repeat, args.run_options))
+            if sys.stderr.isatty():
+                print(f"  {board} on {engine}: {figures[-1].wall_seconds} s", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"machine": machine(), "results": [f.as_json() for f in figures]},
+                         indent=1))
+    else:
+        print(f"machine: {machine()}")
+        print(bench_table(figures))
     return 0
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pegsearch.analysis import FinishClass
+from pegsearch.bench import Measurement
 from pegsearch.board import Board
 from pegsearch.store import Run
+from pegsearch.survey import StartResult
 
 
 def run_heading(run: Run) -> str:
@@ -15,15 +18,64 @@ def run_heading(run: Run) -> str:
             f"{'s' if len(run.start) > 1 else ''} {', '.join(map(str, run.start))}, {symmetry}")
 
 
-def level_table(run: Run) -> str:
-    """The per-level table: level, pegs left, states (and paths when counted), and the total."""
+def level_table(run: Run, winnable: list[int] | None = None) -> str:
+    """The per-level table: level, pegs left, states (and paths when counted, winnable when
+    walked), and the totals."""
     rows = [("level", "pegs", "states", "paths")]
     rows += [(str(r["level"]), str(r["pegs"]), f"{r['states']:,}", f"{int(r.get('paths', 0)):,}")
              for r in run.levels]
     rows.append(("total", "", f"{sum(r['states'] for r in run.levels):,}", ""))
     if not run.count_paths:
         rows = [row[:3] for row in rows]
+    if winnable is not None:
+        column = ["winnable", *(f"{n:,}" for n in winnable), f"{sum(winnable):,}"]
+        rows = [(*row, cell) for row, cell in zip(rows, column, strict=True)]
     return aligned(rows)
+
+
+def finish_table(classes: list[FinishClass], exact: bool) -> str:
+    """Where the last peg stands, with path counts when counted: per hole, or per symmetry class."""
+    if not classes:
+        return "last peg: one peg is not reachable"
+    counted = classes[0].paths is not None
+    if exact:
+        heading = "last peg on each hole (exact: the run's symmetries all fix the start)"
+        rows = [("hole", "paths")] + [(str(h), f"{c.per_hole:,}" if counted else "")
+                                      for c in classes for h in c.holes]
+    else:
+        heading = ("last peg up to symmetry: one row per class of holes under the board's"
+                   " symmetries; which holes of a class the start reaches needs --symmetry start")
+        holes = ["holes of the class", *(", ".join(map(str, c.holes)) for c in classes)]
+        if not counted:
+            return "\n".join([heading, *holes])
+        paths = aligned([("paths to the class",), *((f"{c.paths:,}",) for c in classes)])
+        return "\n".join([heading, *(f"{a}  {b}" for a, b in zip(paths.splitlines(), holes,
+                                                                   strict=True))])
+    if not counted:
+        rows = [row[:1] for row in rows]
+    return heading + "\n" + aligned(rows)
+
+
+def finish_documents(classes: list[FinishClass], exact: bool) -> list[dict]:
+    """Where the last peg stands, for scripts: one entry per hole when exact, else per class."""
+    counted = bool(classes) and classes[0].paths is not None
+    if exact:
+        return [{"hole": h, **({"paths": c.per_hole} if counted else {})}
+                for c in classes for h in c.holes]
+    return [{"holes": list(c.holes), **({"paths": c.paths} if counted else {})} for c in classes]
+
+
+def survey_table(results: list[StartResult]) -> str:
+    """One row per start hole: solvable, states, solutions, then where the last peg can stand."""
+    counted = results[0].solutions is not None
+    rows = [("start", "searched", "solvable", "states", "solutions")]
+    rows += [(str(r.start), str(r.searched), "yes" if r.solvable else "no", f"{r.states:,}",
+              f"{r.solutions:,}" if counted else "") for r in results]
+    if not counted:
+        rows = [row[:4] for row in rows]
+    finishing = ["last peg on", *(", ".join(map(str, r.finishes)) or "-" for r in results)]
+    return "\n".join(f"{line}  {holes}"
+                     for line, holes in zip(aligned(rows).splitlines(), finishing, strict=True))
 
 
 def aligned(rows: list[tuple[str, ...]]) -> str:
@@ -33,12 +85,14 @@ def aligned(rows: list[tuple[str, ...]]) -> str:
                      for row in rows)
 
 
-def run_document(run: Run) -> dict:
+def run_document(run: Run, winnable: list[int] | None = None) -> dict:
     """The run as JSON for scripts (the shape documented in the README)."""
+    levels = [_level_document(r) for r in run.levels]
+    for document, count in zip(levels, winnable or [], strict=False):
+        document["winnable"] = count
     return {"board": run.board.name, "holes": run.board.holes,
             "symmetries": run.manifest["symmetries"], "start": list(run.start),
-            "reduced": run.reduced, "status": run.status,
-            "levels": [_level_document(r) for r in run.levels]}
+            "reduced": run.reduced, "status": run.status, "levels": levels}
 
 
 def _level_document(record: dict) -> dict:
@@ -46,6 +100,15 @@ def _level_document(record: dict) -> dict:
     if "paths" in record:
         document["paths"] = int(record["paths"])
     return document
+
+
+def bench_table(figures: list[Measurement]) -> str:
+    """One row per board and engine: medians of wall and CPU seconds, states, rate, peak memory."""
+    rows = [("board", "engine", "runs", "wall s", "CPU s", "states", "states/CPU-s", "peak MB")]
+    rows += [(f.board, f.engine, str(f.repeats), f"{f.wall_seconds:.2f}", f"{f.cpu_seconds:.2f}",
+              f"{f.states:,}", f"{f.states_per_cpu_second:,.0f}", f"{f.peak_mb:,.0f}")
+             for f in figures]
+    return aligned(rows)
 
 
 def boards_table(boards: list[Board]) -> str:

@@ -15,7 +15,9 @@ from typing import Protocol
 from pegsearch.errors import UsageError
 from pegsearch.store import Run
 
-ENGINES = {"local": "pegsearch.engines.local:LocalEngine"}
+ENGINES = {"local": "pegsearch.engines.local:LocalEngine",
+           "mrjob": "pegsearch.engines.mrjob:MRJobEngine",
+           "spark": "pegsearch.engines.spark:SparkEngine"}
 
 
 class Engine(Protocol):

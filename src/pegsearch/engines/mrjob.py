@@ -1,0 +1,232 @@
+"""The mrjob engine: each level is one run of the MRJob in jobs/level_job.py, on any mrjob runner.
+
+mrjob is the classic way to take a Python MapReduce job from a laptop (inline, local runners) to
+Spark, Hadoop streaming, EMR or Dataproc without changing the job. The engine moves positions between
+the run directory and the job: it writes level k as decimal text lines, runs the job, reads its
+output back and stores level k + 1 as sorted Parquet parts like every other engine, so any engine
+can continue or read the run.
+
+A runner that cannot work here (no `hadoop` command, no cloud credentials, no spark-submit) is
+refused when the engine is built, before the run directory is touched; a level whose job fails
+raises, and the driver leaves the run resumable.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from urllib.parse import urlparse
+
+import numpy as np
+from mrjob.conf import find_mrjob_conf, load_opts_from_mrjob_confs
+from mrjob.fs.hadoop import HadoopFilesystem
+from mrjob.step import StepFailedException
+
+from pegsearch.errors import UsageError
+from pegsearch.expand import deduplicate
+from pegsearch.store import Run, level_name, read_positions, write_parts
+
+RUNNERS = ("inline", "local", "spark", "hadoop", "emr", "dataproc")
+JOB_SCRIPT = Path(__file__).resolve().parents[3] / "jobs" / "level_job.py"
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+TEXT_SLICE = 1 << 20  # positions converted to text at a time
+
+
+class MRJobEngine:
+    """Runs one MRJob per level on the chosen mrjob runner (default: inline, in this process)."""
+
+    name = "mrjob"
+    SETTINGS = ("runner", "mrjob_conf", "master")
+
+    def __init__(self, runner: str = "inline", mrjob_conf: Path | None = None,
+                 master: str | None = None) -> None:
+        if runner not in RUNNERS:
+            raise UsageError(f"unknown mrjob runner '{runner}': use one of {', '.join(RUNNERS)}")
+        if master is not None and runner != "spark":
+            raise UsageError(f"--master does not apply to the mrjob {runner} runner; it sets the"
+                             " Spark master of --runner spark")
+        if mrjob_conf is not None and not Path(mrjob_conf).is_file():
+            raise UsageError(f"{mrjob_conf}: no such mrjob.conf file")
+        self.runner = runner
+        self.mrjob_conf = mrjob_conf
+        self.master = master
+        self.conf_path = mrjob_conf or find_mrjob_conf()
+        self.conf = _conf_options(runner, self.conf_path)
+        _check_available(runner, self.conf)
+        self.job_class = _level_job_class()
+        self.work: Path | None = None
+
+    def __enter__(self) -> MRJobEngine:
+        self.work = Path(tempfile.mkdtemp(prefix="pegsearch-mrjob-"))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.work is not None:
+            shutil.rmtree(self.work, ignore_errors=True)
+            self.work = None
+
+    def options(self) -> dict:
+        return {"runner": self.runner,
+                "mrjob_conf": str(self.mrjob_conf) if self.mrjob_conf else None,
+                "master": self.master}
+
+    def next_level(self, run: Run, level: int, staging: Path) -> None:
+        if run.count_paths:
+            raise UsageError("the mrjob engine does not count paths yet")
+        assert self.work is not None, "next_level is called inside `with engine`"
+        folder = self.work / level_name(level + 1)
+        try:
+            inputs = folder / "input"
+            inputs.mkdir(parents=True)
+            _write_lines(run.level_files(level), inputs)
+            search = folder / "search.json"
+            search.write_text(json.dumps({"board": run.board.definition(),
+                                          "group": run.identity.group}), encoding="utf-8")
+            job = self.job_class(args=self._job_args(search, inputs, folder))
+            with job.make_runner() as runner:
+                runner.run()
+                children = np.fromiter((int(key) for key, _ in
+                                        job.parse_output(runner.cat_output())), dtype=np.uint64)
+        except StepFailedException as exc:
+            raise UsageError(f"level {level + 1} failed on the mrjob {self.runner} runner (the"
+                             " task's error is above); the levels before it are kept: continue"
+                             " with --resume") from exc
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        write_parts(staging, deduplicate(children))
+
+    def _job_args(self, search: Path, inputs: Path, folder: Path) -> list[str]:
+        """The job's command line: runner, board file, input folder and where Spark keeps files."""
+        args = ["--runner", self.runner, "--search", str(search), str(inputs)]
+        args += ["--conf-path", str(self.conf_path)] if self.conf else ["--no-conf"]
+        if self.runner == "spark":
+            master = self.master or self.conf.get("spark_master") or "local[*]"
+            if self.master:
+                args += ["--spark-master", self.master]
+            if _on_this_machine(master):
+                # No HDFS here: Spark keeps the job's files on local disk. Spark's Python (driver
+                # and workers) must be this one, which has pegsearch; mrjob would pick `python3`.
+                if not self.conf.get("spark_tmp_dir"):
+                    args += ["--spark-tmp-dir", str(folder / "spark")]
+                if not self.conf.get("python_bin"):
+                    args += ["--python-bin", sys.executable]
+        return args
+
+
+def _write_lines(parts: list[Path], folder: Path) -> None:
+    """One text file of decimal positions per Parquet part: what Hadoop streaming splits by line.
+
+    Written a slice at a time, so the text of a large level never sits in memory whole.
+    """
+    for index, part in enumerate(parts):
+        positions = read_positions([part])
+        with open(folder / f"part-{index:05d}.txt", "w", encoding="ascii") as handle:
+            for begin in range(0, len(positions), TEXT_SLICE):
+                handle.write("".join(f"{position}\n" for position
+                                     in positions[begin:begin + TEXT_SLICE].tolist()))
+
+
+def _no_conf_warning(record: logging.LogRecord) -> bool:
+    """Drop mrjob's "No configs specified for ... runner", which it would repeat at every level:
+    a runner without options in mrjob.conf (inline, usually) is normal here."""
+    return not record.getMessage().startswith("No configs specified")
+
+
+logging.getLogger("mrjob.conf").addFilter(_no_conf_warning)
+
+
+def _on_this_machine(master: str) -> bool:
+    return master.startswith("local") or urlparse(master).hostname in LOCAL_HOSTS
+
+
+def _conf_options(runner: str, conf_path: Path | str | None) -> dict:
+    """The options an mrjob.conf file (and the files it includes) gives this runner."""
+    if conf_path is None:
+        return {}
+    try:
+        found = load_opts_from_mrjob_confs(runner, [str(conf_path)])
+    except Exception as exc:  # a YAML or JSON syntax error, reported by whichever parser mrjob uses
+        message = f"{conf_path}: not a readable mrjob.conf ({exc})".replace("\n", " ")
+        raise UsageError(message) from None
+    options: dict = {}
+    for _, opts in found:
+        options.update(opts or {})
+    return options
+
+
+def _check_available(runner: str, conf: dict) -> None:
+    """Refuse a runner this machine cannot use, in one line, before any level is computed."""
+    if runner == "spark":
+        spark_submit = (conf.get("spark_submit_bin") or os.environ.get("SPARK_HOME")
+                        or _importable("pyspark") or shutil.which("spark-submit"))
+        if not spark_submit:
+            raise UsageError("the mrjob spark runner needs spark-submit: pip install"
+                             " 'pegsearch[spark]' or set SPARK_HOME")
+        if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+            raise UsageError("the mrjob spark runner needs Java 17 or 21 (java on PATH or"
+                             " JAVA_HOME)")
+    elif runner == "hadoop":
+        configured = conf.get("hadoop_bin")
+        if isinstance(configured, str):
+            configured = shlex.split(configured)
+        hadoop = HadoopFilesystem(configured or None).get_hadoop_bin()[0]
+        if not shutil.which(hadoop):
+            raise UsageError("the mrjob hadoop runner needs the `hadoop` command, which is not on"
+                             " PATH nor under $HADOOP_HOME/bin: run on a Hadoop node (see"
+                             " cluster/mrjob.md) or use --runner inline, local or spark")
+    elif runner == "emr":
+        _check_emr(conf)
+    elif runner == "dataproc":
+        _check_dataproc()
+
+
+def _check_emr(conf: dict) -> None:
+    if not _importable("boto3"):
+        raise UsageError("the mrjob emr runner needs boto3: pip install boto3 (see"
+                         " cluster/mrjob.md)")
+    import boto3
+
+    if not conf.get("aws_access_key_id") and boto3.Session().get_credentials() is None:
+        raise UsageError("the mrjob emr runner found no AWS credentials (aws configure, AWS_*"
+                         " variables or aws_access_key_id in mrjob.conf; see cluster/mrjob.md)")
+
+
+def _check_dataproc() -> None:
+    if not _importable("google.cloud.dataproc_v1"):
+        raise UsageError("the mrjob dataproc runner needs google-cloud-dataproc: pip install"
+                         " google-cloud-dataproc google-cloud-logging google-cloud-storage (see"
+                         " cluster/mrjob.md)")
+    import google.auth
+    from google.auth.exceptions import DefaultCredentialsError
+
+    try:
+        google.auth.default()
+    except DefaultCredentialsError:
+        raise UsageError("the mrjob dataproc runner found no Google Cloud credentials (gcloud auth"
+                         " application-default login; see cluster/mrjob.md)") from None
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a parent package is missing
+        return False
+
+
+def _level_job_class() -> type:
+    """Load jobs/level_job.py as a module, so that mrjob knows which file to ship to the tasks."""
+    if not JOB_SCRIPT.is_file():
+        raise UsageError(f"the mrjob engine runs {JOB_SCRIPT}, which is missing: use a pegsearch"
+                         " source checkout")
+    spec = importlib.util.spec_from_file_location("pegsearch_level_job", JOB_SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.LevelJob

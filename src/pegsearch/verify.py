@@ -1,0 +1,143 @@
+"""Rereading a run directory and listing everything wrong with it.
+
+A run is trusted only as far as its manifest and part files agree: each listed file must be present,
+carry its checksum and row count, and hold what a level of this search can hold — distinct canonical
+positions of this board with the level's peg count, sorted ascending as unsigned 64-bit — and the
+level's path total must match the manifest. A damaged, truncated or foreign level fails here
+whatever engine wrote it, and every problem is reported, not just the first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pegsearch.codec import Codec
+from pegsearch.expand import signatures
+from pegsearch.paths import PATHS, from_arrow, total
+from pegsearch.store import POSITION, Run, level_name, sha256_of
+
+_POPCOUNT = np.array([bin(value).count("1") for value in range(256)], dtype=np.uint8)
+
+
+@dataclass
+class Report:
+    """The outcome of verifying one run: problems (one line each) and what was checked."""
+
+    problems: list[str] = field(default_factory=list)
+    levels: int = 0
+    states: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify(path: Path) -> Report:
+    """Check every listed level of the run in `path` against its manifest and the search's rules."""
+    run = Run.open(path)
+    report = Report()
+    digest = run.manifest.get("board_digest")
+    if digest != run.board.digest:
+        report.problems.append(f"manifest: board digest {digest} does not match its board"
+                               f" definition ({run.board.digest})")
+    codec = run.codec()
+    expected_start = codec.signatures(np.array([run.board.start_position(run.start)], np.uint64))
+    for index, record in enumerate(run.levels):
+        where = f"level {index}"
+        if record.get("level") != index or record.get("pegs") != run.pegs_at(index):
+            report.problems.append(f"{where}: manifest says level {record.get('level')} with"
+                                   f" {record.get('pegs')} pegs, expected level {index} with"
+                                   f" {run.pegs_at(index)} pegs")
+        positions, paths = _check_level(run, index, codec, report.problems)
+        if index == 0 and not np.array_equal(positions, expected_start):
+            report.problems.append(f"{where}: does not hold the start position of"
+                                   f" {run.describe()}")
+        if run.count_paths and paths is not None and str(total(paths)) != record.get("paths"):
+            report.problems.append(f"{where}: paths sum to {total(paths)}, the manifest says"
+                                   f" {record.get('paths')}")
+        report.levels += 1
+        report.states += record.get("states", 0)
+    return report
+
+
+def _check_level(run: Run, index: int, codec: Codec,
+                 problems: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
+    """Check one level's files; returns the positions (and paths) of the parts that could be read."""
+    record = run.levels[index]
+    folder = run.path / level_name(index)
+    where = f"level {index}"
+    if not folder.is_dir():
+        problems.append(f"{where}: folder {folder} is missing")
+        return np.empty(0, np.uint64), None
+    listed = {entry["name"] for entry in record["files"]}
+    for stray in sorted(p.name for p in folder.iterdir() if p.name not in listed):
+        problems.append(f"{where}: {stray} is not listed in the manifest")
+    tables = [_check_part(folder / entry["name"], entry, f"{where} {entry['name']}", run, index,
+                          codec, problems) for entry in record["files"]]
+    readable = [table for table in tables if table is not None]
+    pieces = [_positions(table) for table in readable]
+    rows = sum(len(piece) for piece in pieces)
+    if rows != record.get("states"):
+        problems.append(f"{where}: {rows:,} rows read, the manifest says {record.get('states')} states")
+    if not _disjoint(pieces):
+        problems.append(f"{where}: a position appears in more than one part")
+    positions = np.concatenate(pieces) if pieces else np.empty(0, np.uint64)
+    if not run.count_paths or len(readable) < len(tables):
+        return positions, None
+    paths = [from_arrow(table.column(PATHS)) for table in readable]
+    return positions, np.concatenate(paths) if paths else np.empty((0, 2), np.uint64)
+
+
+def _positions(table: pa.Table) -> np.ndarray:
+    return table.column(POSITION).to_numpy().astype(np.int64, copy=False).view(np.uint64)
+
+
+def _check_part(path: Path, entry: dict, where: str, run: Run, index: int, codec: Codec,
+                problems: list[str]) -> pa.Table | None:
+    """Check one part file; returns its table, or None when it cannot be read."""
+    if not path.is_file():
+        problems.append(f"{where}: file is missing")
+        return None
+    if sha256_of(path) != entry.get("sha256"):
+        problems.append(f"{where}: checksum does not match the manifest (damaged or replaced)")
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException) as exc:
+        problems.append(f"{where}: unreadable Parquet ({exc})")
+        return None
+    wanted = [POSITION, PATHS] if run.count_paths else [POSITION]
+    if table.column_names != wanted:
+        problems.append(f"{where}: columns {table.column_names}, expected {wanted}")
+        return None
+    if table.num_rows != entry.get("rows"):
+        problems.append(f"{where}: {table.num_rows:,} rows, the manifest says {entry.get('rows')}")
+    if run.count_paths and table.column(PATHS).null_count:
+        problems.append(f"{where}: {table.column(PATHS).null_count} path counts are missing")
+        return None
+    positions = _positions(table)
+    if np.any(positions[1:] <= positions[:-1]):
+        problems.append(f"{where}: positions are not sorted strictly ascending (unsigned)")
+    pegs = run.pegs_at(index)
+    outside = positions & np.uint64(~((1 << run.board.holes) - 1) & (2**64 - 1))
+    wrong = np.count_nonzero(_POPCOUNT[positions.view(np.uint8).reshape(-1, 8)].sum(axis=1) != pegs)
+    if np.any(outside) or wrong:
+        problems.append(f"{where}: {wrong:,} positions do not have {pegs} pegs on the board's"
+                        f" {run.board.holes} holes (a level of another search?)")
+    elif np.any(signatures(codec, positions) != positions):
+        problems.append(f"{where}: positions are not signatures under the run's symmetry group")
+    return table
+
+
+def _disjoint(pieces: list[np.ndarray]) -> bool:
+    """No position in two parts: cheap when the parts cover ascending ranges, else a full sort."""
+    ranges = [(piece.min(), piece.max()) for piece in pieces if len(piece)]
+    if all(a[1] < b[0] for a, b in pairwise(ranges)):
+        return True
+    merged = np.concatenate(pieces)
+    return len(np.unique(merged)) == len(merged)

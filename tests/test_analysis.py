@@ -1,0 +1,207 @@
+"""Solutions, winnable positions and per-hole solution counts, against published figures.
+
+Jumps printed by `solve` are replayed with a triangle geometry written here from scratch (rows and
+columns, the three line directions), not with the board code under test.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pegsearch.analysis import exact_per_hole, finishes, solve, targets, winnable_counts, winnable_sets
+from pegsearch.board import load_board
+from pegsearch.codec import Codec
+from pegsearch.engines.local import LocalEngine
+from pegsearch.search import search
+from pegsearch.store import Identity, Run
+from tests.helpers import local_run, pegsearch
+from tests.test_cli import assert_one_line_error
+
+SYMMETRIES = ("board", "start", "none")
+
+
+def triangle_run(tmp_path: Path, start: int, symmetry: str, count_paths: bool = False,
+                 board: str = "triangle-5") -> Path:
+    out = tmp_path / f"{board}-{start}-{symmetry}"
+    loaded = load_board(board)
+    search(Identity(loaded, (start,), symmetry, count_paths), out, LocalEngine())
+    return out
+
+
+# ----- an independent triangle: hole numbers <-> (row, column), rows from the apex
+def cell(hole: int) -> tuple[int, int]:
+    row = 0
+    while (row + 1) * (row + 2) // 2 < hole:
+        row += 1
+    return row, hole - row * (row + 1) // 2 - 1
+
+
+def hole_at(row: int, column: int) -> int:
+    return row * (row + 1) // 2 + column + 1
+
+
+def replay_triangle(side: int, start: int, jumps: list[tuple[int, int, int]]) -> set[int]:
+    """Play `jumps` from a full triangle with `start` empty, checking each; returns the pegs left."""
+    pegs = set(range(1, side * (side + 1) // 2 + 1)) - {start}
+    for a, b, c in jumps:
+        (ra, ca), (rb, cb), (rc, cc) = cell(a), cell(b), cell(c)
+        step = (rb - ra, cb - ca)
+        assert step in {(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, -1)}, (a, b, c)
+        assert (rc - rb, cc - cb) == step and 0 <= cc <= rc < side, (a, b, c)
+        assert a in pegs and b in pegs and c not in pegs, (a, b, c)
+        pegs = (pegs - {a, b}) | {c}
+    return pegs
+
+
+def printed_jumps(stdout: str) -> list[tuple[int, int, int]]:
+    [line] = [line for line in stdout.splitlines() if line.startswith("jumps:")]
+    return [tuple(map(int, jump)) for jump in re.findall(r"(\d+)-(\d+)-(\d+)", line)]
+
+
+# ----- solve
+@pytest.mark.parametrize(("start", "symmetry"), [(1, "board"), (2, "none"), (4, "start"), (5, "board")])
+def test_solve_prints_a_solution_that_replays_to_one_peg(start: int, symmetry: str,
+                                                         tmp_path: Path) -> None:
+    out = triangle_run(tmp_path, start, symmetry)
+    result = pegsearch("solve", str(out))
+    assert result.returncode == 0, result.stderr
+    jumps = printed_jumps(result.stdout)
+    assert len(jumps) == 13
+    [last] = replay_triangle(5, start, jumps)
+    assert f"last peg on hole {last}" in result.stdout
+    lines = result.stdout.splitlines()
+    final = lines.index(f"13. {'-'.join(map(str, jumps[-1]))}")
+    assert "".join(lines[final + 1:final + 6]).count("o") == 1
+
+
+@pytest.mark.parametrize("symmetry", SYMMETRIES)
+def test_solve_finish_reaches_exactly_durango_bills_final_holes(symmetry: str, published: dict,
+                                                                tmp_path: Path) -> None:
+    """From the corner, every hole is tried as --finish; exactly Bill's final holes succeed."""
+    run = Run.open(triangle_run(tmp_path, 1, symmetry))
+    expected = {int(h) for h in published["triangle5_solutions"]["corner_start_by_final_hole"]}
+    reached = set()
+    for hole in range(1, 16):
+        line = solve(run, hole)
+        jumps = [(j.start, j.over, j.to) for j in line.jumps]
+        pegs = replay_triangle(5, 1, jumps)
+        assert len(pegs) == 1
+        if line.solved:
+            assert pegs == {hole}
+            reached.add(hole)
+    assert reached == expected
+
+
+def test_solve_when_one_peg_is_unreachable_shows_the_fewest_pegs(tmp_path: Path) -> None:
+    """hexagon-19 from the centre cannot be won; the best line must end at the last level's pegs."""
+    out = tmp_path / "hex"
+    run = local_run("hexagon-19", out)
+    fewest = run.levels[-1]["pegs"]
+    result = pegsearch("solve", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "one peg is not reachable" in result.stdout
+    jumps = printed_jumps(result.stdout)
+    assert len(jumps) == len(run.levels) - 1
+    board = load_board("hexagon-19")
+    lines = {(j.start, j.over, j.to) for j in board.jumps}
+    pegs = set(range(1, 20)) - {10}
+    for a, b, c in jumps:
+        assert (a, b, c) in lines and a in pegs and b in pegs and c not in pegs
+        pegs = (pegs - {a, b}) | {c}
+    assert len(pegs) == fewest > 1
+
+
+def test_solve_draws_svg_and_png_strips(tmp_path: Path) -> None:
+    out = triangle_run(tmp_path, 1, "start")
+    svg, png = tmp_path / "line.svg", tmp_path / "line.png"
+    result = pegsearch("solve", str(out), "--finish", "13", "--svg", str(svg), "--png", str(png))
+    assert result.returncode == 0, result.stderr
+    assert replay_triangle(5, 1, printed_jumps(result.stdout)) == {13}
+    assert "<svg" in svg.read_text()[:500]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_solve_refuses_bad_input(tmp_path: Path) -> None:
+    out = triangle_run(tmp_path, 1, "board")
+    assert_one_line_error(pegsearch("solve", str(out), "--finish", "16"),
+                          "hole 16 does not exist on triangle-5")
+    assert_one_line_error(pegsearch("solve", str(out), "--png", str(tmp_path / "x.svg")),
+                          "must end in .png")
+    assert_one_line_error(pegsearch("solve", str(tmp_path)), "is not a pegsearch run directory")
+
+
+# ----- per final hole and winnable positions
+@pytest.mark.parametrize("symmetry", ["start", "none"])
+def test_corner_solutions_per_final_hole_match_durango_bill(symmetry: str, published: dict,
+                                                            tmp_path: Path) -> None:
+    out = triangle_run(tmp_path, 1, symmetry, count_paths=True)
+    document = json.loads(pegsearch("counts", str(out), "--json").stdout)
+    assert document["finishes_exact_per_hole"] is True
+    by_hole = {str(entry["hole"]): entry["paths"] for entry in document["finishes"]}
+    assert by_hole == published["triangle5_solutions"]["corner_start_by_final_hole"]
+    text = pegsearch("counts", str(out)).stdout
+    assert "last peg on each hole (exact" in text
+    assert re.search(r"^\s+13\s+16,128$", text, re.MULTILINE)
+
+
+def test_board_reduced_counts_are_per_symmetry_class(published: dict, tmp_path: Path) -> None:
+    """With the whole group, a class's count is the sum of Bill's figures over its holes."""
+    out = triangle_run(tmp_path, 1, "board", count_paths=True)
+    document = json.loads(pegsearch("counts", str(out), "--json").stdout)
+    assert document["finishes_exact_per_hole"] is False
+    bill = {int(h): n for h, n in published["triangle5_solutions"]["corner_start_by_final_hole"].items()}
+    for entry in document["finishes"]:
+        assert entry["paths"] == sum(bill.get(hole, 0) for hole in entry["holes"])
+    assert {h for e in document["finishes"] for h in e["holes"]} >= set(bill)
+    assert "last peg up to symmetry" in pegsearch("counts", str(out)).stdout
+
+
+def test_winnable_counts_agree_across_symmetry_modes(tmp_path: Path) -> None:
+    """Winnable raw positions, reduced independently here, give the reduced walk's counts."""
+    raw = Run.open(triangle_run(tmp_path, 4, "none"))
+    reduced = Run.open(triangle_run(tmp_path, 4, "board"))
+    codec = Codec.for_board(load_board("triangle-5"))
+    orbits = {level: len(set(codec.signatures(w).tolist()))
+              for level, w in winnable_sets(raw, targets(raw))}
+    assert winnable_counts(reduced) == [orbits[k] for k in range(len(raw.levels))]
+    assert winnable_counts(raw)[0] == 1 and winnable_counts(raw)[-1] == raw.levels[-1]["states"]
+
+
+def test_counts_winnable_and_plot_through_the_cli(tmp_path: Path) -> None:
+    out = triangle_run(tmp_path, 1, "start")
+    plot = tmp_path / "levels.png"
+    result = pegsearch("counts", str(out), "--winnable", "--finish", "13", "--json",
+                       "--plot", str(plot))
+    assert result.returncode == 0, result.stderr
+    levels = json.loads(result.stdout)["levels"]
+    assert levels[0]["winnable"] == 1 and levels[-1]["winnable"] == 1
+    assert all(0 < level["winnable"] <= level["states"] for level in levels)
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert_one_line_error(pegsearch("counts", str(out), "--finish", "13"), "--winnable")
+    assert_one_line_error(pegsearch("counts", str(out), "--plot", str(tmp_path / "p.txt")),
+                          "must end in .png or .svg")
+
+
+@pytest.mark.slow
+def test_english_winnable_positions_match_a112738(published: dict, tmp_path: Path) -> None:
+    run = local_run("english-33", tmp_path / "run")
+    figures = published["english_centre_winnable_reduced_per_level"]
+    counts = winnable_counts(run, finish=17)
+    assert counts == figures["levels"]
+    assert sum(counts) == figures["total"]
+
+
+@pytest.mark.slow
+def test_english_centre_to_centre_solutions(published: dict, tmp_path: Path) -> None:
+    board = load_board("english-33")
+    run = search(Identity(board, (17,), "board", count_paths=True), tmp_path / "run", LocalEngine())
+    assert exact_per_hole(run)
+    [centre] = [c for c in finishes(run) if 17 in c.holes]
+    assert centre.holes == (17,)
+    assert centre.paths == published["english_centre_to_centre_solutions"]["count"]
+    line = solve(run, 17)
+    assert line.solved and line.last == 1 << 16 and len(line.jumps) == 31

@@ -1,0 +1,279 @@
+"""The Spark engine: same levels as the local engine on local[2] and on a real standalone cluster.
+
+Fast tests use an in-process SparkSession on local[2] and the real CLI for the error paths. Slow tests
+start a real cluster (a master and workers on 127.0.0.1, free ports) with cluster/spark-cluster.sh,
+submit with spark-submit, and always stop the cluster again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyspark")
+
+from pegsearch.board import load_board
+from pegsearch.engines.spark import SparkEngine, level_set
+from pegsearch.errors import UsageError
+from pegsearch.search import search
+from pegsearch.store import Identity, Run, read_positions
+from tests.helpers import level_sets, local_run, pegsearch
+
+ROOT = Path(__file__).resolve().parents[1]
+CLUSTER_SCRIPT = ROOT / "cluster" / "spark-cluster.sh"
+SPARK_CONF = ROOT / "cluster" / "spark-conf"
+JOB = ROOT / "jobs" / "spark_search.py"
+BIN = Path(sys.executable).parent  # spark-submit and spark-class of this environment
+ERROR_SECONDS = 30  # an error must arrive well before this
+
+
+def assert_same_levels(run: Run, reference: Run) -> None:
+    """Every level of `run` equals the reference's position for position."""
+    assert [r["states"] for r in run.levels] == [r["states"] for r in reference.levels]
+    for mine, theirs in zip(level_sets(run), level_sets(reference), strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+# ----- local[2], in process
+
+def test_local2_levels_equal_local_engine(tmp_path: Path) -> None:
+    board = load_board("triangle-6")
+    spark_run = search(Identity(board, board.empty), tmp_path / "spark",
+                       SparkEngine("local[2]"))
+    assert spark_run.status == "complete"
+    assert_same_levels(spark_run, local_run("triangle-6", tmp_path / "local"))
+    for level in range(len(spark_run.levels)):
+        parts = [read_positions([f]) for f in spark_run.level_files(level)]
+        for part in parts:
+            assert np.all(part[1:] > part[:-1]), f"level {level}: a part is not sorted"
+        together = np.concatenate(parts)
+        assert len(np.unique(together)) == len(together), f"level {level}: parts overlap"
+
+
+def test_level_set_sorts_parts_as_unsigned(tmp_path: Path) -> None:
+    """64-hole boards set bit 63: such positions are negative int64 but must sort last."""
+    values = [5, -1, 3, -(1 << 63), 5, (1 << 63) - 1, -1, 0]
+    with SparkEngine("local[2]") as engine:
+        children = engine.spark.createDataFrame([(v,) for v in values], "position long")
+        level_set(children).write.parquet(str(tmp_path / "level"))
+    parts = [read_positions([f]) for f in sorted((tmp_path / "level").glob("part-*.parquet"))]
+    for part in parts:
+        assert np.all(part[1:] > part[:-1])
+    together = np.sort(np.concatenate(parts))
+    expected = np.unique(np.array(values, dtype=np.int64).view(np.uint64))
+    np.testing.assert_array_equal(together, expected)
+
+
+def test_count_paths_is_refused(tmp_path: Path) -> None:
+    board = load_board("triangle-5")
+    identity = Identity(board, board.empty, count_paths=True)
+    with pytest.raises(UsageError, match="does not count paths yet"):
+        search(identity, tmp_path / "run", SparkEngine("local[2]"))
+
+
+# ----- errors through the real CLI
+
+def assert_one_line_error(result: subprocess.CompletedProcess, seconds: float, text: str) -> None:
+    assert result.returncode == 2, result.stderr
+    assert seconds < ERROR_SECONDS
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("pegsearch: error: ") and text in lines[0]
+
+
+def test_unreachable_master_is_one_line(tmp_path: Path) -> None:
+    began = time.monotonic()
+    result = pegsearch("run", "triangle-5", "--engine", "spark", "--master",
+                       "spark://127.0.0.1:1", "--out", str(tmp_path / "run"), timeout=120)
+    assert_one_line_error(result, time.monotonic() - began,
+                          "no Spark master answers at spark://127.0.0.1:1")
+
+
+@pytest.mark.parametrize("java", ["bad JAVA_HOME", "no java on PATH"])
+def test_missing_java_is_one_line(tmp_path: Path, java: str) -> None:
+    env = {key: value for key, value in os.environ.items() if key != "JAVA_HOME"}
+    if java == "bad JAVA_HOME":
+        env["JAVA_HOME"] = str(tmp_path / "no-jdk")
+        expected = "has no bin/java"
+    else:
+        env["PATH"] = str(tmp_path)  # an empty folder: no java (and no spark-submit) to find
+        expected = "no `java` is on PATH"
+    began = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "pegsearch.cli", "run", "triangle-5",
+                             "--engine", "spark", "--out", str(tmp_path / "run")],
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert_one_line_error(result, time.monotonic() - began, expected)
+
+
+# ----- a real standalone cluster
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def alive(pid: int) -> bool:
+    """True while `pid` runs (a zombie counts as gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def children_of(parent: int) -> list[int]:
+    """PIDs whose parent is `parent` (a worker's executors are its children)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if int(fields[1]) == parent:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def wait_until(condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+@contextmanager
+def standalone_cluster(folder: Path, workers: int) -> Iterator[dict]:
+    """Start a master and `workers` workers with cluster/spark-cluster.sh; always stop them.
+
+    Yields the master URL, the environment to submit with, and the folder of PID files. On exit,
+    checks that every daemon the script started is gone.
+    """
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+           "PEGSEARCH_SPARK_DIR": str(folder), "SPARK_MASTER_PORT": str(free_port()),
+           "SPARK_MASTER_WEBUI_PORT": str(free_port()), "SPARK_CONF_DIR": str(SPARK_CONF),
+           "PYSPARK_PYTHON": sys.executable}
+    pids: list[int] = []
+    try:
+        started = subprocess.run(["bash", str(CLUSTER_SCRIPT), "start", str(workers)], env=env,
+                                 capture_output=True, text=True, timeout=180)
+        pids = [int(p.read_text()) for p in (folder / "pids").glob("*.pid")]
+        assert started.returncode == 0, started.stderr
+        assert len(pids) == workers + 1
+        yield {"url": started.stdout.strip(), "env": env, "pids": folder / "pids"}
+    finally:
+        stopped = subprocess.run(["bash", str(CLUSTER_SCRIPT), "stop"], env=env,
+                                 capture_output=True, text=True, timeout=180)
+        assert stopped.returncode == 0, stopped.stderr
+        assert not [pid for pid in pids if alive(pid)], "a daemon survived `stop`"
+
+
+def submit(cluster: dict, board: str, out: Path) -> subprocess.Popen:
+    """spark-submit the whole search of `board` to the cluster, as a user would.
+
+    Output goes to files next to `out` (OUT.stdout, OUT.stderr): a pipe nobody reads while the
+    test waits could fill up and stall the job.
+    """
+    with open(f"{out}.stdout", "w") as stdout, open(f"{out}.stderr", "w") as stderr:
+        return subprocess.Popen([str(BIN / "spark-submit"), "--master", cluster["url"],
+                                 str(JOB), board, "--out", str(out)], env=cluster["env"],
+                                stdout=stdout, stderr=stderr)
+
+
+def finished(job: subprocess.Popen, out: Path) -> tuple[int, str, str]:
+    """Wait for a submitted search; its exit code, stdout and stderr."""
+    code = job.wait(timeout=600)
+    return code, Path(f"{out}.stdout").read_text(), Path(f"{out}.stderr").read_text()
+
+
+def committed_levels(out: Path) -> int:
+    try:
+        return len(json.loads((out / "manifest.json").read_text())["levels"])
+    except (FileNotFoundError, json.JSONDecodeError):
+        return 0
+
+
+@pytest.mark.slow
+def test_cluster_spark_submit_matches_local_engine(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with standalone_cluster(tmp_path / "cluster", workers=2) as cluster:
+        code, stdout, stderr = finished(submit(cluster, "triangle-6", out), out)
+        registered = (tmp_path / "cluster" / "logs" / "master.out").read_text()
+    assert code == 0, stderr
+    assert "one peg is reachable" in stdout
+    assert "Registered app pegsearch" in registered  # it ran on the cluster, not locally
+    counts = pegsearch("counts", str(out), "--json")
+    assert counts.returncode == 0, counts.stderr
+    reference = local_run("triangle-6", tmp_path / "local")
+    assert [level["states"] for level in json.loads(counts.stdout)["levels"]] == \
+        [record["states"] for record in reference.levels]
+    assert_same_levels(Run.open(out), reference)
+
+
+@pytest.mark.slow
+def test_cluster_survives_a_killed_worker(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with standalone_cluster(tmp_path / "cluster", workers=2) as cluster:
+        job = submit(cluster, "triangle-6", out)
+        try:
+            wait_until(lambda: committed_levels(out) >= 9 or job.poll() is not None, 300,
+                       "level 8 to be committed")
+            assert job.poll() is None, "the search ended before a worker could be killed"
+            worker = int((cluster["pids"] / "worker-1.pid").read_text())
+            executors = children_of(worker)
+            assert executors, "the worker ran no executor for the search"
+            os.kill(worker, signal.SIGKILL)
+            code, _, stderr = finished(job, out)
+        finally:
+            if job.poll() is None:
+                job.kill()
+                job.wait()
+        wait_until(lambda: not any(alive(pid) for pid in executors), 60,
+                   "the killed worker's executor to exit")
+    assert code == 0, stderr
+    assert "Lost executor" in stderr  # the search really lost the worker's executor mid-run
+    assert_same_levels(Run.open(out), local_run("triangle-6", tmp_path / "local"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"),
+                    reason="hiding a folder from one worker needs a mount namespace (root)")
+def test_cluster_that_cannot_see_the_run_directory(tmp_path: Path) -> None:
+    """A worker whose filesystem hides --out (a tmpfs over it) is caught before any level runs."""
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    with standalone_cluster(tmp_path / "cluster", workers=0) as cluster:
+        with open(tmp_path / "worker.out", "w") as log:
+            worker = subprocess.Popen(
+                ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                 'mount -t tmpfs tmpfs "$0" && exec "$@"', str(hidden),
+                 str(BIN / "spark-class"), "org.apache.spark.deploy.worker.Worker",
+                 "--host", "127.0.0.1", "--cores", "1", "--memory", "1g",
+                 "--work-dir", str(tmp_path / "work"), "--webui-port", "0", cluster["url"]],
+                env=cluster["env"], stdout=log, stderr=subprocess.STDOUT)
+        try:
+            began = time.monotonic()
+            result = pegsearch("run", "triangle-5", "--engine", "spark", "--master",
+                               cluster["url"], "--out", str(hidden / "run"), timeout=300)
+            seconds = time.monotonic() - began
+        finally:
+            worker.terminate()
+            worker.wait(timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert seconds < 180
+    assert "Traceback" not in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("pegsearch: error: Spark executors on ")
+    assert f"cannot see the run directory {hidden / 'run'}" in last

@@ -1,0 +1,104 @@
+"""`pegsearch survey`: every start hole, exact finishing holes, and Bell's solvable-pair counts.
+
+The triangle's symmetries are rebuilt here from barycentric coordinates (a hole's distances to the
+three sides, permuted), independently of the board code, to count pairs up to symmetry (A130516)
+and to check that each hole's answer is its class's answer carried through a symmetry.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import permutations
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import pegsearch
+from tests.test_analysis import cell, hole_at
+from tests.test_cli import assert_one_line_error
+
+CORNER_CLASSES = {"1": (1, 11, 15), "2": (2, 3, 7, 10, 12, 14), "4": (4, 6, 13), "5": (5, 8, 9)}
+
+
+def triangle_symmetries(side: int) -> list[dict[int, int]]:
+    """The 6 symmetries of a triangle of side `side` as hole -> hole maps."""
+    def barycentric(hole: int) -> tuple[int, int, int]:
+        row, column = cell(hole)
+        return (side - 1 - row, row - column, column)
+
+    def from_barycentric(a: int, b: int, c: int) -> int:
+        row = side - 1 - a
+        return hole_at(row, c)
+
+    holes = range(1, side * (side + 1) // 2 + 1)
+    return [{h: from_barycentric(*(barycentric(h)[i] for i in order)) for h in holes}
+            for order in permutations(range(3))]
+
+
+def survey_json(board: str, out: Path, *flags: str) -> dict:
+    result = pegsearch("survey", board, "--out", str(out), "--json", *flags)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def solvable_pair_classes(document: dict, side: int) -> int:
+    """Orbits of solvable (start, finish) pairs under the triangle's symmetries."""
+    pairs = {(s["start"], f) for s in document["starts"] for f in s["finishes"]}
+    return len({min((g[s], g[f]) for g in triangle_symmetries(side)) for s, f in pairs})
+
+
+def check_every_hole_is_its_class_carried_by_symmetry(document: dict, side: int) -> None:
+    starts = {s["start"]: s for s in document["starts"]}
+    assert sorted(starts) == list(range(1, side * (side + 1) // 2 + 1))
+    for hole, entry in starts.items():
+        assert entry["solvable"] == bool(entry["finishes"])
+        for g in triangle_symmetries(side):
+            image = starts[g[hole]]
+            assert sorted(g[f] for f in entry["finishes"]) == image["finishes"]
+            assert image["states"] == entry["states"]
+
+
+def test_triangle5_survey_matches_durango_bill_and_a130516(published: dict, tmp_path: Path) -> None:
+    document = survey_json("triangle-5", tmp_path / "survey", "--count-paths")
+    assert document["board"] == "triangle-5"
+    check_every_hole_is_its_class_carried_by_symmetry(document, 5)
+    by_start = published["triangle5_solutions"]["by_start_hole"]
+    for entry in document["starts"]:
+        [named] = [h for h, holes in CORNER_CLASSES.items() if entry["start"] in holes]
+        assert entry["solutions"] == by_start[named]
+    corner = next(s for s in document["starts"] if s["start"] == 1)
+    assert corner["finishes"] == sorted(map(int, published["triangle5_solutions"]
+                                            ["corner_start_by_final_hole"]))
+    assert solvable_pair_classes(document, 5) == published["triangle_solvable_pairs"]["by_side"]["5"]
+    searched = sorted(p.name for p in (tmp_path / "survey").iterdir())
+    assert searched == ["start-01", "start-02", "start-04", "start-05"]
+
+
+def test_a_survey_folder_is_reused_and_its_text_lists_every_start(tmp_path: Path) -> None:
+    out = tmp_path / "survey"
+    first = survey_json("triangle-5", out)
+    stamps = {p: p.stat().st_mtime_ns for p in out.glob("*/manifest.json")}
+    result = pegsearch("survey", "triangle-5", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert {p: p.stat().st_mtime_ns for p in out.glob("*/manifest.json")} == stamps
+    rows = [line.split() for line in result.stdout.splitlines()[2:-1]]
+    assert [int(row[0]) for row in rows] == list(range(1, 16))
+    five = next(s for s in first["starts"] if s["start"] == 5)
+    assert rows[4][:3] == ["5", "5", "yes"] and rows[4][4:] == [str(f) for f in five["finishes"]]
+    assert result.stdout.splitlines()[-1] == "one peg is reachable from 15 of 15 start holes"
+    assert_one_line_error(pegsearch("survey", "triangle-5", "--out", str(out), "--count-paths"),
+                          "reused only for the same board and --count-paths")
+
+
+def test_triangle6_solvable_pairs_match_a130516(published: dict, tmp_path: Path) -> None:
+    document = survey_json("triangle-6", tmp_path / "survey")
+    check_every_hole_is_its_class_carried_by_symmetry(document, 6)
+    assert solvable_pair_classes(document, 6) == published["triangle_solvable_pairs"]["by_side"]["6"]
+
+
+@pytest.mark.slow
+def test_skippy_xl_solvable_pairs_match_a130516(published: dict, tmp_path: Path) -> None:
+    document = survey_json("skippy-xl", tmp_path / "survey")
+    check_every_hole_is_its_class_carried_by_symmetry(document, 7)
+    assert solvable_pair_classes(document, 7) == published["triangle_solvable_pairs"]["by_side"]["7"]
+    assert not next(s for s in document["starts"] if s["start"] == 1)["solvable"]

@@ -1,0 +1,136 @@
+"""`pegsearch verify`: a good run passes; damaged, foreign or tampered levels are each reported."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pegsearch.board import load_board
+from pegsearch.engines.local import LocalEngine
+from pegsearch.search import search
+from pegsearch.store import MANIFEST, Identity, Run, sha256_of
+from tests.helpers import pegsearch
+from tests.test_cli import assert_one_line_error, wait_for_levels
+
+
+def make_run(out: Path, board: str = "triangle-5", count_paths: bool = False) -> Path:
+    loaded = load_board(board)
+    search(Identity(loaded, loaded.empty, count_paths=count_paths), out, LocalEngine())
+    return out
+
+
+def edit_manifest(out: Path, change) -> None:
+    manifest = json.loads((out / MANIFEST).read_text())
+    change(manifest)
+    (out / MANIFEST).write_text(json.dumps(manifest))
+
+
+def problems(out: Path) -> list[str]:
+    result = pegsearch("verify", str(out))
+    assert result.returncode == 1, result.stdout + result.stderr
+    return result.stdout.splitlines()
+
+
+def test_a_good_run_passes(tmp_path: Path) -> None:
+    out = make_run(tmp_path / "run", count_paths=True)
+    result = pegsearch("verify", str(out))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.startswith("ok: ") and "14 levels, 1,544 states" in result.stdout
+
+
+def test_a_truncated_level_file_is_caught(tmp_path: Path) -> None:
+    out = make_run(tmp_path / "run")
+    part = out / "level-007" / "part-00000.parquet"
+    part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
+    lines = problems(out)
+    assert any("level 7 part-00000.parquet: checksum does not match" in line for line in lines)
+    assert any("level 7 part-00000.parquet: unreadable Parquet" in line for line in lines)
+    assert not any("level 6" in line or "level 8" in line for line in lines)
+
+
+def test_a_level_from_another_board_is_caught(tmp_path: Path) -> None:
+    out = make_run(tmp_path / "run")
+    other = make_run(tmp_path / "other", board="triangle-6")
+    shutil.rmtree(out / "level-005")
+    shutil.copytree(other / "level-005", out / "level-005")
+    lines = problems(out)
+    assert any(line.startswith(f"{out}: level 5") and "checksum" in line for line in lines)
+    # Even with the manifest edited to list the foreign files, their positions give them away.
+    foreign = json.loads((other / MANIFEST).read_text())["levels"][5]
+    edit_manifest(out, lambda m: m["levels"][5].update(files=foreign["files"],
+                                                       states=foreign["states"]))
+    lines = problems(out)
+    assert lines and all(": level 5 part-" in line and "do not have 9 pegs" in line for line in lines)
+
+
+def test_tampered_manifest_totals_and_board_are_caught(tmp_path: Path) -> None:
+    out = make_run(tmp_path / "run", count_paths=True)
+
+    def tamper(manifest: dict) -> None:
+        manifest["levels"][13]["paths"] = "29761"
+        manifest["levels"][3]["states"] += 1
+        manifest["board_digest"] = "0" * 16
+
+    edit_manifest(out, tamper)
+    lines = problems(out)
+    assert len(lines) == 3
+    assert any("level 13: paths sum to 29760, the manifest says 29761" in line for line in lines)
+    assert any("level 3:" in line and "states" in line for line in lines)
+    assert any("board digest" in line for line in lines)
+
+
+def split_level(out: Path, level: int, pieces: list[np.ndarray]) -> None:
+    """Store a level as the given part files and list them (with checksums) in the manifest."""
+    folder = out / f"level-{level:03d}"
+    shutil.rmtree(folder)
+    folder.mkdir()
+    files = []
+    for index, piece in enumerate(pieces):
+        part = folder / f"part-{index:05d}.parquet"
+        pq.write_table(pa.table({"position": pa.array(piece.view(np.int64), pa.int64())}), part)
+        files.append({"name": part.name, "rows": len(piece), "sha256": sha256_of(part)})
+    edit_manifest(out, lambda m: m["levels"][level].update(files=files))
+
+
+def test_unsorted_and_overlapping_parts_are_caught(tmp_path: Path) -> None:
+    """Levels of several parts (as hash-partitioning engines write them): each sorted, all disjoint."""
+    out = make_run(tmp_path / "run")
+    positions = np.sort(Run.open(out).read_level(7))
+    odd, even = positions[positions % np.uint64(2) == 1], positions[positions % np.uint64(2) == 0]
+    split_level(out, 7, [odd, even])
+    assert pegsearch("verify", str(out)).returncode == 0
+    split_level(out, 7, [odd[::-1], np.sort(np.concatenate([even[1:], odd[:1]]))])
+    lines = problems(out)
+    assert len(lines) == 2
+    assert "level 7 part-00000.parquet: positions are not sorted" in lines[0]
+    assert "level 7: a position appears in more than one part" in lines[1]
+
+
+def test_verify_refuses_a_folder_that_is_no_run(tmp_path: Path) -> None:
+    assert_one_line_error(pegsearch("verify", str(tmp_path)), "is not a pegsearch run directory")
+
+
+@pytest.mark.slow
+def test_verify_passes_after_a_killed_run_is_resumed(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl", "--out", str(out)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for_levels(out, 12)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    interrupted = pegsearch("verify", str(out))
+    assert interrupted.returncode == 0 and "the run is running" in interrupted.stdout
+    assert pegsearch("run", "skippy-xl", "--out", str(out), "--resume").returncode == 0
+    result = pegsearch("verify", str(out))
+    assert result.returncode == 0, result.stdout
+    assert "26 levels" in result.stdout and "(the run is" not in result.stdout
