@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from pegsearch.store import MANIFEST, Run, sha256_of
+from pegsearch.board import load_board
+from pegsearch.engines.local import LocalEngine
+from pegsearch.search import search
+from pegsearch.store import MANIFEST, Identity, Run, sha256_of
 from tests.helpers import pegsearch
 
 
@@ -156,3 +159,33 @@ def test_a_killed_run_lists_only_whole_levels_and_resumes(levels: int, skippy_co
     assert listed_levels_are_whole(out) == 26
     assert [x["states"] for x in json.loads(resumed.stdout)["levels"]] == skippy_counts
     assert not any(p.name.endswith(".staging") for p in out.iterdir())
+
+
+class InterruptedAtLevel(LocalEngine):
+    """The local engine, interrupted (as by Ctrl-C) while it computes a given level."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__()
+        self.stop_at = level
+
+    def next_level(self, run: Run, level: int, staging: Path) -> None:
+        super().next_level(run, level, staging)
+        if level + 1 == self.stop_at:
+            raise KeyboardInterrupt
+
+
+def test_resume_without_out_continues_the_newest_unfinished_run(tmp_path: Path) -> None:
+    board = load_board("triangle-6")
+    folder = tmp_path / "runs" / "triangle-6-h1-20260101-000000"
+    with pytest.raises(KeyboardInterrupt):
+        search(Identity(board, (1,)), folder, InterruptedAtLevel(7))
+    assert Run.open(folder).status == "interrupted"
+    assert len(Run.open(folder).levels) == 7 and not (folder / "level-007").exists()
+    assert "incomplete run (interrupted)" in pegsearch("counts", str(folder)).stdout
+    resumed = pegsearch("run", "triangle-6", "--resume", "--json", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    whole = pegsearch("run", "triangle-6", "--json", "--out", str(tmp_path / "whole"))
+    assert json.loads(resumed.stdout)["levels"] == json.loads(whole.stdout)["levels"]
+    assert Run.open(folder).status == "complete"
+    nothing = pegsearch("run", "triangle-6", "--resume", cwd=tmp_path)
+    assert nothing.returncode == 2 and "no unfinished run of triangle-6" in nothing.stderr
