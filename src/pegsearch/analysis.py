@@ -102,7 +102,7 @@ def winnable_sets(run: Run, goal: np.ndarray, chunk: int = CHUNK) -> Iterator[tu
     """Walk the levels backwards: yield (level, its positions from which `goal` can be reached).
 
     `goal` is a sorted subset of the last level. Memory holds one level's winnable set, the next
-    level's, and one chunk of the level being walked with its children.
+    level's, and one part file of the level being walked with one chunk's children.
     """
     codec = run.codec()
     last = len(run.levels) - 1
@@ -278,7 +278,3 @@ def finishes(run: Run) -> list[FinishClass]:
                for p, count in zip(positions, paths, strict=True)]
     return sorted(classes, key=lambda c: c.holes)
 
-
-def finishing_holes(run: Run) -> list[int]:
-    """Every hole the last peg can stand on (exact only when `exact_per_hole(run)`)."""
-    return sorted({hole for c in finishes(run) for hole in c.holes})

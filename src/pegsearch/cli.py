@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -46,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
         print("pegsearch: interrupted; completed levels are kept (resume with --resume)",
               file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`pegsearch counts RUN | head`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,7 +10,8 @@ from pegsearch.survey import StartResult
 
 
 def run_heading(run: Run) -> str:
-    symmetry = (f"reduced by {run.manifest['symmetries']} symmetries" if run.reduced
+    group = run.manifest["symmetries"]
+    symmetry = (f"reduced by {group} symmetr{'ies' if group != 1 else 'y'}" if run.reduced
                 else "raw (no symmetry reduction)")
     if run.identity.symmetry == "start":
         symmetry += " (those fixing the start)"
