@@ -1,13 +1,17 @@
 """The mrjob engine, run for real on mrjob's inline, local and Spark runners.
 
-Each runner must give the local engine's level sets position for position; runners this machine
-cannot use must be refused in one line before any level is computed; a level whose job fails must
-leave a run that `--resume` completes.
+Each runner must give the local engine's level sets position for position, and with path counting
+the local engine's path count for every position and Durango Bill's published solution counts;
+runners this machine cannot use must be refused in one line before any level is computed; a level
+whose job fails must leave a run that `--resume` completes; a path count too large to store must
+fail the level, never wrap.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,39 +19,138 @@ import pytest
 
 from pegsearch.board import load_board
 from pegsearch.engines import make_engine
+from pegsearch.engines.local import LocalEngine
 from pegsearch.errors import UsageError
+from pegsearch.paths import LIMIT, PathCountOverflow, as_int
 from pegsearch.search import search
-from pegsearch.store import Identity, Run, read_positions
-from tests.helpers import level_sets, local_run, pegsearch
+from pegsearch.store import Identity, Run, read_paths, read_positions, write_parts
+from tests.helpers import level_sets, pegsearch
 
 pytest.importorskip("mrjob")
 
-CONF = Path(__file__).parents[1] / "cluster" / "mrjob.conf"
+ROOT = Path(__file__).parents[1]
+CONF = ROOT / "cluster" / "mrjob.conf"
+
+
+def local_counted(board: str, out: Path, start: tuple[int, ...] | None = None) -> Run:
+    """A search with path counts by the local engine: the second engine the mrjob runs must match."""
+    loaded = load_board(board)
+    return search(Identity(loaded, start or loaded.empty, count_paths=True), out, LocalEngine())
 
 
 @pytest.fixture(scope="module")
 def triangle_5(tmp_path_factory: pytest.TempPathFactory) -> Run:
-    """The 15-hole triangle searched by the local engine: what every runner must reproduce."""
-    return local_run("triangle-5", tmp_path_factory.mktemp("local") / "run")
+    """The 15-hole triangle searched by the local engine, with path counts: what every runner must
+    reproduce (runs that do not count paths are compared on positions only)."""
+    return local_counted("triangle-5", tmp_path_factory.mktemp("local") / "run")
+
+
+def paths_by_position(positions: np.ndarray, paths: np.ndarray) -> dict[int, int]:
+    return {position: as_int(row) for position, row in zip(positions.tolist(), paths, strict=True)}
+
+
+def level_paths(run: Run, level: int) -> dict[int, int]:
+    return paths_by_position(run.read_level(level), run.read_level_paths(level))
 
 
 def assert_same_levels(run: Run, reference: Run) -> None:
+    """Same positions at every level; and, when both runs count paths, the same count for each."""
     assert run.status == "complete"
     ours, theirs = level_sets(run), level_sets(reference)
     assert len(ours) == len(theirs)
     for level, (mine, expected) in enumerate(zip(ours, theirs, strict=True)):
         assert np.array_equal(mine, expected), f"level {level} differs"
+    if run.count_paths and reference.count_paths:
+        assert [r["paths"] for r in run.levels] == [r["paths"] for r in reference.levels]
+        for level in range(len(run.levels)):
+            assert level_paths(run, level) == level_paths(reference, level), f"level {level} paths"
 
 
-def test_inline_runner_through_the_cli_matches_local_engine(triangle_5: Run, tmp_path: Path) -> None:
+@pytest.mark.parametrize("flags", [[], ["--count-paths"]])
+def test_inline_runner_through_the_cli_matches_local_engine(flags: list[str], triangle_5: Run,
+                                                            published: dict, tmp_path: Path) -> None:
     out = tmp_path / "run"
     result = pegsearch("run", "triangle-5", "--engine", "mrjob", "--runner", "inline",
-                       "--mrjob-conf", str(CONF), "--out", str(out))
+                       "--mrjob-conf", str(CONF), "--out", str(out), *flags)
     assert result.returncode == 0, result.stderr
     run = Run.open(out)
     assert run.manifest["engine"] == "mrjob"
     assert run.manifest["options"]["runner"] == "inline"
+    assert run.count_paths == bool(flags)
     assert_same_levels(run, triangle_5)
+    if flags:
+        (start,) = run.start
+        bill = published["triangle5_solutions"]["by_start_hole"][str(start)]
+        assert int(run.levels[-1]["paths"]) == bill
+
+
+@pytest.mark.parametrize("hole", [2, 4, 5])
+def test_inline_runner_counts_durango_bills_solutions(hole: int, published: dict,
+                                                      tmp_path: Path) -> None:
+    """Per-level path totals as the local engine's, and the one-peg total as Durango Bill's."""
+    board = load_board("triangle-5")
+    run = search(Identity(board, (hole,), count_paths=True), tmp_path / "mrjob",
+                 make_engine("mrjob", runner="inline"))
+    assert_same_levels(run, local_counted("triangle-5", tmp_path / "local", (hole,)))
+    assert run.levels[-1]["pegs"] == 1
+    bill = published["triangle5_solutions"]["by_start_hole"][str(hole)]
+    assert int(run.levels[-1]["paths"]) == bill
+
+
+def test_batch_size_does_not_change_a_level(triangle_5: Run, tmp_path: Path) -> None:
+    """Batches of 7 split the parents of a level anywhere: the sums must not depend on where.
+    (Batches of 1 are checked by cluster/mrjob_batching_benchmark.py, which times them.)"""
+    board = load_board("triangle-5")
+    run = search(Identity(board, board.empty, count_paths=True), tmp_path / "run",
+                 make_engine("mrjob", runner="inline", batch_size=7))
+    assert run.manifest["options"]["batch_size"] == 7
+    assert_same_levels(run, triangle_5)
+
+
+@pytest.mark.parametrize("batch_size", [0, -3, "many"])
+def test_bad_batch_size_is_a_usage_error(batch_size: object) -> None:
+    with pytest.raises(UsageError, match="--batch-size"):
+        make_engine("mrjob", runner="inline", batch_size=batch_size)
+
+
+def one_level_run(out: Path, holes: list[int], paths: list[int]) -> Run:
+    """A counting run whose level 0 holds the given start positions with the given path counts:
+    the way to make the job add numbers near the limit without searching a huge board."""
+    board = load_board("triangle-5")
+    run = Run.create_or_resume(out, Identity(board, (holes[0],), count_paths=True), "mrjob", {},
+                               resume=False)
+    positions = np.array([board.start_position((hole,)) for hole in holes], dtype=np.uint64)
+    limbs = np.array([[count & (2**64 - 1), count >> 64] for count in paths], dtype=np.uint64)
+    staging = run.staging(0)
+    write_parts(staging, positions, limbs)
+    run.commit_level(0, staging, 0.0)
+    return run
+
+
+@pytest.mark.parametrize(("holes", "paths", "where"), [
+    # Hole 1's two jumps are mirror images: one parent's children are summed in the mapper.
+    ([1], [LIMIT // 2 + 1], "a path count exceeds"),
+    # Holes 2 and 3 are mirror images with distinct children: two lines meet in combiner/reducer.
+    ([2, 3], [LIMIT // 2, LIMIT // 2 + 2], "the path count of signature"),
+])
+def test_a_path_count_past_the_limit_fails_never_wraps(holes: list[int], paths: list[int],
+                                                       where: str, tmp_path: Path) -> None:
+    run = one_level_run(tmp_path / "run", holes, paths)
+    with (make_engine("mrjob", runner="inline", batch_size=1) as engine,
+          pytest.raises(PathCountOverflow, match=where)):
+        engine.next_level(run, 0, run.staging(1))
+
+
+def test_a_path_count_at_the_limit_is_kept_exactly(tmp_path: Path) -> None:
+    """Holes 2 and 3 (mirror images) share both child signatures: each child's count is the sum."""
+    run = one_level_run(tmp_path / "run", [2, 3], [LIMIT // 2, LIMIT // 2 + 1])
+    staging = run.staging(1)
+    with make_engine("mrjob", runner="inline", batch_size=1) as engine:
+        engine.next_level(run, 0, staging)
+    parts = sorted(staging.glob("part-*.parquet"))
+    counts = paths_by_position(read_positions(parts), read_paths(parts))
+    assert len(counts) == 2
+    assert set(counts.values()) == {LIMIT}
 
 
 @pytest.mark.parametrize("symmetry", ["start", "none"])
@@ -59,17 +162,37 @@ def test_inline_runner_reduces_by_the_runs_group(symmetry: str, tmp_path: Path) 
     assert_same_levels(run, search(identity, tmp_path / "local", make_engine("local")))
 
 
-def test_local_runner_matches_local_engine(triangle_5: Run, tmp_path: Path) -> None:
+def test_local_runner_counts_paths_like_local_engine(triangle_5: Run, published: dict,
+                                                    tmp_path: Path) -> None:
+    """Every task a subprocess running the job's module file, lines through Hadoop-like sorting."""
     board = load_board("triangle-5")
-    run = search(Identity(board, board.empty), tmp_path / "run",
+    run = search(Identity(board, board.empty, count_paths=True), tmp_path / "run",
                  make_engine("mrjob", runner="local", mrjob_conf=CONF))
     assert_same_levels(run, triangle_5)
+    bill = published["triangle5_solutions"]["by_start_hole"][str(board.empty[0])]
+    assert int(run.levels[-1]["paths"]) == bill
+
+
+def test_launcher_runs_the_job_from_the_command_line(triangle_5: Run, tmp_path: Path) -> None:
+    """`python jobs/level_job.py` (what a Hadoop user types) turns level-0 lines into level 1."""
+    search_file = tmp_path / "search.json"
+    search_file.write_text(json.dumps({"board": triangle_5.board.definition(),
+                                       "group": triangle_5.identity.group}))
+    level_0 = tmp_path / "level-0.txt"
+    level_0.write_text("".join(f"{position}\t{count}\n"
+                               for position, count in level_paths(triangle_5, 0).items()))
+    result = subprocess.run([sys.executable, str(ROOT / "jobs" / "level_job.py"), "-r", "inline",
+                             "--no-conf", "--search", str(search_file), "--count-paths",
+                             str(level_0)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = [line.split("\t") for line in result.stdout.splitlines()]
+    assert {int(key): int(count) for key, count in lines} == level_paths(triangle_5, 1)
 
 
 def test_spark_runner_computes_the_widest_level_like_local_engine(triangle_5: Run,
                                                                    tmp_path: Path) -> None:
-    """One spark-submit per level costs 10-20 s here, so the quick test runs the widest level only;
-    the full search on Spark is the slow test below."""
+    """One spark-submit per level costs 10-20 s here, so the quick test runs the widest level only
+    (with its path counts); the full search on Spark is the slow test below."""
     widest = max(range(len(triangle_5.levels) - 1), key=lambda k: triangle_5.levels[k]["states"])
     staging = tmp_path / "staging"
     staging.mkdir()
@@ -79,6 +202,7 @@ def test_spark_runner_computes_the_widest_level_like_local_engine(triangle_5: Ru
     children = read_positions(parts)
     assert np.all(children[1:] > children[:-1]), "parts must be sorted and distinct"
     assert np.array_equal(children, np.sort(triangle_5.read_level(widest + 1)))
+    assert paths_by_position(children, read_paths(parts)) == level_paths(triangle_5, widest + 1)
 
 
 @pytest.mark.slow
@@ -92,9 +216,9 @@ def test_spark_runner_full_search_matches_local_engine(triangle_5: Run, tmp_path
 @pytest.mark.slow
 def test_triangle_6_on_inline_runner_matches_local_engine(tmp_path: Path) -> None:
     board = load_board("triangle-6")
-    run = search(Identity(board, board.empty), tmp_path / "mrjob",
+    run = search(Identity(board, board.empty, count_paths=True), tmp_path / "mrjob",
                  make_engine("mrjob", runner="inline"))
-    assert_same_levels(run, local_run("triangle-6", tmp_path / "local"))
+    assert_same_levels(run, local_counted("triangle-6", tmp_path / "local"))
 
 
 @pytest.mark.parametrize(("runner", "says"), [
@@ -128,11 +252,3 @@ def test_failed_level_leaves_a_resumable_run(triangle_5: Run, tmp_path: Path) ->
                         "--out", str(out), "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert_same_levels(Run.open(out), triangle_5)
-
-
-def test_path_counting_is_refused(tmp_path: Path) -> None:
-    board = load_board("triangle-5")
-    identity = Identity(board, board.empty, count_paths=True)
-    with pytest.raises(UsageError, match="does not count paths yet"):
-        search(identity, tmp_path / "run", make_engine("mrjob", runner="inline"))
-    assert Run.open(tmp_path / "run").status == "interrupted"

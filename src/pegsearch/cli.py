@@ -155,11 +155,13 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory", metavar="SIZE",
                         help="local engine: bound on what it holds, e.g. 2G (default: 1/4 of RAM,"
                              " <= 4G); larger levels spill to disk")
+    parser.add_argument("--batch-size", type=int, metavar="N",
+                        help="mrjob engine: positions per kernel call in a mapper (default 65536)")
 
 
 def _engine(args: argparse.Namespace) -> Engine:
     return make_engine(args.engine, runner=args.runner, mrjob_conf=args.mrjob_conf,
-                       master=args.master, memory=args.memory)
+                       master=args.master, memory=args.memory, batch_size=args.batch_size)
 
 
 def command_counts(args: argparse.Namespace) -> int:

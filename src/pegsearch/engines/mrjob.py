@@ -1,10 +1,10 @@
-"""The mrjob engine: each level is one run of the MRJob in jobs/level_job.py, on any mrjob runner.
+"""The mrjob engine: each level is one run of `pegsearch.level_job.LevelJob`, on any mrjob runner.
 
 mrjob is the classic way to take a Python MapReduce job from a laptop (inline, local runners) to
-Spark, Hadoop streaming, EMR or Dataproc without changing the job. The engine moves positions between
-the run directory and the job: it writes level k as decimal text lines, runs the job, reads its
-output back and stores level k + 1 as sorted Parquet parts like every other engine, so any engine
-can continue or read the run.
+Spark, Hadoop streaming, EMR or Dataproc without changing the job. The engine moves positions (and
+path counts) between the run directory and the job: it writes level k as decimal text lines, runs
+the job, reads its output back and stores level k + 1 as sorted Parquet parts like every other
+engine, so any engine can continue or read the run.
 
 A runner that cannot work here (no `hadoop` command, no cloud credentials, no spark-submit) is
 refused when the engine is built, before the run directory is touched; a level whose job fails
@@ -21,32 +21,51 @@ import shlex
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 from urllib.parse import urlparse
 
 import numpy as np
+import pyarrow as pa
 from mrjob.conf import find_mrjob_conf, load_opts_from_mrjob_confs
 from mrjob.fs.hadoop import HadoopFilesystem
 from mrjob.step import StepFailedException
 
 from pegsearch.errors import UsageError
 from pegsearch.expand import deduplicate
-from pegsearch.store import Run, level_name, read_positions, write_parts
+from pegsearch.level_job import BATCH_SIZE, LevelJob
+from pegsearch.paths import ARROW_TYPE, from_arrow, sum_by_signature, to_arrow
+from pegsearch.store import Run, level_name, read_paths, read_positions, write_parts
 
 RUNNERS = ("inline", "local", "spark", "hadoop", "emr", "dataproc")
-JOB_SCRIPT = Path(__file__).resolve().parents[3] / "jobs" / "level_job.py"
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 TEXT_SLICE = 1 << 20  # positions converted to text at a time
+# Spark's default logging, warnings only, without the native-Hadoop notice every spark-submit prints.
+# The layout is Spark's default, which mrjob parses to find a failed step's error.
+SPARK_LOG4J = """\
+rootLogger.level = warn
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+logger.nativecode.name = org.apache.hadoop.util.NativeCodeLoader
+logger.nativecode.level = error
+"""
 
 
 class MRJobEngine:
     """Runs one MRJob per level on the chosen mrjob runner (default: inline, in this process)."""
 
     name = "mrjob"
-    SETTINGS = ("runner", "mrjob_conf", "master")
+    SETTINGS = ("runner", "mrjob_conf", "master", "batch_size")
 
     def __init__(self, runner: str = "inline", mrjob_conf: Path | None = None,
-                 master: str | None = None) -> None:
+                 master: str | None = None, batch_size: int = BATCH_SIZE) -> None:
+        """`batch_size` is how many positions a mapper expands per kernel call; 1 (a call per
+        position) exists to measure what batching is worth."""
         if runner not in RUNNERS:
             raise UsageError(f"unknown mrjob runner '{runner}': use one of {', '.join(RUNNERS)}")
         if master is not None and runner != "spark":
@@ -54,13 +73,15 @@ class MRJobEngine:
                              " Spark master of --runner spark")
         if mrjob_conf is not None and not Path(mrjob_conf).is_file():
             raise UsageError(f"{mrjob_conf}: no such mrjob.conf file")
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise UsageError(f"--batch-size {batch_size}: give a whole number of positions, at least 1")
         self.runner = runner
         self.mrjob_conf = mrjob_conf
         self.master = master
         self.conf_path = mrjob_conf or find_mrjob_conf()
         self.conf = _conf_options(runner, self.conf_path)
         _check_available(runner, self.conf)
-        self.job_class = _level_job_class()
+        self.batch_size = batch_size
         self.work: Path | None = None
 
     def __enter__(self) -> MRJobEngine:
@@ -75,36 +96,41 @@ class MRJobEngine:
     def options(self) -> dict:
         return {"runner": self.runner,
                 "mrjob_conf": str(self.mrjob_conf) if self.mrjob_conf else None,
-                "master": self.master}
+                "master": self.master, "batch_size": self.batch_size}
 
     def next_level(self, run: Run, level: int, staging: Path) -> None:
-        if run.count_paths:
-            raise UsageError("the mrjob engine does not count paths yet")
         assert self.work is not None, "next_level is called inside `with engine`"
         folder = self.work / level_name(level + 1)
         try:
             inputs = folder / "input"
             inputs.mkdir(parents=True)
-            _write_lines(run.level_files(level), inputs)
+            _write_lines(run.level_files(level), inputs, run.count_paths)
             search = folder / "search.json"
             search.write_text(json.dumps({"board": run.board.definition(),
                                           "group": run.identity.group}), encoding="utf-8")
-            job = self.job_class(args=self._job_args(search, inputs, folder))
+            job = LevelJob(args=self._job_args(search, inputs, folder, run.count_paths))
             with job.make_runner() as runner:
                 runner.run()
-                children = np.fromiter((int(key) for key, _ in
-                                        job.parse_output(runner.cat_output())), dtype=np.uint64)
+                children, paths = _read_lines(job.parse_output(runner.cat_output()),
+                                              run.count_paths)
         except StepFailedException as exc:
             raise UsageError(f"level {level + 1} failed on the mrjob {self.runner} runner (the"
                              " task's error is above); the levels before it are kept: continue"
                              " with --resume") from exc
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-        write_parts(staging, deduplicate(children))
+        # The reducers' lines are distinct already; this puts them in the sorted order of a part.
+        if run.count_paths:
+            write_parts(staging, *sum_by_signature(children, paths))
+        else:
+            write_parts(staging, deduplicate(children))
 
-    def _job_args(self, search: Path, inputs: Path, folder: Path) -> list[str]:
-        """The job's command line: runner, board file, input folder and where Spark keeps files."""
-        args = ["--runner", self.runner, "--search", str(search), str(inputs)]
+    def _job_args(self, search: Path, inputs: Path, folder: Path, count_paths: bool) -> list[str]:
+        """The job's command line: runner, board file, what is counted, input folder and where
+        Spark keeps files."""
+        args = ["--runner", self.runner, "--search", str(search),
+                "--batch-size", str(self.batch_size), str(inputs)]
+        args += ["--count-paths"] if count_paths else []
         args += ["--conf-path", str(self.conf_path)] if self.conf else ["--no-conf"]
         if self.runner == "spark":
             master = self.master or self.conf.get("spark_master") or "local[*]"
@@ -117,20 +143,58 @@ class MRJobEngine:
                     args += ["--spark-tmp-dir", str(folder / "spark")]
                 if not self.conf.get("python_bin"):
                     args += ["--python-bin", sys.executable]
+                args += _quiet_spark(folder)
         return args
 
 
-def _write_lines(parts: list[Path], folder: Path) -> None:
-    """One text file of decimal positions per Parquet part: what Hadoop streaming splits by line.
+def _quiet_spark(folder: Path) -> list[str]:
+    """Job arguments that keep Spark on this machine from printing four warnings per level.
 
-    Written a slice at a time, so the text of a large level never sits in memory whole.
+    Binding to 127.0.0.1 silences "hostname resolves to a loopback address" (a remote cluster's
+    driver must stay reachable, so this is for masters on this machine only); a log4j2 file of our
+    own silences the native-Hadoop notice and Spark's "Using Spark's default log4j profile".
+    """
+    log4j = folder / "log4j2.properties"
+    log4j.write_text(SPARK_LOG4J, encoding="utf-8")
+    return ["--cmdenv", "SPARK_LOCAL_IP=127.0.0.1",
+            "--spark-args", shlex.join(["--driver-java-options",
+                                        f"-Dlog4j2.configurationFile=file:{log4j}"])]
+
+
+def _write_lines(parts: list[Path], folder: Path, count_paths: bool) -> None:
+    """One text file of decimal lines per Parquet part: what Hadoop streaming splits by line.
+
+    A line is `position`, or `position<TAB>paths` when counting paths. Written a slice at a time,
+    so the text of a large level never sits in memory whole.
     """
     for index, part in enumerate(parts):
         positions = read_positions([part])
+        paths = read_paths([part]) if count_paths else None
         with open(folder / f"part-{index:05d}.txt", "w", encoding="ascii") as handle:
             for begin in range(0, len(positions), TEXT_SLICE):
-                handle.write("".join(f"{position}\n" for position
-                                     in positions[begin:begin + TEXT_SLICE].tolist()))
+                keys = positions[begin:begin + TEXT_SLICE].tolist()
+                if paths is None:
+                    handle.write("".join(f"{key}\n" for key in keys))
+                else:
+                    counts = to_arrow(paths[begin:begin + TEXT_SLICE]).cast(pa.string()).to_pylist()
+                    handle.write("".join(f"{key}\t{count}\n"
+                                         for key, count in zip(keys, counts, strict=True)))
+
+
+def _read_lines(lines: Iterator[tuple[str, str | None]],
+                count_paths: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The job's output lines as positions and ``(n, 2)`` path count limbs (none unless counting).
+
+    Converted a slice at a time, so only one slice of the level is ever held as Python strings.
+    mrjob's `parse_output` leaves each line's newline on its last field.
+    """
+    positions, paths = [np.empty(0, dtype=np.uint64)], [np.empty((0, 2), dtype=np.uint64)]
+    while chunk := list(islice(lines, TEXT_SLICE)):
+        keys, counts = zip(*chunk, strict=True)
+        positions.append(np.array([int(key) for key in keys], dtype=np.uint64))
+        if count_paths:
+            paths.append(from_arrow(pa.array([count.rstrip() for count in counts]).cast(ARROW_TYPE)))
+    return np.concatenate(positions), np.concatenate(paths)
 
 
 def _no_conf_warning(record: logging.LogRecord) -> bool:
@@ -218,15 +282,3 @@ def _importable(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except ModuleNotFoundError:  # a parent package is missing
         return False
-
-
-def _level_job_class() -> type:
-    """Load jobs/level_job.py as a module, so that mrjob knows which file to ship to the tasks."""
-    if not JOB_SCRIPT.is_file():
-        raise UsageError(f"the mrjob engine runs {JOB_SCRIPT}, which is missing: use a pegsearch"
-                         " source checkout")
-    spec = importlib.util.spec_from_file_location("pegsearch_level_job", JOB_SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module.LevelJob
