@@ -39,6 +39,7 @@ def main() -> int:
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
            "PYSPARK_PYTHON": sys.executable, "SPARK_CONF_DIR": str(HERE / "spark-conf")}
     pegsearch = [sys.executable, "-m", "pegsearch.cli", "run", args.board]
+    load_before = os.getloadavg()
 
     walls = {"local": timed([*pegsearch, "--out", str(folder / "local")], env),
              "spark local[2]": timed([*pegsearch, "--engine", "spark", "--master", "local[2]",
@@ -59,6 +60,9 @@ def main() -> int:
     manifests = [json.loads((folder / name / "manifest.json").read_text())["levels"]
                  for name in ("local", "local2", "cluster")]
     report(args.board, walls, manifests)
+    # Spark's figures swing with other work on the machine: say how busy it was.
+    print(f"load average (1, 5, 15 min) before {', '.join(f'{x:.1f}' for x in load_before)},"
+          f" after {', '.join(f'{x:.1f}' for x in os.getloadavg())}; {os.cpu_count()} cores")
     print(f"runs kept in {folder}" if args.keep else f"runs in {folder} (remove when done)")
     return 0
 

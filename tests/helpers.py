@@ -11,7 +11,7 @@ import numpy as np
 from pegsearch.board import load_board
 from pegsearch.engines.local import LocalEngine
 from pegsearch.search import search
-from pegsearch.store import Identity, Run
+from pegsearch.store import Identity, Run, write_parts
 
 
 def pegsearch(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -26,6 +26,24 @@ def local_run(board: str, out: Path, start: tuple[int, ...] | None = None,
     loaded = load_board(board)
     identity = Identity(loaded, start or loaded.empty, "board" if reduced else "none")
     return search(identity, out, LocalEngine())
+
+
+def limbs(values: list[int]) -> np.ndarray:
+    """Exact integers as path-count limbs ``[low, high]``."""
+    return np.array([[v & (2**64 - 1), v >> 64] for v in values], dtype=np.uint64)
+
+
+def one_level_run(out: Path, engine: str, holes: list[int], paths: list[int]) -> Run:
+    """A counting run of triangle-5 whose level 0 holds the start positions of `holes` with the
+    given path counts: the way to make an engine add numbers near the limit without a huge board."""
+    board = load_board("triangle-5")
+    run = Run.create_or_resume(out, Identity(board, (holes[0],), count_paths=True), engine, {},
+                               resume=False)
+    positions = np.array([board.start_position((hole,)) for hole in holes], dtype=np.uint64)
+    staging = run.staging(0)
+    write_parts(staging, positions, limbs(paths))
+    run.commit_level(0, staging, 0.0)
+    return run
 
 
 def level_sets(run: Run) -> list[np.ndarray]:

@@ -23,8 +23,8 @@ from pegsearch.engines.local import LocalEngine
 from pegsearch.errors import UsageError
 from pegsearch.paths import LIMIT, PathCountOverflow, as_int
 from pegsearch.search import search
-from pegsearch.store import Identity, Run, read_paths, read_positions, write_parts
-from tests.helpers import level_sets, pegsearch
+from pegsearch.store import Identity, Run, read_paths, read_positions
+from tests.helpers import level_sets, one_level_run, pegsearch
 
 pytest.importorskip("mrjob")
 
@@ -113,20 +113,6 @@ def test_bad_batch_size_is_a_usage_error(batch_size: object) -> None:
         make_engine("mrjob", runner="inline", batch_size=batch_size)
 
 
-def one_level_run(out: Path, holes: list[int], paths: list[int]) -> Run:
-    """A counting run whose level 0 holds the given start positions with the given path counts:
-    the way to make the job add numbers near the limit without searching a huge board."""
-    board = load_board("triangle-5")
-    run = Run.create_or_resume(out, Identity(board, (holes[0],), count_paths=True), "mrjob", {},
-                               resume=False)
-    positions = np.array([board.start_position((hole,)) for hole in holes], dtype=np.uint64)
-    limbs = np.array([[count & (2**64 - 1), count >> 64] for count in paths], dtype=np.uint64)
-    staging = run.staging(0)
-    write_parts(staging, positions, limbs)
-    run.commit_level(0, staging, 0.0)
-    return run
-
-
 @pytest.mark.parametrize(("holes", "paths", "where"), [
     # Hole 1's two jumps are mirror images: one parent's children are summed in the mapper.
     ([1], [LIMIT // 2 + 1], "a path count exceeds"),
@@ -135,7 +121,7 @@ def one_level_run(out: Path, holes: list[int], paths: list[int]) -> Run:
 ])
 def test_a_path_count_past_the_limit_fails_never_wraps(holes: list[int], paths: list[int],
                                                        where: str, tmp_path: Path) -> None:
-    run = one_level_run(tmp_path / "run", holes, paths)
+    run = one_level_run(tmp_path / "run", "mrjob", holes, paths)
     with (make_engine("mrjob", runner="inline", batch_size=1) as engine,
           pytest.raises(PathCountOverflow, match=where)):
         engine.next_level(run, 0, run.staging(1))
@@ -143,7 +129,7 @@ def test_a_path_count_past_the_limit_fails_never_wraps(holes: list[int], paths: 
 
 def test_a_path_count_at_the_limit_is_kept_exactly(tmp_path: Path) -> None:
     """Holes 2 and 3 (mirror images) share both child signatures: each child's count is the sum."""
-    run = one_level_run(tmp_path / "run", [2, 3], [LIMIT // 2, LIMIT // 2 + 1])
+    run = one_level_run(tmp_path / "run", "mrjob", [2, 3], [LIMIT // 2, LIMIT // 2 + 1])
     staging = run.staging(1)
     with make_engine("mrjob", runner="inline", batch_size=1) as engine:
         engine.next_level(run, 0, staging)

@@ -13,10 +13,7 @@ from pegsearch.engines.local import LocalEngine
 from pegsearch.paths import LIMIT, PathCountOverflow, as_int, from_arrow, sum_by_signature, to_arrow
 from pegsearch.search import search
 from pegsearch.store import Identity
-
-
-def limbs(values: list[int]) -> np.ndarray:
-    return np.array([[v & (2**64 - 1), v >> 64] for v in values], dtype=np.uint64)
+from tests.helpers import limbs
 
 
 def test_sums_carry_past_64_bits_and_keep_exact() -> None:

@@ -1,6 +1,8 @@
 """The Spark engine: same levels as the local engine on local[2] and on a real standalone cluster.
 
-Fast tests use an in-process SparkSession on local[2] and the real CLI for the error paths. Slow tests
+Fast tests use an in-process SparkSession on local[2] and the real CLI for path counting and the
+error paths; path counts must match the local engine's position for position and Durango Bill's
+published totals, and a count too large to store must fail the level, never wrap. Slow tests
 start a real cluster (a master and workers on 127.0.0.1, free ports) with cluster/spark-cluster.sh,
 submit with spark-submit, and always stop the cluster again.
 """
@@ -25,11 +27,12 @@ import pytest
 pytest.importorskip("pyspark")
 
 from pegsearch.board import load_board
-from pegsearch.engines.spark import SparkEngine, level_set
-from pegsearch.errors import UsageError
+from pegsearch.engines.local import LocalEngine
+from pegsearch.engines.spark import TASK_ROWS, SparkEngine, level_set
+from pegsearch.paths import LIMIT, PathCountOverflow, as_int
 from pegsearch.search import search
-from pegsearch.store import Identity, Run, read_positions
-from tests.helpers import level_sets, local_run, pegsearch
+from pegsearch.store import Identity, Run, read_paths, read_positions
+from tests.helpers import level_sets, local_run, one_level_run, pegsearch
 
 ROOT = Path(__file__).resolve().parents[1]
 CLUSTER_SCRIPT = ROOT / "cluster" / "spark-cluster.sh"
@@ -39,11 +42,21 @@ BIN = Path(sys.executable).parent  # spark-submit and spark-class of this enviro
 ERROR_SECONDS = 30  # an error must arrive well before this
 
 
+def paths_by_position(run: Run, level: int) -> dict[int, int]:
+    positions, paths = run.read_level(level), run.read_level_paths(level)
+    return {p: as_int(row) for p, row in zip(positions.tolist(), paths, strict=True)}
+
+
 def assert_same_levels(run: Run, reference: Run) -> None:
-    """Every level of `run` equals the reference's position for position."""
+    """Every level of `run` equals the reference's position for position (and path count for path
+    count when both runs count paths)."""
     assert [r["states"] for r in run.levels] == [r["states"] for r in reference.levels]
     for mine, theirs in zip(level_sets(run), level_sets(reference), strict=True):
         np.testing.assert_array_equal(mine, theirs)
+    if run.count_paths and reference.count_paths:
+        assert [r["paths"] for r in run.levels] == [r["paths"] for r in reference.levels]
+        for level in range(len(run.levels)):
+            assert paths_by_position(run, level) == paths_by_position(reference, level), level
 
 
 # ----- local[2], in process
@@ -55,6 +68,9 @@ def test_local2_levels_equal_local_engine(tmp_path: Path) -> None:
     assert spark_run.status == "complete"
     assert_same_levels(spark_run, local_run("triangle-6", tmp_path / "local"))
     for level in range(len(spark_run.levels)):
+        if level and spark_run.levels[level - 1]["states"] <= TASK_ROWS:
+            # A small level is one reduce task, so one part file, not one per default partition.
+            assert len(spark_run.level_files(level)) == 1, f"level {level}"
         parts = [read_positions([f]) for f in spark_run.level_files(level)]
         for part in parts:
             assert np.all(part[1:] > part[:-1]), f"level {level}: a part is not sorted"
@@ -62,12 +78,22 @@ def test_local2_levels_equal_local_engine(tmp_path: Path) -> None:
         assert len(np.unique(together)) == len(together), f"level {level}: parts overlap"
 
 
-def test_level_set_sorts_parts_as_unsigned(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def engine() -> Iterator[SparkEngine]:
+    """One local[2] session for the tests below that drive the engine a level at a time.
+
+    Tests that run whole searches in this process (search() starts and stops its own session)
+    must come before the first test that uses this fixture.
+    """
+    with SparkEngine("local[2]") as started:
+        yield started
+
+
+def test_level_set_sorts_parts_as_unsigned(engine: SparkEngine, tmp_path: Path) -> None:
     """64-hole boards set bit 63: such positions are negative int64 but must sort last."""
     values = [5, -1, 3, -(1 << 63), 5, (1 << 63) - 1, -1, 0]
-    with SparkEngine("local[2]") as engine:
-        children = engine.spark.createDataFrame([(v,) for v in values], "position long")
-        level_set(children).write.parquet(str(tmp_path / "level"))
+    children = engine.spark.createDataFrame([(v,) for v in values], "position long")
+    level_set(children).write.parquet(str(tmp_path / "level"))
     parts = [read_positions([f]) for f in sorted((tmp_path / "level").glob("part-*.parquet"))]
     for part in parts:
         assert np.all(part[1:] > part[:-1])
@@ -76,11 +102,57 @@ def test_level_set_sorts_parts_as_unsigned(tmp_path: Path) -> None:
     np.testing.assert_array_equal(together, expected)
 
 
-def test_count_paths_is_refused(tmp_path: Path) -> None:
+@pytest.fixture
+def batch_rows(engine: SparkEngine) -> Iterator[None]:
+    """Parents one per Arrow batch, so that two parents' children meet only in the JVM's sum."""
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    before = engine.spark.conf.get(key)
+    engine.spark.conf.set(key, "1")
+    yield
+    engine.spark.conf.set(key, before)
+
+
+def test_a_path_count_at_the_limit_is_kept_exactly(engine: SparkEngine, batch_rows: None,
+                                                   tmp_path: Path) -> None:
+    """Holes 2 and 3 (mirror images) share both child signatures: each child's count is the
+    JVM's sum of two, exactly 10**38 - 1, written as decimal(38, 0) and read back by the store."""
+    run = one_level_run(tmp_path / "run", "spark", [2, 3], [LIMIT // 2, LIMIT // 2 + 1])
+    staging = run.staging(1)
+    engine.next_level(run, 0, staging)
+    parts = sorted(staging.glob("part-*.parquet"))
+    positions, paths = read_positions(parts), read_paths(parts)
+    assert len(positions) == 2
+    assert [as_int(row) for row in paths] == [LIMIT, LIMIT]
+
+
+@pytest.mark.parametrize(("holes", "paths", "where"), [
+    # Hole 1's two jumps are mirror images: one parent's children are summed in the Python worker.
+    ([1], [LIMIT // 2 + 1], "in a map task"),
+    # Holes 2 and 3, one per batch, share their children: the counts meet in the JVM's sum.
+    ([2, 3], [LIMIT // 2, LIMIT // 2 + 2], "in Spark's sum"),
+])
+def test_a_path_count_past_the_limit_fails_never_wraps(engine: SparkEngine, batch_rows: None,
+                                                       holes: list[int], paths: list[int],
+                                                       where: str, tmp_path: Path) -> None:
+    run = one_level_run(tmp_path / "run", "spark", holes, paths)
+    with pytest.raises(PathCountOverflow, match=rf"level 1: a path count exceeds .*\({where}\)"):
+        engine.next_level(run, 0, run.staging(1))
+
+
+def test_cli_counts_paths_like_local_engine_and_durango_bill(published: dict,
+                                                            tmp_path: Path) -> None:
+    out = tmp_path / "spark"
+    result = pegsearch("run", "triangle-5", "--engine", "spark", "--master", "local[2]",
+                       "--count-paths", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    run = Run.open(out)
     board = load_board("triangle-5")
-    identity = Identity(board, board.empty, count_paths=True)
-    with pytest.raises(UsageError, match="does not count paths yet"):
-        search(identity, tmp_path / "run", SparkEngine("local[2]"))
+    reference = search(Identity(board, board.empty, count_paths=True), tmp_path / "local",
+                       LocalEngine())
+    assert_same_levels(run, reference)
+    assert run.levels[-1]["pegs"] == 1
+    bill = published["triangle5_solutions"]["by_start_hole"][str(board.empty[0])]
+    assert int(run.levels[-1]["paths"]) == bill
 
 
 # ----- errors through the real CLI

@@ -15,6 +15,7 @@ from pegsearch.board import load_board, shipped_boards
 from pegsearch.codec import render
 from pegsearch.engines import ENGINES, Engine, make_engine
 from pegsearch.errors import UsageError
+from pegsearch.paths import PathCountOverflow
 from pegsearch.plot import board_strip, check_picture_path, level_plot
 from pegsearch.report import (
     bench_table,
@@ -43,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"pegsearch: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except PathCountOverflow as exc:
+        print(f"pegsearch: error: {exc}; the levels before it are kept", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("pegsearch: interrupted; completed levels are kept (resume with --resume)",
               file=sys.stderr)

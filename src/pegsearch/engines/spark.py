@@ -1,10 +1,16 @@
-"""The Spark engine: one Spark job per level, the shared kernel in the map, deduplication in the JVM.
+"""The Spark engine: one Spark job per level, the shared kernel in the map, the reduce in the JVM.
 
 Per-row Python costs 0.2-0.7 M rows/s here, so positions cross into Python only as Arrow record
-batches, each handed whole to `expand`; the shuffle and the dedup (`distinct`) stay on the JVM side.
+batches, each handed whole to `expand`; the shuffle and the reduce (`distinct`, or a `sum` of path
+counts by position) stay on the JVM side.
 Each level is read back from the run directory rather than kept as a DataFrame, so lineage is one
 level long: a lost executor costs at most the current level, and the driver's commit and resume work
 as for every other engine. One SparkSession serves the whole run, because starting one takes seconds.
+
+A level's fixed cost is kept to one Spark job of two stages: the schema is given (no job to read
+footers), the shuffle is sized to the level before it runs (a small level is one task, not 200
+merged afterwards by adaptive execution, whose extra planning jobs it also saves), and the Python
+workers stay alive between levels so the kernel is imported and loaded from numba's cache once.
 
 Every way this can fail before real work starts (no Java, no master, no executors, executors that do
 not share the run directory) is checked up front and reported as one line within a bounded time.
@@ -24,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+from pyspark.errors import ArithmeticException, PythonException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.util import InheritableThread
@@ -31,10 +38,19 @@ from pyspark.util import InheritableThread
 from pegsearch.codec import Codec
 from pegsearch.errors import UsageError
 from pegsearch.expand import deduplicate, expand
+from pegsearch.paths import LIMIT, PATHS, PathCountOverflow, from_arrow, sum_by_signature, to_arrow
 from pegsearch.store import POSITION, Run
 
-SCHEMA = f"{POSITION} long"
-BATCH_ROWS = 1 << 18  # parents per Arrow batch: large enough that the kernel call cost vanishes
+# A level file's columns; decimal(38, 0) is paths.ARROW_TYPE, which the JVM sums exactly.
+SCHEMAS = {False: f"{POSITION} long", True: f"{POSITION} long, {PATHS} decimal(38, 0)"}
+# Parents per Arrow batch. The batch is also the combiner's reach (repeats are dropped, or path
+# counts summed, within a batch before the rows go back to the JVM), so it is large: about 1 M
+# parents make about 10 M children, some 100-200 MB in the Python worker at the peak.
+BATCH_ROWS = 1 << 20
+# Shuffle partitions per level: one per TASK_ROWS parents, at most one per core, unless a partition
+# would pass MAX_TASK_ROWS. A small level is then one task, and a big one spreads over every core.
+TASK_ROWS = 1 << 15
+MAX_TASK_ROWS = 1 << 22
 CONNECT_SECONDS = 5  # to open a TCP connection to a spark:// master
 PROBE_SECONDS = 120  # for the cluster to run its first tasks (executors start, register, run)
 
@@ -85,7 +101,18 @@ class SparkEngine:
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(BATCH_ROWS))
                    # Spark already runs one task per core: the kernel must not add threads.
-                   .config("spark.executorEnv.NUMBA_NUM_THREADS", "1"))
+                   .config("spark.executorEnv.NUMBA_NUM_THREADS", "1")
+                   # Each level sizes its own shuffle (see _partitions); adaptive execution would
+                   # only add a planning job per level to merge partitions that are right already.
+                   .config("spark.sql.adaptive.enabled", "false")
+                   # A Python worker imports the kernel and loads it from numba's cache once (about
+                   # a second); reused workers pay that once per run instead of once per task.
+                   .config("spark.python.worker.reuse", "true")
+                   # An overflowing sum of path counts must fail the level, never become null.
+                   .config("spark.sql.ansi.enabled", "true")
+                   # The driver commits a level by its part files; no _SUCCESS marker to write.
+                   .config("spark.hadoop.mapreduce.fileoutputcommitter.marksuccessfuljobs",
+                           "false"))
         if self.master or not submitted:
             builder = builder.master(master)
         if not submitted:  # the JVM starts with this session: give it quiet logs
@@ -105,15 +132,28 @@ class SparkEngine:
             self.spark = None
 
     def next_level(self, run: Run, level: int, staging: Path) -> None:
-        if run.count_paths:
-            raise UsageError("the spark engine does not count paths yet")
         assert self.spark is not None, "next_level outside `with engine:`"
         self._check_shared(run.path.resolve())
-        codec = run.codec()
-        parents = self.spark.read.parquet(*[f.resolve().as_uri() for f in run.level_files(level)])
-        children = parents.mapInArrow(partial(_expand_batches, codec), SCHEMA)
-        level_set(children).write.mode("append").option("compression", "zstd").parquet(
-            staging.resolve().as_uri())
+        schema = SCHEMAS[run.count_paths]
+        self.spark.conf.set("spark.sql.shuffle.partitions",
+                            str(self._partitions(run.levels[level]["states"])))
+        parents = self.spark.read.schema(schema).parquet(
+            *[f.resolve().as_uri() for f in run.level_files(level)])
+        children = parents.mapInArrow(partial(_expand_batches, run.codec()), schema)
+        try:
+            level_set(children).write.mode("append").option("compression", "zstd").parquet(
+                staging.resolve().as_uri())
+        except ArithmeticException:  # the JVM's sum, in ANSI mode
+            raise _overflow(level + 1, "in Spark's sum") from None
+        except PythonException as exc:  # a batch's own sum; only its text names the Python error
+            if PathCountOverflow.__name__ in str(exc):
+                raise _overflow(level + 1, "in a map task") from None
+            raise
+
+    def _partitions(self, parents: int) -> int:
+        """Shuffle partitions for the level made from `parents` positions (see TASK_ROWS)."""
+        cores = self.spark.sparkContext.defaultParallelism
+        return max(min(cores, -(-parents // TASK_ROWS)), -(-parents // MAX_TASK_ROWS), 1)
 
     def _check_shared(self, folder: Path) -> None:
         """Show that executors read and write `folder` exactly where this driver does.
@@ -121,10 +161,11 @@ class SparkEngine:
         Without this, executors on machines that do not share the folder would fail deep inside a
         job, or worse, commit their parts somewhere the driver never looks and leave a level empty.
         Running the probe also proves the cluster gives us executors at all, within PROBE_SECONDS.
+        It runs once per run directory, before the first level.
         """
-        if folder in self._shared:
-            return
         spark_context = self.spark.sparkContext
+        if folder in self._shared or spark_context.master.startswith("local"):
+            return  # local[N]: the executor is this machine's driver JVM, which sees what we see
         probe = folder / f".spark-probe-{uuid.uuid4().hex}"
         probe.mkdir()
         token = uuid.uuid4().hex
@@ -180,24 +221,47 @@ class SparkEngine:
 
 
 def level_set(children: DataFrame) -> DataFrame:
-    """The reduce step: each signature once, partitions disjoint (hashed) and each sorted as uint64.
+    """The reduce step: each signature once (with its paths summed when the children carry them),
+    partitions disjoint (hashed) and each sorted as uint64.
 
-    Bit 63 set means negative as int64 but largest as unsigned: those rows go last, then by value.
+    The sum of decimal(38, 0) is decimal(38, 0); in ANSI mode (set by the engine) a sum past
+    10**38 - 1 fails the task instead of becoming null. Bit 63 set means negative as int64 but
+    largest as unsigned, so the sort key is the position with bit 63 flipped: signed order of the
+    key is unsigned order of the position, and one long key lets Spark radix-sort on it.
     """
-    return children.distinct().sortWithinPartitions(F.col(POSITION) < 0, POSITION)
+    if PATHS in children.columns:
+        reduced = children.groupBy(POSITION).agg(F.sum(PATHS).alias(PATHS))
+    else:
+        reduced = children.distinct()
+    return reduced.sortWithinPartitions(F.col(POSITION).bitwiseXOR(F.lit(-(1 << 63))))
 
 
 def _expand_batches(codec: Codec, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """The map step, in a Python worker: a batch of parents in, their distinct children out.
 
-    Dropping repeats within the batch is a free combiner: fewer rows go back through Arrow.
+    With path counts, each parent's count goes to every one of its children (a jump sequence to
+    the parent plus one jump), and a child's counts are summed. Reducing within the batch is a free
+    combiner: fewer rows go back through Arrow and the JVM's shuffle.
     """
     for batch in batches:
         # A writable copy: numba compiles (and caches) a separate kernel for read-only arrays.
         parents = np.array(batch.column(0).to_numpy(), dtype=np.int64).view(np.uint64)
-        children, _ = expand(codec, parents)
-        distinct = deduplicate(children).view(np.int64)
-        yield pa.RecordBatch.from_arrays([pa.array(distinct, type=pa.int64())], names=[POSITION])
+        children, fanout = expand(codec, parents)
+        if batch.num_columns == 1:
+            keys, paths = deduplicate(children), None
+        else:
+            keys, paths = sum_by_signature(
+                children, np.repeat(from_arrow(batch.column(1)), fanout, axis=0))
+        columns = {POSITION: pa.array(keys.view(np.int64), type=pa.int64())}
+        if paths is not None:
+            columns[PATHS] = to_arrow(paths)
+        yield pa.RecordBatch.from_pydict(columns)
+
+
+def _overflow(level: int, where: str) -> PathCountOverflow:
+    """The error for a level whose path counts do not fit the decimal(38, 0) column."""
+    return PathCountOverflow(f"level {level}: a path count exceeds {LIMIT:.3e}, the largest a"
+                             f" level stores ({where})")
 
 
 def _visit_probe(probe: str, token: str, index: int,
