@@ -1,9 +1,10 @@
 """The benchmark: whole searches timed in child processes, so CPU time and peak memory are exact.
 
 Each search runs as `pegsearch run` in a fresh process and is reaped with `os.wait4`, whose resource
-usage gives the process's own CPU seconds and peak resident memory (for engines that start helper
-processes, such as a Spark JVM, those are counted only when the search process waits for them; a
-cluster's executors run elsewhere and are not counted). Each figure is the median of the repeats.
+usage gives the CPU seconds and peak resident memory of that process and of the children it waited
+for (mrjob's task processes). The Spark engine's JVM and Python workers are not waited for, and a
+cluster's executors run elsewhere, so for Spark only the wall time is a whole figure; its CPU and
+memory columns are left empty. Each figure is the median of the repeats.
 """
 
 from __future__ import annotations
@@ -35,10 +36,18 @@ class Measurement:
     peak_mb: float
 
     @property
+    def whole(self) -> bool:
+        """Whether CPU and memory cover all the work (not so for Spark: see the module notes)."""
+        return self.engine != "spark"
+
+    @property
     def states_per_cpu_second(self) -> float:
         return self.states / self.cpu_seconds if self.cpu_seconds else 0.0
 
     def as_json(self) -> dict:
+        if not self.whole:
+            return {**asdict(self), "cpu_seconds": None, "peak_mb": None,
+                    "states_per_cpu_second": None}
         return {**asdict(self), "states_per_cpu_second": round(self.states_per_cpu_second)}
 
 

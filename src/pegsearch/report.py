@@ -106,8 +106,10 @@ def _level_document(record: dict) -> dict:
 def bench_table(figures: list[Measurement]) -> str:
     """One row per board and engine: medians of wall and CPU seconds, states, rate, peak memory."""
     rows = [("board", "engine", "runs", "wall s", "CPU s", "states", "states/CPU-s", "peak MB")]
-    rows += [(f.board, f.engine, str(f.repeats), f"{f.wall_seconds:.2f}", f"{f.cpu_seconds:.2f}",
-              f"{f.states:,}", f"{f.states_per_cpu_second:,.0f}", f"{f.peak_mb:,.0f}")
+    rows += [(f.board, f.engine, str(f.repeats), f"{f.wall_seconds:.2f}",
+              f"{f.cpu_seconds:.2f}" if f.whole else "-", f"{f.states:,}",
+              f"{f.states_per_cpu_second:,.0f}" if f.whole else "-",
+              f"{f.peak_mb:,.0f}" if f.whole else "-")
              for f in figures]
     return aligned(rows)
 

@@ -1,0 +1,29 @@
+"""`pegsearch bench`: whole searches measured in child processes."""
+
+from __future__ import annotations
+
+import json
+
+from tests.helpers import pegsearch
+
+
+def test_bench_measures_each_board_and_passes_run_options(published: dict) -> None:
+    result = pegsearch("bench", "--boards", "triangle-5", "--repeat", "2", "--json", "--", "--raw")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    [figures] = document["results"]
+    assert figures["states"] == published["triangle5_raw_per_level"]["totals"]["1"]
+    assert (figures["board"], figures["engine"], figures["repeats"]) == ("triangle-5", "local", 2)
+    assert figures["wall_seconds"] > 0 and figures["cpu_seconds"] > 0 and figures["peak_mb"] > 10
+    assert "cores" in document["machine"]
+
+
+def test_bench_table_and_errors() -> None:
+    table = pegsearch("bench", "--boards", "triangle-5", "--repeat", "1").stdout.splitlines()
+    assert table[0].startswith("machine: ")
+    assert table[1].split() == ["board", "engine", "runs", "wall", "s", "CPU", "s", "states",
+                                "states/CPU-s", "peak", "MB"]
+    assert table[2].split()[:3] == ["triangle-5", "local", "1"]
+    unknown = pegsearch("bench", "--boards", "nope")
+    assert unknown.returncode == 2 and "unknown board 'nope'" in unknown.stderr
+    assert pegsearch("bench", "--repeat", "0").returncode == 2
