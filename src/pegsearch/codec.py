@@ -47,14 +47,12 @@ class Codec:
         return out
 
     @classmethod
-    def for_board(cls, board: Board, reduced: bool = True,
-                  group: tuple[tuple[int, ...], ...] | None = None) -> Codec:
-        """Tables for `group` (default: the board's whole group, or the identity when not reduced)."""
+    def for_board(cls, board: Board, group: tuple[tuple[int, ...], ...] | None = None) -> Codec:
+        """Tables for `group`, a tuple of hole permutations (default: the board's whole group)."""
         bit = [np.uint64(1) << np.uint64(h - 1) for h in range(1, board.holes + 1)]
         need = np.array([bit[j.start - 1] | bit[j.over - 1] for j in board.jumps], dtype=np.uint64)
         free = np.array([bit[j.to - 1] for j in board.jumps], dtype=np.uint64)
-        if group is None:
-            group = board.symmetries if reduced else board.symmetries[:1]
+        group = board.symmetries if group is None else group
         nbytes = (board.holes + 7) // 8
         tables = np.zeros((len(group), nbytes, 256), dtype=np.uint64)
         values = np.arange(256, dtype=np.uint64)
