@@ -26,6 +26,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
+from pegsearch.analysis import winnable_counts
 from pegsearch.board import load_board
 from pegsearch.engines.local import LocalEngine
 from pegsearch.engines.spark import TASK_ROWS, SparkEngine, level_set
@@ -153,6 +154,24 @@ def test_cli_counts_paths_like_local_engine_and_durango_bill(published: dict,
     assert run.levels[-1]["pegs"] == 1
     bill = published["triangle5_solutions"]["by_start_hole"][str(board.empty[0])]
     assert int(run.levels[-1]["paths"]) == bill
+    # The run was made on Spark, so `counts --winnable` walks it back on Spark; the walk in this
+    # process (--engine local) is the second computation.
+    on_spark = pegsearch("counts", str(out), "--winnable", "--json")
+    in_process = pegsearch("counts", str(out), "--winnable", "--engine", "local", "--json")
+    assert on_spark.returncode == 0, on_spark.stderr
+    spark_counts = [level["winnable"] for level in json.loads(on_spark.stdout)["levels"]]
+    assert spark_counts == [level["winnable"] for level in json.loads(in_process.stdout)["levels"]]
+    assert spark_counts[0] == 1 and spark_counts[-1] == run.levels[-1]["states"]
+
+
+def test_backward_walk_on_spark_equals_the_walk_in_process(engine: SparkEngine,
+                                                         tmp_path: Path) -> None:
+    run = local_run("triangle-6", tmp_path / "run", start=(4,))
+    for finish in (None, 4, 13):
+        in_process = winnable_counts(run, finish)
+        assert winnable_counts(run, finish, engine.winnable_parents) == in_process
+        if finish is None:
+            assert in_process[0] == 1 and min(in_process) > 0  # triangle-6 is solvable from 4
 
 
 # ----- errors through the real CLI

@@ -98,23 +98,35 @@ def targets(run: Run, finish: int | None = None) -> np.ndarray:
     return final[contains(wanted, final)]
 
 
-def winnable_sets(run: Run, goal: np.ndarray, chunk: int = CHUNK) -> Iterator[tuple[int, np.ndarray]]:
+WinnableStep = Callable[[Run, int, np.ndarray], np.ndarray]
+
+
+def winnable_sets(run: Run, goal: np.ndarray,
+                  step: WinnableStep | None = None) -> Iterator[tuple[int, np.ndarray]]:
     """Walk the levels backwards: yield (level, its positions from which `goal` can be reached).
 
-    `goal` is a sorted subset of the last level. Memory holds one level's winnable set, the next
-    level's, and one part file of the level being walked with one chunk's children.
+    `goal` is a sorted subset of the last level. Each step is a semi-join of a level with the next
+    level's winnable set: `step` (an engine's, run where the engine runs) or, by default, here with
+    the shared kernel (`winnable_parents`).
     """
-    codec = run.codec()
+    step = step or winnable_parents
     last = len(run.levels) - 1
     winnable = np.sort(goal)
     yield last, winnable
     for level in range(last - 1, -1, -1):
-        if len(winnable) == 0:
-            yield level, winnable
-            continue
-        kept = [_parents_reaching(codec, parents, winnable) for parents in _chunks(run, level, chunk)]
-        winnable = np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.uint64)
+        if len(winnable):
+            winnable = step(run, level, winnable)
         yield level, winnable
+
+
+def winnable_parents(run: Run, level: int, winnable: np.ndarray, chunk: int = CHUNK) -> np.ndarray:
+    """The positions of `level` with a child in `winnable`, sorted; computed in this process.
+
+    Memory holds the two winnable sets and one part file of the level with one chunk's children.
+    """
+    codec = run.codec()
+    kept = [parents_reaching(codec, parents, winnable) for parents in _chunks(run, level, chunk)]
+    return np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.uint64)
 
 
 def _chunks(run: Run, level: int, chunk: int) -> Iterator[np.ndarray]:
@@ -125,8 +137,8 @@ def _chunks(run: Run, level: int, chunk: int) -> Iterator[np.ndarray]:
             yield positions[begin:begin + chunk]
 
 
-def _parents_reaching(codec: Codec, parents: np.ndarray, winnable: np.ndarray) -> np.ndarray:
-    """The parents with at least one child whose signature is in `winnable`."""
+def parents_reaching(codec: Codec, parents: np.ndarray, winnable: np.ndarray) -> np.ndarray:
+    """The parents with at least one child whose signature is in `winnable` (sorted ascending)."""
     children, fanout = expand(codec, parents)
     hits = np.zeros(len(children) + 1, dtype=np.int64)
     np.cumsum(contains(winnable, children), out=hits[1:])
@@ -134,10 +146,11 @@ def _parents_reaching(codec: Codec, parents: np.ndarray, winnable: np.ndarray) -
     return parents[hits[ends] - hits[ends - fanout] > 0]
 
 
-def winnable_counts(run: Run, finish: int | None = None) -> list[int]:
+def winnable_counts(run: Run, finish: int | None = None,
+                    step: WinnableStep | None = None) -> list[int]:
     """Per level, how many stored positions can still be played down to one peg (on `finish`)."""
     counts = [0] * len(run.levels)
-    for level, winnable in winnable_sets(run, targets(run, finish)):
+    for level, winnable in winnable_sets(run, targets(run, finish), step):
         counts[level] = len(winnable)
     return counts
 

@@ -13,7 +13,7 @@ from pegsearch.analysis import exact_per_hole, finishes, orbit, solve, winnable_
 from pegsearch.bench import machine, measure
 from pegsearch.board import load_board, shipped_boards
 from pegsearch.codec import render
-from pegsearch.engines import ENGINES, Engine, make_engine
+from pegsearch.engines import ENGINES, Engine, engine_class, make_engine
 from pegsearch.errors import UsageError
 from pegsearch.paths import PathCountOverflow
 from pegsearch.plot import board_strip, check_picture_path, level_plot
@@ -86,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="add, per level, the positions that can still be played down to one peg")
     counts.add_argument("--finish", type=int, metavar="HOLE",
                         help="with --winnable: down to one peg on this hole")
+    counts.add_argument("--engine", choices=sorted(ENGINES),
+                        help="with --winnable: the engine that walks the levels back (default: the"
+                             " one that made the run, where it can; else in this process)")
+    counts.add_argument("--master", "--spark-master", dest="master", metavar="URL",
+                        help="with --winnable --engine spark: the master (default: the run's)")
     counts.add_argument("--plot", type=Path, metavar="FILE.png",
                         help="draw states (and winnable states) per level, log scale, into FILE")
     counts.set_defaults(handler=command_counts)
@@ -179,7 +184,9 @@ def command_counts(args: argparse.Namespace) -> int:
     if (args.winnable or args.plot) and run.status != "complete":
         raise UsageError(f"{run.path} is an incomplete run ({run.status}): finish it with --resume"
                          " before asking for winnable positions or a plot")
-    winnable = winnable_counts(run, args.finish) if args.winnable else None
+    if (args.engine or args.master) and not args.winnable:
+        raise UsageError("--engine and --master apply to --winnable: pass it too")
+    winnable = _winnable(run, args) if args.winnable else None
     _print_run(run, args.json, winnable, finish_classes=True)
     if winnable is not None and not args.json:
         print(f"winnable: {_winnable_meaning(run, args.finish)}")
@@ -188,6 +195,19 @@ def command_counts(args: argparse.Namespace) -> int:
                    [r["states"] for r in run.levels], winnable,
                    "winnable" if args.finish is None else f"winnable to hole {args.finish}")
     return 0
+
+
+def _winnable(run: Run, args: argparse.Namespace) -> list[int]:
+    """Winnable counts, walked back by the chosen engine if it can (a cluster run on its cluster)."""
+    name = args.engine or run.manifest["engine"]
+    if not hasattr(engine_class(name), "winnable_parents"):
+        if args.master:
+            raise UsageError(f"--master does not apply to the {name} engine")
+        return winnable_counts(run, args.finish)
+    recorded = run.manifest["options"].get("master") if name == run.manifest["engine"] else None
+    engine = make_engine(name, master=args.master or recorded)
+    with engine:
+        return winnable_counts(run, args.finish, engine.winnable_parents)
 
 
 def _winnable_meaning(run: Run, finish: int | None) -> str:

@@ -1,9 +1,11 @@
 """Engines: the ways a level is computed. They differ in how positions move, never in what a level holds.
 
 Every engine turns the complete level k of a run into the part files of level k + 1, written into a
-staging folder the driver gives it; the driver commits, checksums and decides when to stop. Engines
-are imported only when asked for, so a missing optional dependency (pyspark, mrjob) costs nothing
-until it is used and then fails with one clear line.
+staging folder the driver gives it; the driver commits, checksums and decides when to stop. An
+engine may also offer `winnable_parents(run, level, winnable)`, one step of the backward walk
+(see analysis.winnable_sets), so a cluster run is walked back on the cluster; the others are walked
+in process. Engines are imported only when asked for, so a missing optional dependency (pyspark,
+mrjob) costs nothing until it is used and then fails with one clear line.
 """
 
 from __future__ import annotations
@@ -39,11 +41,8 @@ class Engine(Protocol):
         ...
 
 
-def make_engine(name: str, **settings: object) -> Engine:
-    """Build the named engine from the settings given on the command line (None = not given).
-
-    Unknown names, settings the engine does not take and missing optional packages are user errors.
-    """
+def engine_class(name: str) -> type:
+    """The named engine's class, imported now; unknown names and missing packages are user errors."""
     if name not in ENGINES:
         raise UsageError(f"unknown engine '{name}': use one of {', '.join(ENGINES)}")
     module_name, class_name = ENGINES[name].split(":")
@@ -52,10 +51,16 @@ def make_engine(name: str, **settings: object) -> Engine:
     except ImportError as exc:
         raise UsageError(f"the {name} engine needs the package '{exc.name}': install it with"
                          f" pip install 'pegsearch[{name}]'") from None
-    engine_class = getattr(module, class_name)
+    return getattr(module, class_name)
+
+
+def make_engine(name: str, **settings: object) -> Engine:
+    """Build the named engine from the settings given on the command line (None = not given);
+    a setting the engine does not take is a user error."""
+    chosen = engine_class(name)
     given = {key: value for key, value in settings.items() if value is not None}
-    foreign = sorted(set(given) - set(engine_class.SETTINGS))
+    foreign = sorted(set(given) - set(chosen.SETTINGS))
     if foreign:
         flag = "--" + foreign[0].replace("_", "-")
         raise UsageError(f"{flag} does not apply to the {name} engine")
-    return engine_class(**given)
+    return chosen(**given)

@@ -30,11 +30,13 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+from pyspark.broadcast import Broadcast
 from pyspark.errors import ArithmeticException, PythonException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.util import InheritableThread
 
+from pegsearch.analysis import parents_reaching
 from pegsearch.codec import Codec
 from pegsearch.errors import UsageError
 from pegsearch.expand import deduplicate, expand
@@ -150,6 +152,25 @@ class SparkEngine:
                 raise _overflow(level + 1, "in a map task") from None
             raise
 
+    def winnable_parents(self, run: Run, level: int, winnable: np.ndarray) -> np.ndarray:
+        """One step of the backward walk as a Spark job: a broadcast semi-join of the level with
+        the next level's winnable set (sorted, shipped once to each executor), kept parents back.
+
+        Executors expand their Arrow batches with the shared kernel and keep a parent when a child's
+        signature is in the set; only the kept parents, at most one level, return to the driver.
+        """
+        assert self.spark is not None, "winnable_parents outside `with engine:`"
+        shared = self.spark.sparkContext.broadcast(winnable)
+        try:
+            parents = self.spark.read.schema(SCHEMAS[False]).parquet(
+                *[f.resolve().as_uri() for f in run.level_files(level)])
+            kept = parents.mapInArrow(partial(_winnable_batches, run.codec(), shared),
+                                      SCHEMAS[False]).toArrow()
+        finally:
+            shared.unpersist()
+        positions = kept.column(POSITION).to_numpy().astype(np.int64, copy=False).view(np.uint64)
+        return np.sort(positions)
+
     def _partitions(self, parents: int) -> int:
         """Shuffle partitions for the level made from `parents` positions (see TASK_ROWS)."""
         cores = self.spark.sparkContext.defaultParallelism
@@ -234,6 +255,15 @@ def level_set(children: DataFrame) -> DataFrame:
     else:
         reduced = children.distinct()
     return reduced.sortWithinPartitions(F.col(POSITION).bitwiseXOR(F.lit(-(1 << 63))))
+
+
+def _winnable_batches(codec: Codec, shared: Broadcast,
+                      batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """A Python worker's share of the semi-join: the parents of each batch that reach `shared`."""
+    for batch in batches:
+        parents = np.array(batch.column(0).to_numpy(), dtype=np.int64).view(np.uint64)
+        kept = parents_reaching(codec, parents, shared.value).view(np.int64)
+        yield pa.RecordBatch.from_arrays([pa.array(kept, type=pa.int64())], names=[POSITION])
 
 
 def _expand_batches(codec: Codec, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
