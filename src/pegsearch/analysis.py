@@ -18,7 +18,7 @@ from pegsearch.board import Board, Jump
 from pegsearch.codec import Codec
 from pegsearch.expand import expand
 from pegsearch.paths import as_int
-from pegsearch.store import Run, read_positions
+from pegsearch.store import Run, iter_level
 
 CHUNK = 1 << 20
 Permutation = tuple[int, ...]
@@ -125,16 +125,9 @@ def winnable_parents(run: Run, level: int, winnable: np.ndarray, chunk: int = CH
     Memory holds the two winnable sets and one part file of the level with one chunk's children.
     """
     codec = run.codec()
-    kept = [parents_reaching(codec, parents, winnable) for parents in _chunks(run, level, chunk)]
+    kept = [parents_reaching(codec, parents, winnable)
+            for parents, _ in iter_level(run.level_files(level), chunk)]
     return np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.uint64)
-
-
-def _chunks(run: Run, level: int, chunk: int) -> Iterator[np.ndarray]:
-    """A level's positions, one part file at a time, in slices of at most `chunk`."""
-    for part in run.level_files(level):
-        positions = read_positions([part])
-        for begin in range(0, len(positions), chunk):
-            yield positions[begin:begin + chunk]
 
 
 def parents_reaching(codec: Codec, parents: np.ndarray, winnable: np.ndarray) -> np.ndarray:

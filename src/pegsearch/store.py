@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,7 @@ FORMAT = 1
 POSITION = "position"
 PART_ROWS = 1 << 22
 STAGING_SUFFIX = ".staging"
+NO_PATHS = np.empty((0, 2), dtype=np.uint64)
 
 
 SYMMETRY_MODES = ("board", "start", "none")
@@ -119,12 +121,28 @@ def write_parts(folder: Path, positions: np.ndarray, paths: np.ndarray | None = 
     write_part(folder / "part-00000.parquet", positions, paths)
 
 
+def positions_of(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A `position` column (int64 bits) as uint64 positions."""
+    return column.to_numpy().astype(np.int64, copy=False).view(np.uint64)
+
+
 def read_positions(files: list[Path]) -> np.ndarray:
     """All positions of the given part files, as one uint64 array in file order."""
-    arrays = [pq.read_table(f, columns=[POSITION]).column(0).to_numpy() for f in files]
+    arrays = [positions_of(pq.read_table(f, columns=[POSITION]).column(0)) for f in files]
     if not arrays:
         return np.empty(0, dtype=np.uint64)
-    return np.concatenate(arrays).astype(np.int64, copy=False).view(np.uint64)
+    return np.concatenate(arrays)
+
+
+def iter_level(files: list[Path], rows: int,
+               with_paths: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Stream part files in batches of at most `rows`: positions and path-count limbs (``(0, 2)``
+    when not asked for), so a level larger than memory can be walked."""
+    columns = [POSITION, PATHS] if with_paths else [POSITION]
+    for file in files:
+        for batch in pq.ParquetFile(file).iter_batches(batch_size=rows, columns=columns):
+            paths = paths_from_arrow(batch.column(1)) if with_paths else NO_PATHS
+            yield positions_of(batch.column(0)), paths
 
 
 def read_paths(files: list[Path]) -> np.ndarray:

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from pegsearch.codec import Codec
 from pegsearch.expand import signatures
 from pegsearch.paths import PATHS, from_arrow, total
-from pegsearch.store import POSITION, Run, level_name, sha256_of
+from pegsearch.store import POSITION, Run, level_name, positions_of, sha256_of
 
 _POPCOUNT = np.array([bin(value).count("1") for value in range(256)], dtype=np.uint8)
 
@@ -95,7 +95,7 @@ def _check_level(run: Run, index: int, codec: Codec,
 
 
 def _positions(table: pa.Table) -> np.ndarray:
-    return table.column(POSITION).to_numpy().astype(np.int64, copy=False).view(np.uint64)
+    return positions_of(table.column(POSITION))
 
 
 def _check_part(path: Path, entry: dict, where: str, run: Run, index: int, codec: Codec,

@@ -11,22 +11,19 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-import pyarrow.parquet as pq
 
 from pegsearch.codec import Codec
 from pegsearch.errors import UsageError
 from pegsearch.expand import deduplicate, expand, fanout
-from pegsearch.paths import PATHS, from_arrow, sum_by_signature
+from pegsearch.paths import sum_by_signature
 from pegsearch.shuffle import Shuffle
-from pegsearch.store import POSITION, Run, write_part
+from pegsearch.store import NO_PATHS, Run, iter_level, write_part
 
 DEFAULT_BUDGET_CAP = 4 << 30
-NO_PATHS = np.empty((0, 2), dtype=np.uint64)
 # Bytes held per child while a chunk is mapped: the child, its scatter copy and partition id, and
 # with path counts its spread limbs and their copy.
 MAP_BYTES = {False: 24, True: 56}
@@ -82,15 +79,15 @@ class LocalEngine:
     def next_level(self, run: Run, level: int, staging: Path) -> None:
         codec = run.codec()
         files = run.level_files(level)
-        parents = sum(f["rows"] for f in run.levels[level]["files"])
-        children = sum(int(fanout(codec, keys).sum()) for keys, _ in _batches(files, 1 << 22, False))
+        parents = run.levels[level]["states"]
+        children = sum(int(fanout(codec, keys).sum()) for keys, _ in iter_level(files, 1 << 22))
         per_child = MAP_BYTES[run.count_paths]
         chunk = self.chunk or max(1 << 14, int(self.budget / 4 / per_child * parents
                                                / max(children, 1)))
         shuffle = Shuffle(self._bits(children * per_child), staging / "spill", self.budget // 2)
         try:
             with ThreadPoolExecutor(self.workers) as pool:
-                for keys, paths in _batches(files, chunk, run.count_paths):
+                for keys, paths in iter_level(files, chunk, run.count_paths):
                     self._map(codec, keys, paths, shuffle, pool)
                 tasks = [pool.submit(_reduce_partition, shuffle, p, staging, run.count_paths)
                          for p in range(shuffle.partitions)]
@@ -132,12 +129,3 @@ def _reduce(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarra
     if len(values):
         return sum_by_signature(keys, values)
     return deduplicate(keys), values
-
-
-def _batches(files: list[Path], rows: int, with_paths: bool) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Stream a level's positions (and path counts) in batches of at most `rows`."""
-    columns = [POSITION, PATHS] if with_paths else [POSITION]
-    for file in files:
-        for batch in pq.ParquetFile(file).iter_batches(batch_size=rows, columns=columns):
-            keys = batch.column(0).to_numpy().astype(np.int64, copy=False).view(np.uint64)
-            yield keys, from_arrow(batch.column(1)) if with_paths else NO_PATHS

@@ -41,7 +41,7 @@ from pegsearch.codec import Codec
 from pegsearch.errors import UsageError
 from pegsearch.expand import deduplicate, expand
 from pegsearch.paths import LIMIT, PATHS, PathCountOverflow, from_arrow, sum_by_signature, to_arrow
-from pegsearch.store import POSITION, Run
+from pegsearch.store import POSITION, Run, positions_of
 
 # A level file's columns; decimal(38, 0) is paths.ARROW_TYPE, which the JVM sums exactly.
 SCHEMAS = {False: f"{POSITION} long", True: f"{POSITION} long, {PATHS} decimal(38, 0)"}
@@ -168,8 +168,7 @@ class SparkEngine:
                                       SCHEMAS[False]).toArrow()
         finally:
             shared.unpersist()
-        positions = kept.column(POSITION).to_numpy().astype(np.int64, copy=False).view(np.uint64)
-        return np.sort(positions)
+        return np.sort(positions_of(kept.column(POSITION)))
 
     def _partitions(self, parents: int) -> int:
         """Shuffle partitions for the level made from `parents` positions (see TASK_ROWS)."""
