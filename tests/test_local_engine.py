@@ -1,4 +1,4 @@
-"""The local engine's shuffle: many partitions, many chunks and spills give the same levels."""
+"""The local engine's partitioned reduce: many partitions, chunks and passes give the same levels."""
 
 from __future__ import annotations
 
@@ -16,21 +16,21 @@ from tests.helpers import level_sets, pegsearch
 
 
 @pytest.mark.parametrize("count_paths", [False, True])
-def test_spilling_engine_matches_the_in_memory_engine(count_paths: bool, tmp_path: Path) -> None:
+def test_many_passes_match_one_pass(count_paths: bool, tmp_path: Path) -> None:
     identity = Identity(load_board("triangle-6"), (4,), count_paths=count_paths)
     whole = search(identity, tmp_path / "whole", LocalEngine())
-    engine = LocalEngine(memory=2_000_000, chunk=2000)
-    spilled = search(identity, tmp_path / "spilled", engine)
-    assert max(len(r["files"]) for r in spilled.levels) >= 8  # many partitions were used
-    assert engine.spilled_bytes > 0
-    for a, b in zip(level_sets(whole), level_sets(spilled), strict=True):
+    engine = LocalEngine(memory=40_000, chunk=500)  # tables of about 10 kB: several passes a level
+    passes = search(identity, tmp_path / "passes", engine)
+    assert max(len(r["files"]) for r in passes.levels) >= 4  # a part per pass at least
+    assert engine.passes >= len(passes.levels) + 4
+    for a, b in zip(level_sets(whole), level_sets(passes), strict=True):
         assert np.array_equal(a, b)
-    assert [r.get("paths") for r in whole.levels] == [r.get("paths") for r in spilled.levels]
+    assert [r.get("paths") for r in whole.levels] == [r.get("paths") for r in passes.levels]
 
 
 def test_parts_are_sorted_and_disjoint(tmp_path: Path) -> None:
     run = search(Identity(load_board("triangle-6"), (1,)), tmp_path / "r",
-                 LocalEngine(memory=2_000_000, chunk=2000))
+                 LocalEngine(memory=40_000, chunk=500))
     for level in range(len(run.levels)):
         seen = []
         for file in run.level_files(level):

@@ -9,8 +9,9 @@ import pyarrow as pa
 import pytest
 
 from pegsearch.board import load_board
+from pegsearch.dedup import distinct
 from pegsearch.engines.local import LocalEngine
-from pegsearch.paths import LIMIT, PathCountOverflow, as_int, from_arrow, sum_by_signature, to_arrow
+from pegsearch.paths import LIMIT, PathCountOverflow, as_int, from_arrow, to_arrow
 from pegsearch.search import search
 from pegsearch.store import Identity
 from tests.helpers import limbs
@@ -19,7 +20,7 @@ from tests.helpers import limbs
 def test_sums_carry_past_64_bits_and_keep_exact() -> None:
     keys = np.array([9, 2, 9, 2, 9], dtype=np.uint64)
     values = [2**64 - 1, 7, 2**64 + 5, 1, 3 * 2**70]
-    out_keys, sums = sum_by_signature(keys, limbs(values))
+    out_keys, sums = distinct(keys, limbs(values))
     assert out_keys.tolist() == [2, 9]
     assert [as_int(row) for row in sums] == [8, 2**64 - 1 + 2**64 + 5 + 3 * 2**70]
 
@@ -27,8 +28,8 @@ def test_sums_carry_past_64_bits_and_keep_exact() -> None:
 def test_overflow_never_passes_silently() -> None:
     keys = np.array([1, 1], dtype=np.uint64)
     with pytest.raises(PathCountOverflow):
-        sum_by_signature(keys, limbs([LIMIT, 1]))
-    assert as_int(sum_by_signature(keys, limbs([LIMIT - 1, 1]))[1][0]) == LIMIT
+        distinct(keys, limbs([LIMIT, 1]))
+    assert as_int(distinct(keys, limbs([LIMIT - 1, 1]))[1][0]) == LIMIT
 
 
 def test_arrow_decimal_round_trip() -> None:

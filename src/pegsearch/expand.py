@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 from pegsearch.codec import Codec
+from pegsearch.dedup import distinct, partition_of
 
 _BYTE = np.uint64(0xFF)
 _EIGHT = np.uint64(8)
@@ -30,58 +31,133 @@ def _signature(position, tables):
     return best
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _legal(p, need, flip):
+    """How many jumps are legal in position p (see `_children_of` for the test)."""
+    count = 0
+    for j in range(need.shape[0]):
+        count += (p & flip[j]) == need[j]
+    return count
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _fanout(positions, need, free):
+def _fanout(positions, need, flip):
     counts = np.empty(positions.shape[0], dtype=np.int64)
     for i in numba.prange(positions.shape[0]):
-        p = positions[i]
-        n = 0
-        for j in range(need.shape[0]):
-            if (p & need[j]) == need[j] and (p & free[j]) == 0:
-                n += 1
-        counts[i] = n
+        counts[i] = _legal(positions[i], need, flip)
     return counts
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _children(positions, offsets, need, free, flip_images, tables):
-    """Each child's signature, from its parent's images rather than from scratch.
+@numba.njit(cache=True, nogil=True, inline="always")
+def _children_of(p, need, flip, flip_images, tables, legal, images, out, k):
+    """Write the signatures of position p's children into out[k:]; returns how many.
 
     A symmetry is linear over XOR, so the image of child ``p ^ flip[j]`` under g is
     ``image_g(p) ^ image_g(flip[j])``: a parent's images are made once (a table read per byte and
     symmetry), then every child costs one XOR and one comparison per symmetry. The legal jumps are
     first listed without branching, which keeps the processor's branch predictor out of the loop.
-    Parents are split into blocks so each thread allocates its scratch arrays once.
+    A jump is legal when its three holes read peg, peg, empty: ``p & flip == need``, one AND and
+    one comparison. `legal` and `images` are the caller's scratch arrays (one per thread).
     """
+    count = 0
+    for j in range(need.shape[0]):
+        legal[count] = j
+        count += (p & flip[j]) == need[j]
+    for g in range(tables.shape[0]):
+        image = np.uint64(0)
+        rest = p
+        for byte in range(tables.shape[1]):
+            image |= tables[g, byte, rest & _BYTE]
+            rest >>= _EIGHT
+        images[g] = image
+    for t in range(count):
+        j = legal[t]
+        best = images[0] ^ flip_images[j, 0]
+        for g in range(1, tables.shape[0]):
+            candidate = images[g] ^ flip_images[j, g]
+            best = candidate if candidate < best else best
+        out[k + t] = best
+    return count
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _children(positions, offsets, need, flip, flip_images, tables):
+    """Every child's signature, in parent order (parents split into blocks, one scratch each)."""
     out = np.empty(offsets[-1], dtype=np.uint64)
-    n, groups, jumps = positions.shape[0], tables.shape[0], need.shape[0]
+    n = positions.shape[0]
     blocks = min(n, 1024)
     size = (n + blocks - 1) // max(blocks, 1)
     for block in numba.prange(blocks):
-        images = np.empty(groups, dtype=np.uint64)
-        legal = np.empty(jumps, dtype=np.int64)
+        images = np.empty(tables.shape[0], dtype=np.uint64)
+        legal = np.empty(need.shape[0], dtype=np.int64)
         for i in range(block * size, min(n, (block + 1) * size)):
-            p = positions[i]
-            count = 0
-            for j in range(jumps):
-                legal[count] = j
-                count += ((p & need[j]) == need[j]) & ((p & free[j]) == 0)
-            for g in range(groups):
-                image = np.uint64(0)
-                rest = p
-                for byte in range(tables.shape[1]):
-                    image |= tables[g, byte, rest & _BYTE]
-                    rest >>= _EIGHT
-                images[g] = image
-            k = offsets[i]
-            for t in range(count):
-                j = legal[t]
-                best = images[0] ^ flip_images[j, 0]
-                for g in range(1, groups):
-                    candidate = images[g] ^ flip_images[j, g]
-                    best = candidate if candidate < best else best
-                out[k + t] = best
+            _children_of(positions[i], need, flip, flip_images, tables, legal, images, out,
+                         offsets[i])
     return out
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _block_fanout(positions, need, flip, size):
+    """Children per block of `size` parents, as offsets (one more than there are blocks)."""
+    n = positions.shape[0]
+    blocks = (n + size - 1) // size
+    offsets = np.zeros(blocks + 1, dtype=np.int64)
+    for b in numba.prange(blocks):
+        total = 0
+        for i in range(b * size, min(n, (b + 1) * size)):
+            total += _legal(positions[i], need, flip)
+        offsets[b + 1] = total
+    for b in range(blocks):
+        offsets[b + 1] += offsets[b]
+    return offsets
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tables, pbits, lo, hi,
+                   out, out_paths):
+    """Children of each block of parents, written grouped by partition within the block's stretch.
+
+    Block b's children land in ``out[offsets[b]:offsets[b + 1]]``, partition ``lo + q``'s share at
+    ``bounds[b, q]:bounds[b, q + 1]``; children of partitions outside ``[lo, hi)`` are dropped.
+    A block's children are first made into a scratch array (in cache), then counted and placed.
+    `out` and `out_paths` are the caller's, at least as long as there are children.
+    """
+    n, blocks, width = positions.shape[0], offsets.shape[0] - 1, hi - lo
+    counted = paths.shape[0] > 0
+    bounds = np.zeros((blocks, width + 1), dtype=np.int64)
+    for b in numba.prange(blocks):
+        images = np.empty(tables.shape[0], dtype=np.uint64)
+        legal = np.empty(need.shape[0], dtype=np.int64)
+        made = offsets[b + 1] - offsets[b]
+        scratch = np.empty(made, dtype=np.uint64)
+        parent = np.empty(made if counted else 0, dtype=np.int64)
+        target = np.empty(made, dtype=np.int64)
+        k = 0
+        for i in range(b * size, min(n, (b + 1) * size)):
+            count = _children_of(positions[i], need, flip, flip_images, tables, legal, images,
+                                 scratch, k)
+            if counted:
+                parent[k:k + count] = i
+            k += count
+        cursor = np.zeros(width + 1, dtype=np.int64)
+        for t in range(made):
+            q = partition_of(scratch[t], pbits) - lo
+            target[t] = q if 0 <= q < width else -1
+            if target[t] >= 0:
+                cursor[q + 1] += 1
+        cursor[0] = offsets[b]
+        for q in range(width):
+            cursor[q + 1] += cursor[q]
+        bounds[b, :] = cursor
+        for t in range(made):
+            q = target[t]
+            if q >= 0:
+                out[cursor[q]] = scratch[t]
+                if counted:
+                    out_paths[cursor[q], 0] = paths[parent[t], 0]
+                    out_paths[cursor[q], 1] = paths[parent[t], 1]
+                cursor[q] += 1
+    return out, out_paths, bounds
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -99,7 +175,7 @@ def signatures(codec: Codec, positions: np.ndarray) -> np.ndarray:
 
 def fanout(codec: Codec, positions: np.ndarray) -> np.ndarray:
     """How many legal jumps each position has (int64, one per position)."""
-    return _fanout(np.ascontiguousarray(positions, dtype=np.uint64), codec.need, codec.free)
+    return _fanout(np.ascontiguousarray(positions, dtype=np.uint64), codec.need, codec.flip)
 
 
 def expand(codec: Codec, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -109,20 +185,60 @@ def expand(codec: Codec, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     a value carried by each parent (a path count) is spread over its children with ``np.repeat``.
     """
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
-    counts = _fanout(positions, codec.need, codec.free)
+    counts = _fanout(positions, codec.need, codec.flip)
     offsets = np.zeros(positions.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    children = _children(positions, offsets, codec.need, codec.free, codec.flip_images,
+    children = _children(positions, offsets, codec.need, codec.flip, codec.flip_images,
                          codec.tables)
     return children, counts
 
 
-def deduplicate(signatures: np.ndarray) -> np.ndarray:
-    """The distinct signatures, sorted ascending as unsigned integers (sorts in place)."""
-    signatures.sort()
-    if signatures.shape[0] == 0:
-        return signatures
-    keep = np.empty(signatures.shape[0], dtype=bool)
-    keep[0] = True
-    np.not_equal(signatures[1:], signatures[:-1], out=keep[1:])
-    return signatures[keep]
+class Scratch:
+    """Memory reused from one kernel call to the next (fresh memory costs a page fault per 4 KiB,
+    a few ns a child)."""
+
+    def __init__(self) -> None:
+        self.words = np.empty(0, dtype=np.uint64)
+
+    def take(self, count: int) -> np.ndarray:
+        """`count` uint64 words, the same memory as last time when it is large enough."""
+        if len(self.words) < count:
+            self.words = np.empty(count + count // 4, dtype=np.uint64)
+        return self.words[:count]
+
+
+# Parents per block of the routed kernel: its children (a few thousand) fit a core's cache. Wide
+# passes take larger blocks, so a (block, partition) stretch holds a few children, not a fraction.
+BLOCK = 512
+
+
+def expand_routed(codec: Codec, positions: np.ndarray, paths: np.ndarray, pbits: int, lo: int,
+                  hi: int, scratch: Scratch | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Children of `positions` routed to partitions ``[lo, hi)`` of ``2**pbits``, for `Tables.add`.
+
+    The map and the shuffle in one pass over the parents: each block of parents makes its children
+    in cache and writes them straight into its partitions' stretches, carrying each parent's path
+    count (``paths``, or ``(0, 2)`` when not counted). Returns children, their path counts, and
+    the bounds of every (block, partition) stretch.
+
+    The children live in `scratch` when given (valid until its next use): a caller that expands
+    many chunks reuses one, which spares the kernel the page faults of fresh memory.
+    """
+    positions = np.ascontiguousarray(positions, dtype=np.uint64)
+    size = max(BLOCK, 2 * (hi - lo))
+    offsets = _block_fanout(positions, codec.need, codec.flip, size)
+    made = int(offsets[-1])
+    words = 3 if paths.shape[0] else 1
+    into = (scratch or Scratch()).take(made * words)
+    out = into[:made]
+    out_paths = into[made:made * words].reshape(-1, 2)
+    return _expand_routed(positions, paths, offsets, size, codec.need, codec.flip,
+                          codec.flip_images, codec.tables, np.uint64(pbits), lo, hi, out, out_paths)
+
+
+def expand_distinct(codec: Codec, positions: np.ndarray,
+                    paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct children of a batch, sorted, with path counts summed: map and combine in one
+    call, for engines that hand the kernel one batch at a time (the mrjob and Spark mappers)."""
+    return distinct(*expand_routed(codec, positions, paths, 0, 0, 1))

@@ -88,24 +88,25 @@ class LevelJob(MRJob):
         after which the buffer is emptied."""
         import numpy as np
 
-        from pegsearch.expand import deduplicate, expand
+        from pegsearch.expand import expand_distinct
+        from pegsearch.store import NO_PATHS
 
         if not self.positions:
             return
-        children, fanout = expand(self.codec, np.array(self.positions, dtype=np.uint64))
+        parents = np.array(self.positions, dtype=np.uint64)
         texts, self.positions, self.paths = self.paths, [], []
         if not self.options.count_paths:
-            for signature in deduplicate(children).tolist():
+            for signature in expand_distinct(self.codec, parents, NO_PATHS)[0].tolist():
                 yield str(signature), None
             return
         import pyarrow as pa
 
-        from pegsearch.paths import ARROW_TYPE, from_arrow, sum_by_signature, to_arrow
+        from pegsearch.paths import ARROW_TYPE, from_arrow, to_arrow
 
         # Text to limbs and back through Arrow's decimal128: no Python object per child on the way
         # in, and a count too large for decimal(38, 0) is refused by the cast.
-        paths = from_arrow(pa.array(texts, pa.string()).cast(ARROW_TYPE))
-        keys, sums = sum_by_signature(children, np.repeat(paths, fanout, axis=0))
+        paths = np.ascontiguousarray(from_arrow(pa.array(texts, pa.string()).cast(ARROW_TYPE)))
+        keys, sums = expand_distinct(self.codec, parents, paths)
         yield from zip(map(str, keys.tolist()), to_arrow(sums).cast(pa.string()).to_pylist(),
                        strict=True)
 

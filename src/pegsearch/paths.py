@@ -31,36 +31,20 @@ def ones(count: int) -> np.ndarray:
     return paths
 
 
-@numba.njit(cache=True, nogil=True)
-def _segment_sums(keys, order, values):
-    """Sum `values[order]` over runs of equal `keys[order]`; returns keys, sums, overflow flag."""
-    n = order.shape[0]
-    out_keys = np.empty(n, dtype=np.uint64)
-    out = np.zeros((n, 2), dtype=np.uint64)
-    m = -1
-    overflow = False
-    for i in range(n):
-        j = order[i]
-        if m < 0 or keys[j] != out_keys[m]:
-            m += 1
-            out_keys[m] = keys[j]
-        low = out[m, 0] + values[j, 0]
-        carry = np.uint64(1) if low < out[m, 0] else np.uint64(0)
-        high = out[m, 1] + values[j, 1] + carry
-        if high < out[m, 1] or high > _LIMIT_HIGH or (high == _LIMIT_HIGH and low > _LIMIT_LOW):
-            overflow = True
-        out[m, 0] = low
-        out[m, 1] = high
-    return out_keys[:m + 1], out[:m + 1], overflow
+@numba.njit(cache=True, nogil=True, inline="always")
+def add_limbs(sums, j, values, k):
+    """Add path count row k of `values` into row j of `sums`; True when the sum passes LIMIT."""
+    low = sums[j, 0] + values[k, 0]
+    carry = np.uint64(1) if low < sums[j, 0] else np.uint64(0)
+    high = sums[j, 1] + values[k, 1] + carry
+    overflow = high < sums[j, 1] or high > _LIMIT_HIGH or (high == _LIMIT_HIGH and low > _LIMIT_LOW)
+    sums[j, 0] = low
+    sums[j, 1] = high
+    return overflow
 
 
-def sum_by_signature(signatures: np.ndarray, paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct signatures, sorted as unsigned, each with the sum of its path counts."""
-    order = np.argsort(signatures, kind="stable")
-    keys, sums, overflow = _segment_sums(signatures, order, paths)
-    if overflow:
-        raise PathCountOverflow(f"a path count exceeds {LIMIT:.3e}, the largest a level stores")
-    return keys, sums
+def overflow_message() -> str:
+    return f"a path count exceeds {LIMIT:.3e}, the largest a level stores"
 
 
 def to_arrow(paths: np.ndarray) -> pa.Array:

@@ -15,6 +15,7 @@ import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -216,9 +217,13 @@ class Run:
         return Identity(self.board, self.start, self.manifest.get("symmetry", "board"),
                         self.count_paths)
 
-    def codec(self) -> Codec:
-        """The kernel's tables for this run's board and symmetry group."""
+    @cached_property
+    def _codec(self) -> Codec:
         return self.identity.codec()
+
+    def codec(self) -> Codec:
+        """The kernel's tables for this run's board and symmetry group (made once per run)."""
+        return self._codec
 
     def describe(self) -> str:
         return self.identity.describe()

@@ -1,10 +1,13 @@
 """The local engine: MapReduce on one machine, in process, on every core, within a memory budget.
 
-Map: the compiled kernel expands a chunk of the parent level (streamed from its part files).
-Shuffle: children go to hash partitions (see shuffle.py), reduced per chunk first (the combiner) and
-spilled to disk when the held pieces pass the budget. Reduce: each partition is sorted and stripped
-of repeats (or its path counts summed) on its own thread and written as one part file. A level that
-fits in memory never touches the disk before its part files; one that does not still completes.
+Map and shuffle in one step: the compiled kernel expands a chunk of the parent level (streamed from
+its part files) and writes each child straight into its hash partition's stretch
+(expand.expand_routed). Reduce: every partition's hash table drops repeats, or sums path counts, as
+the chunks arrive (dedup.Tables), so only distinct positions are held, never every child. A level
+whose distinct positions outgrow the budget is made in several passes over the parents, each
+keeping its own range of partitions: the map is paid again, but nothing is spilled, so disk use is
+the part files alone. Each pass ends by draining its partitions, sorted, into part files, written on
+every core.
 """
 
 from __future__ import annotations
@@ -14,23 +17,25 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import numpy as np
-
-from pegsearch.codec import Codec
+from pegsearch.dedup import Tables, table_bits
 from pegsearch.errors import UsageError
-from pegsearch.expand import deduplicate, expand, fanout
-from pegsearch.paths import sum_by_signature
-from pegsearch.shuffle import Shuffle
-from pegsearch.store import NO_PATHS, Run, iter_level, write_part
+from pegsearch.expand import Scratch, expand_routed
+from pegsearch.store import PART_ROWS, Run, iter_level, write_part
 
 DEFAULT_BUDGET_CAP = 4 << 30
-# Bytes held per child while a chunk is mapped: the child, its scatter copy and partition id, and
-# with path counts its spread limbs and their copy.
-MAP_BYTES = {False: 24, True: 56}
-# A partition is reduced with about three copies of itself in memory (pieces, concatenation, sort).
-REDUCE_COPIES = 3
-# At most 1024 partitions (part files) per level: past that, files cost more than they save.
-MAX_BITS = 10
+# The share of the budget for a chunk's routed children. Large chunks matter: a partition's table
+# stays in cache only while it takes many children at once, so chunks should dwarf the tables.
+MAPPING_SHARE = 4
+# Bytes per routed child (with path counts), and a generous guess at children per parent as a
+# fraction of the board's jumps, to turn that share into parents per chunk.
+CHILD_BYTES = {False: 10, True: 28}
+FANOUT_SHARE = 4
+# Slots a partition's table aims at: 32 KiB of keys, so probes hit a core's cache.
+TABLE_SLOTS = 1 << 12
+# At most 16384 partitions: past that, the per-block routing bookkeeping costs more than it saves.
+MAX_PBITS = 14
+# Below this many positions a pass writes a single part file.
+SMALL_PART = 1 << 16
 
 
 def parse_size(text: str) -> int:
@@ -51,21 +56,42 @@ def default_budget() -> int:
     return min(DEFAULT_BUDGET_CAP, total // 4)
 
 
+def expected_states(run: Run, level: int) -> int:
+    """A guess at the size of level `level + 1` from the growth of the last two levels.
+
+    It only sizes the first tables and plans the passes; a wrong guess costs a table doubling (too
+    low) or some empty slots (too high), never a wrong count.
+    """
+    states = run.levels[level]["states"]
+    if level == 0:
+        return max(1, states * len(run.board.jumps))
+    growth = states / max(1, run.levels[level - 1]["states"])
+    return max(1, int(states * max(growth, 1.0)))
+
+
+def partition_bits(expected: int, workers: int) -> int:
+    """Partitions (as a power of two): tables near TABLE_SLOTS, and enough to keep cores busy."""
+    bits = 0
+    while bits < MAX_PBITS and (expected >> bits > TABLE_SLOTS // 2 or 1 << bits < 4 * workers):
+        bits += 1
+    return bits
+
+
 class LocalEngine:
-    """Computes each level in this process (numba threads for the map, a thread per partition)."""
+    """Computes each level in this process (numba threads for map and reduce, a thread per part)."""
 
     name = "local"
     SETTINGS = ("memory",)
 
     def __init__(self, memory: str | int | None = None, chunk: int | None = None) -> None:
-        """`memory` is a size as written on the command line, or bytes (tests force spills)."""
+        """`memory` is a size as written on the command line, or bytes (tests force many passes)."""
         if memory is None:
             self.budget = default_budget()
         else:
             self.budget = memory if isinstance(memory, int) else parse_size(memory)
         self.chunk = chunk
         self.workers = os.cpu_count() or 1
-        self.spilled_bytes = 0  # over the engine's life: how much went through spill files
+        self.passes = 0  # over the engine's life: passes over parent levels (one per level at best)
 
     def __enter__(self) -> LocalEngine:
         return self
@@ -79,53 +105,40 @@ class LocalEngine:
     def next_level(self, run: Run, level: int, staging: Path) -> None:
         codec = run.codec()
         files = run.level_files(level)
-        parents = run.levels[level]["states"]
-        children = sum(int(fanout(codec, keys).sum()) for keys, _ in iter_level(files, 1 << 22))
-        per_child = MAP_BYTES[run.count_paths]
-        chunk = self.chunk or max(1 << 14, int(self.budget / 4 / per_child * parents
-                                               / max(children, 1)))
-        shuffle = Shuffle(self._bits(children * per_child), staging / "spill", self.budget // 2)
-        try:
-            with ThreadPoolExecutor(self.workers) as pool:
+        expected = expected_states(run, level)
+        pbits = partition_bits(expected, self.workers)
+        parts = 1 << pbits
+        per_partition = table_bits(-(-expected // parts))
+        slot_bytes = Tables.slot_bytes(run.count_paths)
+        mapping = self.budget // MAPPING_SHARE
+        fanout = max(1, len(run.board.jumps) // FANOUT_SHARE)
+        chunk = self.chunk or max(1 << 12, mapping // (CHILD_BYTES[run.count_paths] * fanout))
+        arena = self.budget - mapping
+        scratch = Scratch()
+        written, lo = 0, 0
+        with ThreadPoolExecutor(self.workers) as pool:
+            while lo < parts:
+                width = min(parts - lo, max(1, arena // ((1 << per_partition) * slot_bytes)))
+                tables = Tables(pbits, lo, width, per_partition, run.count_paths, arena)
                 for keys, paths in iter_level(files, chunk, run.count_paths):
-                    self._map(codec, keys, paths, shuffle, pool)
-                tasks = [pool.submit(_reduce_partition, shuffle, p, staging, run.count_paths)
-                         for p in range(shuffle.partitions)]
-                for task in tasks:
-                    task.result()
-        finally:
-            self.spilled_bytes += shuffle.spilled_bytes
-            shuffle.close()
+                    tables.add(*expand_routed(codec, keys, paths, pbits, tables.lo, tables.hi,
+                                              scratch))
+                written = self._write(tables, staging, written, run.count_paths, pool)
+                lo = tables.hi
+                self.passes += 1
+                del tables
 
-    def _bits(self, level_bytes: int) -> int:
-        """Partitions (as a power of two) so that `workers` partitions reduce within the budget."""
-        bits = 1 if self.workers > 1 else 0
-        while (level_bytes >> bits) * REDUCE_COPIES * self.workers > self.budget and bits < MAX_BITS:
-            bits += 1
-        return bits
+    def _write(self, tables: Tables, staging: Path, written: int, counted: bool,
+               pool: ThreadPoolExecutor) -> int:
+        """Drain the pass's partitions into part files numbered from `written`; returns the next."""
+        rows = int(tables.filled.sum())
+        groups = 1 if rows < SMALL_PART else max(self.workers, -(-rows // PART_ROWS))
+        groups = min(groups, tables.width)
+        edges = [tables.width * g // groups for g in range(groups + 1)]
 
-    def _map(self, codec: Codec, keys: np.ndarray, paths: np.ndarray, shuffle: Shuffle,
-             pool: ThreadPoolExecutor) -> None:
-        """Expand one chunk of parents, route the children and combine each partition's share."""
-        children, counts = expand(codec, keys)
-        spread = np.repeat(paths, counts, axis=0) if len(paths) else NO_PATHS
-        pieces = shuffle.scatter(children, spread)
-        del children, spread
-        combined = pool.map(lambda piece: _reduce(*piece), pieces)
-        for partition, (part_keys, part_values) in enumerate(combined):
-            shuffle.add(partition, part_keys, part_values)
+        def write(g: int) -> None:
+            keys, values = tables.drain(edges[g], edges[g + 1])
+            write_part(staging / f"part-{written + g:05d}.parquet", keys, values if counted else None)
 
-
-def _reduce_partition(shuffle: Shuffle, partition: int, staging: Path, with_paths: bool) -> None:
-    """The final reduce of one partition, written as its part file."""
-    keys, values, reduced = shuffle.take(partition)
-    if not reduced:
-        keys, values = _reduce(keys, values)
-    write_part(staging / f"part-{partition:05d}.parquet", keys, values if with_paths else None)
-
-
-def _reduce(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The reduce step on one partition: distinct signatures, or signatures with summed paths."""
-    if len(values):
-        return sum_by_signature(keys, values)
-    return deduplicate(keys), values
+        list(pool.map(write, range(groups)))
+        return written + groups

@@ -32,10 +32,10 @@ from mrjob.conf import find_mrjob_conf, load_opts_from_mrjob_confs
 from mrjob.fs.hadoop import HadoopFilesystem
 from mrjob.step import StepFailedException
 
+from pegsearch.dedup import distinct
 from pegsearch.errors import UsageError
-from pegsearch.expand import deduplicate
 from pegsearch.level_job import BATCH_SIZE, LevelJob
-from pegsearch.paths import ARROW_TYPE, from_arrow, sum_by_signature, to_arrow
+from pegsearch.paths import ARROW_TYPE, from_arrow, to_arrow
 from pegsearch.store import Run, level_name, read_paths, read_positions, write_parts
 
 RUNNERS = ("inline", "local", "spark", "hadoop", "emr", "dataproc")
@@ -120,10 +120,8 @@ class MRJobEngine:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         # The reducers' lines are distinct already; this puts them in the sorted order of a part.
-        if run.count_paths:
-            write_parts(staging, *sum_by_signature(children, paths))
-        else:
-            write_parts(staging, deduplicate(children))
+        keys, sums = distinct(children, paths)
+        write_parts(staging, keys, sums if run.count_paths else None)
 
     def _job_args(self, search: Path, inputs: Path, folder: Path, count_paths: bool) -> list[str]:
         """The job's command line: runner, board file, what is counted, input folder and where

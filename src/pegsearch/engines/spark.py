@@ -1,7 +1,7 @@
 """The Spark engine: one Spark job per level, the shared kernel in the map, the reduce in the JVM.
 
 Per-row Python costs 0.2-0.7 M rows/s here, so positions cross into Python only as Arrow record
-batches, each handed whole to `expand`; the shuffle and the reduce (`distinct`, or a `sum` of path
+batches, each handed whole to `expand_distinct`; the shuffle and the reduce (`distinct`, or a `sum` of path
 counts by position) stay on the JVM side.
 Each level is read back from the run directory rather than kept as a DataFrame, so lineage is one
 level long: a lost executor costs at most the current level, and the driver's commit and resume work
@@ -39,9 +39,9 @@ from pyspark.util import InheritableThread
 from pegsearch.analysis import parents_reaching
 from pegsearch.codec import Codec
 from pegsearch.errors import UsageError
-from pegsearch.expand import deduplicate, expand
-from pegsearch.paths import LIMIT, PATHS, PathCountOverflow, from_arrow, sum_by_signature, to_arrow
-from pegsearch.store import POSITION, Run, positions_of
+from pegsearch.expand import expand_distinct
+from pegsearch.paths import LIMIT, PATHS, PathCountOverflow, from_arrow, to_arrow
+from pegsearch.store import NO_PATHS, POSITION, Run, positions_of
 
 # A level file's columns; decimal(38, 0) is paths.ARROW_TYPE, which the JVM sums exactly.
 SCHEMAS = {False: f"{POSITION} long", True: f"{POSITION} long, {PATHS} decimal(38, 0)"}
@@ -275,15 +275,12 @@ def _expand_batches(codec: Codec, batches: Iterator[pa.RecordBatch]) -> Iterator
     for batch in batches:
         # A writable copy: numba compiles (and caches) a separate kernel for read-only arrays.
         parents = np.array(batch.column(0).to_numpy(), dtype=np.int64).view(np.uint64)
-        children, fanout = expand(codec, parents)
-        if batch.num_columns == 1:
-            keys, paths = deduplicate(children), None
-        else:
-            keys, paths = sum_by_signature(
-                children, np.repeat(from_arrow(batch.column(1)), fanout, axis=0))
+        counted = batch.num_columns > 1
+        paths = np.ascontiguousarray(from_arrow(batch.column(1))) if counted else NO_PATHS
+        keys, sums = expand_distinct(codec, parents, paths)
         columns = {POSITION: pa.array(keys.view(np.int64), type=pa.int64())}
-        if paths is not None:
-            columns[PATHS] = to_arrow(paths)
+        if counted:
+            columns[PATHS] = to_arrow(sums)
         yield pa.RecordBatch.from_pydict(columns)
 
 

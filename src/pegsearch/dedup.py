@@ -1,0 +1,258 @@
+"""The reduce without a comparison sort: repeats dropped in hash tables that stay in cache.
+
+A level's children go to hash partitions (`partition_of`: the top bits of a multiplicative hash of
+the signature), and each partition owns an open-addressing table (linear probing, 0 = empty slot:
+no position reachable by a jump is empty). Children arrive already grouped by partition (the map
+kernel routes them, see expand.expand_routed), so each table is filled on its own, by one thread,
+while it sits in that core's cache: a repeat costs a probe or two, not a share of a sort over every
+child. Path counts ride along as 128-bit limbs and are summed exactly in the table.
+
+All the tables of one pass live in one arena, a ``(partitions, size)`` array: the hash spreads
+children evenly, so the partitions fill alike and grow together (doubling, in parallel). When the
+arena would outgrow the memory budget, the pass gives up the upper half of its partitions; they are
+made by a later pass over the parents. Nothing is ever spilled to disk: the only bytes a level
+writes are its part files.
+
+Only the distinct survivors are sorted, by an LSD radix sort over the bits positions can use, so
+part files stay sorted (and compress to under 2 bytes a position with delta encoding).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from pegsearch.paths import PathCountOverflow, add_limbs, overflow_message
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+# Most slots a table fills before it doubles; linear probing stays short below this.
+LOAD = 0.7
+_ONE = np.uint64(1)
+_SIXTY_FOUR = np.uint64(64)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def partition_of(key, pbits):
+    """The partition of a signature: the top `pbits` bits (uint64) of its multiplicative hash."""
+    if pbits == 0:
+        return 0
+    return np.int64((key * GOLDEN) >> (_SIXTY_FOUR - pbits))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _home(key, pbits, sbits):
+    """A key's first slot in its partition's table: the hash bits below the partition bits."""
+    return np.int64(((key * GOLDEN) << pbits) >> (_SIXTY_FOUR - sbits))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _put(slots, sums, base, mask, key, values, k, pbits, sbits):
+    """Insert one key (and add its path count, row k of values); True when the key was new."""
+    i = _home(key, pbits, sbits)
+    while True:
+        held = slots[base + i]
+        if held == key:
+            if sums.shape[0]:
+                return add_limbs(sums, base + i, values, k) * 2
+            return 0
+        if held == 0:
+            slots[base + i] = key
+            if sums.shape[0]:
+                sums[base + i, 0] = values[k, 0]
+                sums[base + i, 1] = values[k, 1]
+            return 1
+        i = (i + 1) & mask
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _insert(slots, sums, filled, keys, values, bounds, next_block, pbits, sbits, limit):
+    """Insert each block's segment of each partition, partitions in parallel.
+
+    A partition stops before a segment that could push it past `limit` filled slots and records
+    where it stopped, so the caller can grow the tables and call again. Returns whether a path count
+    overflowed.
+    """
+    width, blocks = filled.shape[0], bounds.shape[0]
+    size = np.int64(1) << np.int64(sbits)
+    mask = size - 1
+    overflow = np.zeros(width, dtype=np.bool_)
+    for q in numba.prange(width):
+        base = q * size
+        b = next_block[q]
+        while b < blocks:
+            start, end = bounds[b, q], bounds[b, q + 1]
+            if filled[q] + end - start > limit:
+                break
+            for k in range(start, end):
+                outcome = _put(slots, sums, base, mask, keys[k], values, k, pbits, sbits)
+                if outcome == 1:
+                    filled[q] += 1
+                elif outcome == 2:
+                    overflow[q] = True
+            b += 1
+        next_block[q] = b
+    return overflow.any()
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _rehash(slots, sums, width, pbits, old_bits, new_bits):
+    """The same tables at a new size (parallel over partitions)."""
+    old_size = np.int64(1) << np.int64(old_bits)
+    new_size = np.int64(1) << np.int64(new_bits)
+    new_bits = np.uint64(new_bits)
+    new_slots = np.zeros(width * new_size, dtype=np.uint64)
+    new_sums = np.zeros((width * new_size if sums.shape[0] else 0, 2), dtype=np.uint64)
+    for q in numba.prange(width):
+        for i in range(q * old_size, (q + 1) * old_size):
+            if slots[i] != 0:
+                _put(new_slots, new_sums, q * new_size, new_size - 1, slots[i], sums, i, pbits,
+                     new_bits)
+    return new_slots, new_sums
+
+
+@numba.njit(cache=True, nogil=True)
+def _gather(slots, sums, start, end):
+    """The occupied slots of a range of the arena: keys and (when counted) their path counts."""
+    count = 0
+    for i in range(start, end):
+        count += slots[i] != 0
+    keys = np.empty(count, dtype=np.uint64)
+    values = np.empty((count if sums.shape[0] else 0, 2), dtype=np.uint64)
+    k = 0
+    for i in range(start, end):
+        if slots[i] != 0:
+            keys[k] = slots[i]
+            if sums.shape[0]:
+                values[k, 0] = sums[i, 0]
+                values[k, 1] = sums[i, 1]
+            k += 1
+    return keys, values
+
+
+@numba.njit(cache=True, nogil=True)
+def radix_sort(keys, values):
+    """Keys sorted ascending (unsigned), values rows moved with them; least significant digit first.
+
+    Only the bits some key uses are sorted on (33 for the English board: three passes of 11 bits),
+    so the cost is a few linear passes rather than a comparison sort's log n.
+    """
+    n = keys.shape[0]
+    used = np.uint64(0)
+    for i in range(n):
+        used |= keys[i]
+    bits = 0
+    while bits < 64 and (used >> np.uint64(bits)) != 0:
+        bits += 1
+    passes = (bits + 10) // 11
+    if passes == 0:
+        return keys, values
+    digit = (bits + passes - 1) // passes
+    radix = 1 << digit
+    mask = np.uint64(radix - 1)
+    other_keys = np.empty_like(keys)
+    other_values = np.empty_like(values)
+    counted = values.shape[0] > 0
+    for p in range(passes):
+        shift = np.uint64(p * digit)
+        count = np.zeros(radix + 1, dtype=np.int64)
+        for i in range(n):
+            count[np.int64((keys[i] >> shift) & mask) + 1] += 1
+        for d in range(radix):
+            count[d + 1] += count[d]
+        for i in range(n):
+            d = np.int64((keys[i] >> shift) & mask)
+            other_keys[count[d]] = keys[i]
+            if counted:
+                other_values[count[d], 0] = values[i, 0]
+                other_values[count[d], 1] = values[i, 1]
+            count[d] += 1
+        keys, other_keys = other_keys, keys
+        values, other_values = other_values, values
+    return keys, values
+
+
+def table_bits(count: int) -> int:
+    """Slot bits of a table that holds `count` keys below the load limit."""
+    bits = 4
+    while (1 << bits) * LOAD < count:
+        bits += 1
+    return bits
+
+
+class Tables:
+    """The hash tables of one pass: partitions ``[lo, lo + width)`` of ``2**pbits``.
+
+    `budget` bounds the arena's bytes; growing past it gives up partitions instead (see the module
+    notes), and `hi` then says where the next pass starts.
+    """
+
+    def __init__(self, pbits: int, lo: int, width: int, sbits: int, counted: bool,
+                 budget: int) -> None:
+        self.pbits, self.lo, self.sbits, self.counted, self.budget = pbits, lo, sbits, counted, budget
+        self.slots = np.zeros(width << sbits, dtype=np.uint64)
+        self.sums = np.zeros(((width << sbits) if counted else 0, 2), dtype=np.uint64)
+        self.filled = np.zeros(width, dtype=np.int64)
+
+    @staticmethod
+    def slot_bytes(counted: bool) -> int:
+        return 24 if counted else 8
+
+    @property
+    def width(self) -> int:
+        return self.filled.shape[0]
+
+    @property
+    def hi(self) -> int:
+        return self.lo + self.width
+
+    @property
+    def nbytes(self) -> int:
+        return self.slots.nbytes + self.sums.nbytes
+
+    def add(self, keys: np.ndarray, values: np.ndarray, bounds: np.ndarray) -> None:
+        """Insert routed children: ``bounds[b, q]:bounds[b, q + 1]`` is block b's share of partition
+        ``lo + q`` in `keys` (and rows of `values` when paths are counted)."""
+        next_block = np.zeros(self.width, dtype=np.int64)
+        while True:
+            limit = int((1 << self.sbits) * LOAD)
+            if _insert(self.slots, self.sums, self.filled, keys, values, bounds, next_block,
+                       np.uint64(self.pbits), np.uint64(self.sbits), limit):
+                raise PathCountOverflow(overflow_message())
+            if (next_block[: self.width] >= bounds.shape[0]).all():
+                return
+            self._grow()
+            next_block = next_block[: self.width]
+
+    def _grow(self) -> None:
+        """Double every table; past the budget, first give up the upper half of the partitions."""
+        while self.nbytes * 2 > self.budget and self.width > 1:
+            keep = self.width // 2
+            self.slots = self.slots[: keep << self.sbits].copy()
+            self.sums = self.sums[: keep << self.sbits].copy() if self.counted else self.sums
+            self.filled = self.filled[:keep].copy()
+        self.slots, self.sums = _rehash(self.slots, self.sums, self.width, np.uint64(self.pbits),
+                                        self.sbits, self.sbits + 1)
+        self.sbits += 1
+
+    def drain(self, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct keys of partitions ``[first, last)`` (offsets in this pass), sorted, with
+        their path counts; those tables are emptied of meaning (call once per range)."""
+        keys, values = _gather(self.slots, self.sums, first << self.sbits, last << self.sbits)
+        return radix_sort(keys, values)
+
+
+def distinct(keys: np.ndarray, values: np.ndarray,
+             bounds: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys of one batch, sorted, with path counts summed (`values` may be ``(0, 2)``).
+
+    The reduce for callers that hold a whole batch at once (the mrjob and Spark mappers, the mrjob
+    driver): one table, filled in one call, drained once. `bounds` are `expand_routed`'s when the
+    batch comes routed (to one partition); by default the batch is one stretch.
+    """
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    counted = values.shape[0] > 0
+    if bounds is None:
+        bounds = np.array([[0, len(keys)]], dtype=np.int64)
+    tables = Tables(0, 0, 1, table_bits(len(keys)), counted, budget=1 << 62)
+    tables.add(keys, np.ascontiguousarray(values, dtype=np.uint64) if counted else values, bounds)
+    return tables.drain(0, 1)
