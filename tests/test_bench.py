@@ -27,3 +27,25 @@ def test_bench_table_and_errors() -> None:
     unknown = pegsearch("bench", "--boards", "nope")
     assert unknown.returncode == 2 and "unknown board 'nope'" in unknown.stderr
     assert pegsearch("bench", "--repeat", "0").returncode == 2
+
+
+def test_compare_alternates_with_a_peer_and_reports_ratios() -> None:
+    result = pegsearch("compare", "triangle-5", "--peer", "sleep 0.3", "--repeat", "2", "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert len(document["pairs"]) == 2
+    for pair in document["pairs"]:
+        assert 0.3 <= pair["peer"]["wall_seconds"] < 2  # the peer really ran, and alone
+        assert pair["peer"]["peak_mb"] < 50  # the timer's memory is not the peer's
+        assert pair["pegsearch"]["cpu_seconds"] > 0.1
+    walls = sorted(p["pegsearch"]["wall_seconds"] / p["peer"]["wall_seconds"] for p in document["pairs"])
+    assert document["medians"]["ratio"]["wall_seconds"] == sum(walls) / 2
+
+
+def test_compare_refuses_a_failing_or_missing_peer() -> None:
+    failing = pegsearch("compare", "triangle-5", "--peer", "sh -c 'echo broken >&2; exit 3'",
+                        "--repeat", "1")
+    assert failing.returncode == 2 and failing.stderr.strip().endswith("(exit 3): broken")
+    missing = pegsearch("compare", "triangle-5", "--peer", "no-such-program-x", "--repeat", "1")
+    assert missing.returncode == 2 and "no program 'no-such-program-x'" in missing.stderr
+    assert "Traceback" not in failing.stderr + missing.stderr

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from pegsearch.analysis import exact_per_hole, finishes, orbit, solve, winnable_counts
-from pegsearch.bench import machine, measure
+from pegsearch.bench import compare, machine, measure, medians
 from pegsearch.board import load_board, shipped_boards
 from pegsearch.codec import render
 from pegsearch.engines import ENGINES, Engine, engine_class, make_engine
@@ -20,6 +22,7 @@ from pegsearch.plot import board_strip, check_picture_path, level_plot
 from pegsearch.report import (
     bench_table,
     boards_table,
+    compare_table,
     finish_documents,
     finish_table,
     level_table,
@@ -125,6 +128,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("run_options", nargs="*", metavar="-- RUN-OPTION",
                        help="options passed to every `pegsearch run`, after --, e.g. -- --memory 2G")
     bench.set_defaults(handler=command_bench)
+
+    compare = commands.add_parser(
+        "compare", help="time pegsearch side by side with another program, alternating runs")
+    compare.add_argument("board", help="the board pegsearch searches (local engine)")
+    compare.add_argument("--peer", required=True, metavar="COMMAND",
+                         help="the other program's command line, quoted, e.g."
+                              " \"/tmp/peer/peg_solitaire english 2\"")
+    compare.add_argument("--repeat", type=int, default=5, help="pairs of runs (default 5)")
+    compare.add_argument("--json", action="store_true", help="print the figures as JSON")
+    compare.add_argument("run_options", nargs="*", metavar="-- RUN-OPTION",
+                         help="options passed to `pegsearch run`, after --, e.g. -- --memory 2G")
+    compare.set_defaults(handler=command_compare)
 
     boards = commands.add_parser("boards", help="list the shipped boards")
     boards.set_defaults(handler=command_boards)
@@ -301,6 +316,27 @@ def command_bench(args: argparse.Namespace) -> int:
     else:
         print(f"machine: {machine()}")
         print(bench_table(figures))
+    return 0
+
+
+def command_compare(args: argparse.Namespace) -> int:
+    if args.repeat < 1:
+        raise UsageError(f"--repeat {args.repeat}: give at least 1")
+    load_board(args.board)
+    peer = shlex.split(args.peer)
+    if not peer:
+        raise UsageError("--peer is empty: give the other program's command line")
+    pairs = compare(args.board, peer, args.repeat, args.run_options)
+    middle = medians(pairs)
+    if args.json:
+        print(json.dumps({"machine": machine(), "board": args.board, "peer": args.peer,
+                          "pairs": [{"pegsearch": asdict(p.ours), "peer": asdict(p.peer)}
+                                    for p in pairs], "medians": middle}, indent=1))
+    else:
+        print(f"machine: {machine()}")
+        print(f"pegsearch run {args.board} {' '.join(args.run_options)}".rstrip()
+              + f"  against  {args.peer}")
+        print(compare_table(pairs, middle))
     return 0
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from pegsearch.analysis import FinishClass
-from pegsearch.bench import Measurement
+from pegsearch.bench import FIGURES, Measurement, Pair
 from pegsearch.board import Board
 from pegsearch.store import Run
 from pegsearch.survey import StartResult
@@ -111,6 +113,23 @@ def bench_table(figures: list[Measurement]) -> str:
               f"{f.states_per_cpu_second:,.0f}" if f.whole else "-",
               f"{f.peak_mb:,.0f}" if f.whole else "-")
              for f in figures]
+    return aligned(rows)
+
+
+def compare_table(pairs: list[Pair], middle: dict) -> str:
+    """pegsearch against the peer, pair by pair, then the medians; ratios are pegsearch / peer."""
+    rows = [("pair", "ours wall s", "CPU s", "peak MB", "peer wall s", "CPU s", "peak MB",
+             "wall ratio", "CPU ratio", "memory ratio")]
+
+    def row(label: str, ours: dict, peer: dict, ratio: dict) -> tuple[str, ...]:
+        return (label, *(f"{side[f]:,.2f}" if f != "peak_mb" else f"{side[f]:,.0f}"
+                         for side in (ours, peer) for f in FIGURES),
+                *(f"{ratio[f]:.2f}" for f in FIGURES))
+
+    for index, pair in enumerate(pairs, 1):
+        rows.append(row(str(index), asdict(pair.ours), asdict(pair.peer),
+                        {f: pair.ratio(f) for f in FIGURES}))
+    rows.append(row("median", middle["pegsearch"], middle["peer"], middle["ratio"]))
     return aligned(rows)
 
 
