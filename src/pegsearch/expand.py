@@ -114,49 +114,54 @@ def _block_fanout(positions, need, flip, size):
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tables, pbits, lo, hi,
-                   out, out_paths):
+                   out, out_paths, threads):
     """Children of each block of parents, written grouped by partition within the block's stretch.
 
     Block b's children land in ``out[offsets[b]:offsets[b + 1]]``, partition ``lo + q``'s share at
     ``bounds[b, q]:bounds[b, q + 1]``; children of partitions outside ``[lo, hi)`` are dropped.
     A block's children are first made into a scratch array (in cache), then counted and placed.
+    Each thread takes every `workers`-th block.
     `out` and `out_paths` are the caller's, at least as long as there are children.
     """
     n, blocks, width = positions.shape[0], offsets.shape[0] - 1, hi - lo
     counted = paths.shape[0] > 0
     bounds = np.zeros((blocks, width + 1), dtype=np.int64)
-    for b in numba.prange(blocks):
+    most = 0
+    for b in range(blocks):
+        most = max(most, offsets[b + 1] - offsets[b])
+    workers = min(threads, blocks)
+    for w in numba.prange(workers):
+        # Scratch made once per thread and reused by its blocks: fresh memory costs page faults.
         images = np.empty(tables.shape[0], dtype=np.uint64)
         legal = np.empty(need.shape[0], dtype=np.int64)
-        made = offsets[b + 1] - offsets[b]
-        scratch = np.empty(made, dtype=np.uint64)
-        parent = np.empty(made if counted else 0, dtype=np.int64)
-        target = np.empty(made, dtype=np.int64)
-        k = 0
-        for i in range(b * size, min(n, (b + 1) * size)):
-            count = _children_of(positions[i], need, flip, flip_images, tables, legal, images,
-                                 scratch, k)
-            if counted:
-                parent[k:k + count] = i
-            k += count
-        cursor = np.zeros(width + 1, dtype=np.int64)
-        for t in range(made):
-            q = partition_of(scratch[t], pbits) - lo
-            target[t] = q if 0 <= q < width else -1
-            if target[t] >= 0:
-                cursor[q + 1] += 1
-        cursor[0] = offsets[b]
-        for q in range(width):
-            cursor[q + 1] += cursor[q]
-        bounds[b, :] = cursor
-        for t in range(made):
-            q = target[t]
-            if q >= 0:
-                out[cursor[q]] = scratch[t]
+        scratch = np.empty(most, dtype=np.uint64)
+        parent = np.empty(most if counted else 0, dtype=np.int64)
+        cursor = np.empty(width + 1, dtype=np.int64)
+        for b in range(w, blocks, workers):
+            made = 0
+            for i in range(b * size, min(n, (b + 1) * size)):
+                count = _children_of(positions[i], need, flip, flip_images, tables, legal, images,
+                                     scratch, made)
                 if counted:
-                    out_paths[cursor[q], 0] = paths[parent[t], 0]
-                    out_paths[cursor[q], 1] = paths[parent[t], 1]
-                cursor[q] += 1
+                    parent[made:made + count] = i
+                made += count
+            cursor[:] = 0
+            for t in range(made):
+                q = partition_of(scratch[t], pbits) - lo
+                if 0 <= q < width:
+                    cursor[q + 1] += 1
+            cursor[0] = offsets[b]
+            for q in range(width):
+                cursor[q + 1] += cursor[q]
+            bounds[b, :] = cursor
+            for t in range(made):
+                q = partition_of(scratch[t], pbits) - lo
+                if 0 <= q < width:
+                    out[cursor[q]] = scratch[t]
+                    if counted:
+                        out_paths[cursor[q], 0] = paths[parent[t], 0]
+                        out_paths[cursor[q], 1] = paths[parent[t], 1]
+                    cursor[q] += 1
     return out, out_paths, bounds
 
 
@@ -234,7 +239,8 @@ def expand_routed(codec: Codec, positions: np.ndarray, paths: np.ndarray, pbits:
     out = into[:made]
     out_paths = into[made:made * words].reshape(-1, 2)
     return _expand_routed(positions, paths, offsets, size, codec.need, codec.flip,
-                          codec.flip_images, codec.tables, np.uint64(pbits), lo, hi, out, out_paths)
+                          codec.flip_images, codec.tables, np.uint64(pbits), lo, hi, out, out_paths,
+                          numba.get_num_threads())
 
 
 def expand_distinct(codec: Codec, positions: np.ndarray,
