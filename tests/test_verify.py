@@ -134,3 +134,30 @@ def test_verify_passes_after_a_killed_run_is_resumed(tmp_path: Path) -> None:
     result = pegsearch("verify", str(out))
     assert result.returncode == 0, result.stdout
     assert "26 levels" in result.stdout and "(the run is" not in result.stdout
+
+
+def test_recompute_agrees_with_a_good_run_and_catches_a_consistent_lie(tmp_path: Path) -> None:
+    """A level missing one position, with the manifest rewritten to match, passes every check of
+    the files; only the second computation can tell it is not the level the search makes."""
+    from pegsearch.store import read_positions, write_part
+
+    out = make_run(tmp_path / "run", board="triangle-6")
+    good = pegsearch("verify", str(out), "--recompute", "30")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "levels 1 to 19 agree position for position with a second computation" in good.stdout
+
+    states = Run.open(out).levels[5]["states"]
+    part = out / "level-005" / "part-00000.parquet"
+    write_part(part, read_positions([part])[1:])
+
+    def shrink(manifest: dict) -> None:
+        record = manifest["levels"][5]
+        record["files"][0].update(rows=record["files"][0]["rows"] - 1, sha256=sha256_of(part))
+        record["states"] -= 1
+
+    edit_manifest(out, shrink)
+    assert pegsearch("verify", str(out)).returncode == 0  # the files agree with the manifest
+    caught = pegsearch("verify", str(out), "--recompute", "8")
+    assert caught.returncode == 1
+    assert caught.stdout.splitlines() == [f"{out}: level 5: the stored {states - 1:,} positions differ"
+                                          f" from the {states:,} a second computation (numpy) finds"]

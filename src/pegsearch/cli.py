@@ -33,15 +33,25 @@ from pegsearch.report import (
 from pegsearch.search import Progress, search, verdict
 from pegsearch.store import SYMMETRY_MODES, Identity, Run
 from pegsearch.survey import survey
-from pegsearch.verify import verify
+from pegsearch.verify import recompute, verify
 
 RUNS = Path("runs")
+RUN_OPTIONS = "Options after -- are passed to `pegsearch run`, e.g. -- --memory 2G."
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: user errors become one line on stderr and exit code 2."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    run_options: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, run_options = argv[:cut], argv[cut + 1:]
     args = parser.parse_args(argv)
+    if run_options and not hasattr(args, "run_options"):
+        parser.error("options after -- are passed to `pegsearch run` by bench and compare only")
+    if hasattr(args, "run_options"):
+        args.run_options = run_options
     try:
         return args.handler(args)
     except UsageError as exc:
@@ -117,29 +127,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = commands.add_parser("verify", help="reread a run and report anything wrong with it")
     verify.add_argument("run", type=Path, help="a run directory")
+    verify.add_argument("--recompute", type=int, default=0, metavar="LEVELS",
+                        help="also make levels 1..LEVELS again by a second, plain-numpy computation"
+                             " and compare them position for position (for the smaller levels)")
     verify.set_defaults(handler=command_verify)
 
-    bench = commands.add_parser("bench", help="time searches: wall, CPU, states per CPU-second, memory")
+    bench = commands.add_parser("bench", help="time searches: wall, CPU, states per CPU-second, memory",
+                                epilog=RUN_OPTIONS)
     bench.add_argument("--boards", nargs="+", default=["skippy-xl", "english-33"], metavar="BOARD")
     bench.add_argument("--engines", nargs="+", default=["local"], choices=sorted(ENGINES),
                        metavar="ENGINE", help=f"engines to time (of {', '.join(sorted(ENGINES))})")
     bench.add_argument("--repeat", type=int, default=3, help="runs per board and engine (median)")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
-    bench.add_argument("run_options", nargs="*", metavar="-- RUN-OPTION",
-                       help="options passed to every `pegsearch run`, after --, e.g. -- --memory 2G")
-    bench.set_defaults(handler=command_bench)
+    bench.set_defaults(handler=command_bench, run_options=[])
 
     compare = commands.add_parser(
-        "compare", help="time pegsearch side by side with another program, alternating runs")
+        "compare", help="time pegsearch side by side with another program, alternating runs",
+        epilog=RUN_OPTIONS)
     compare.add_argument("board", help="the board pegsearch searches (local engine)")
     compare.add_argument("--peer", required=True, metavar="COMMAND",
                          help="the other program's command line, quoted, e.g."
                               " \"/tmp/peer/peg_solitaire english 2\"")
     compare.add_argument("--repeat", type=int, default=5, help="pairs of runs (default 5)")
     compare.add_argument("--json", action="store_true", help="print the figures as JSON")
-    compare.add_argument("run_options", nargs="*", metavar="-- RUN-OPTION",
-                         help="options passed to `pegsearch run`, after --, e.g. -- --memory 2G")
-    compare.set_defaults(handler=command_compare)
+    compare.set_defaults(handler=command_compare, run_options=[])
 
     boards = commands.add_parser("boards", help="list the shipped boards")
     boards.set_defaults(handler=command_boards)
@@ -286,7 +297,11 @@ def _survey_progress(start: int) -> Progress:
 
 
 def command_verify(args: argparse.Namespace) -> int:
+    if args.recompute < 0:
+        raise UsageError(f"--recompute {args.recompute}: give a number of levels, 0 or more")
     report = verify(args.run)
+    if report.ok and args.recompute:
+        report.problems += recompute(args.run, args.recompute)
     for problem in report.problems:
         print(f"{args.run}: {problem}")
     if not report.ok:
@@ -296,6 +311,9 @@ def command_verify(args: argparse.Namespace) -> int:
     print(f"ok: {args.run}: {report.levels} levels, {report.states:,} states; checksums, row counts,"
           f" order, pegs, signatures{' and path totals' if run.count_paths else ''} agree with"
           f" the manifest{incomplete}")
+    if args.recompute:
+        shown = min(args.recompute, report.levels - 1)
+        print(f"ok: levels 1 to {shown} agree position for position with a second computation")
     return 0
 
 

@@ -66,6 +66,29 @@ def verify(path: Path) -> Report:
     return report
 
 
+def recompute(path: Path, upto: int) -> list[str]:
+    """Levels 1 to `upto` of a run made again by a second computation, compared position for position.
+
+    The second computation shares nothing with the engines but the board's jump and symmetry
+    tables: every legal jump of every parent in plain numpy, canonicalised by `Codec.signatures`
+    (numpy, not the compiled kernel) and deduplicated by `np.unique` (a sort, not hash tables). It
+    holds a level's children in memory, so it is for a run's smaller levels.
+    """
+    run = Run.open(path)
+    codec = run.codec()
+    problems = []
+    level = np.unique(run.read_level(0))
+    for index in range(1, min(upto, len(run.levels) - 1) + 1):
+        children = np.concatenate([level[(level & flip) == need] ^ flip
+                                   for need, flip in zip(codec.need, codec.flip, strict=True)])
+        level = np.unique(codec.signatures(children))
+        stored = np.sort(run.read_level(index))
+        if not np.array_equal(level, stored):
+            problems.append(f"level {index}: the stored {len(stored):,} positions differ from the"
+                            f" {len(level):,} a second computation (numpy) finds")
+    return problems
+
+
 def _check_level(run: Run, index: int, codec: Codec,
                  problems: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
     """Check one level's files; returns the positions (and paths) of the parts that could be read."""
