@@ -189,7 +189,7 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
                         help="spark engines: local[N], spark://HOST:PORT, yarn or k8s://...")
     parser.add_argument("--memory", metavar="SIZE",
                         help="local engine: bound on what it holds, e.g. 2G (default: 1/4 of RAM,"
-                             " <= 4G); larger levels spill to disk")
+                             " <= 4G); larger levels take several passes over their parents")
     parser.add_argument("--batch-size", type=int, metavar="N",
                         help="mrjob engine: positions per kernel call in a mapper (default 65536)")
 

@@ -224,8 +224,11 @@ class Tables:
             next_block = next_block[: self.width]
 
     def _grow(self) -> None:
-        """Double every table; past the budget, first give up the upper half of the partitions."""
-        while self.nbytes * 2 > self.budget and self.width > 1:
+        """Double every table; past the budget, first give up the upper half of the partitions.
+
+        While the tables are copied the old and the new arena are both held: three times the old.
+        """
+        while self.nbytes * 3 > self.budget and self.width > 1:
             keep = self.width // 2
             self.slots = self.slots[: keep << self.sbits].copy()
             self.sums = self.sums[: keep << self.sbits].copy() if self.counted else self.sums
