@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 from pegsearch.paths import PathCountOverflow, add_limbs, overflow_message
+from pegsearch.threads import spread
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 # Most slots a table fills before it doubles; linear probing stays short below this.
@@ -64,19 +65,19 @@ def _put(slots, sums, base, mask, key, values, k, pbits, sbits):
         i = (i + 1) & mask
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _insert(slots, sums, filled, keys, values, bounds, next_block, pbits, sbits, limit):
-    """Insert each block's segment of each partition, partitions in parallel.
+@numba.njit(cache=True, nogil=True)
+def _insert(slots, sums, filled, keys, values, bounds, next_block, pbits, sbits, limit, first, step):
+    """Insert each block's stretch of every `step`-th partition from `first` into its table.
 
-    A partition stops before a segment that could push it past `limit` filled slots and records
+    A partition stops before a stretch that could push it past `limit` filled slots and records
     where it stopped, so the caller can grow the tables and call again. Returns whether a path count
     overflowed.
     """
     width, blocks = filled.shape[0], bounds.shape[0]
     size = np.int64(1) << np.int64(sbits)
     mask = size - 1
-    overflow = np.zeros(width, dtype=np.bool_)
-    for q in numba.prange(width):
+    overflow = False
+    for q in range(first, width, step):
         base = q * size
         b = next_block[q]
         while b < blocks:
@@ -88,26 +89,22 @@ def _insert(slots, sums, filled, keys, values, bounds, next_block, pbits, sbits,
                 if outcome == 1:
                     filled[q] += 1
                 elif outcome == 2:
-                    overflow[q] = True
+                    overflow = True
             b += 1
         next_block[q] = b
-    return overflow.any()
+    return overflow
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _rehash(slots, sums, width, pbits, old_bits, new_bits):
-    """The same tables at a new size (parallel over partitions)."""
+@numba.njit(cache=True, nogil=True)
+def _rehash(slots, sums, new_slots, new_sums, pbits, old_bits, new_bits, first, step):
+    """Every `step`-th partition's table from `first`, copied into the larger arena."""
     old_size = np.int64(1) << np.int64(old_bits)
     new_size = np.int64(1) << np.int64(new_bits)
-    new_bits = np.uint64(new_bits)
-    new_slots = np.zeros(width * new_size, dtype=np.uint64)
-    new_sums = np.zeros((width * new_size if sums.shape[0] else 0, 2), dtype=np.uint64)
-    for q in numba.prange(width):
+    for q in range(first, new_slots.shape[0] // new_size, step):
         for i in range(q * old_size, (q + 1) * old_size):
             if slots[i] != 0:
                 _put(new_slots, new_sums, q * new_size, new_size - 1, slots[i], sums, i, pbits,
                      new_bits)
-    return new_slots, new_sums
 
 
 @numba.njit(cache=True, nogil=True)
@@ -215,8 +212,8 @@ class Tables:
         next_block = np.zeros(self.width, dtype=np.int64)
         while True:
             limit = int((1 << self.sbits) * LOAD)
-            if _insert(self.slots, self.sums, self.filled, keys, values, bounds, next_block,
-                       np.uint64(self.pbits), np.uint64(self.sbits), limit):
+            if any(spread(_insert, self.width, self.slots, self.sums, self.filled, keys, values,
+                          bounds, next_block, np.uint64(self.pbits), np.uint64(self.sbits), limit)):
                 raise PathCountOverflow(overflow_message())
             if (next_block[: self.width] >= bounds.shape[0]).all():
                 return
@@ -233,8 +230,11 @@ class Tables:
             self.slots = self.slots[: keep << self.sbits].copy()
             self.sums = self.sums[: keep << self.sbits].copy() if self.counted else self.sums
             self.filled = self.filled[:keep].copy()
-        self.slots, self.sums = _rehash(self.slots, self.sums, self.width, np.uint64(self.pbits),
-                                        self.sbits, self.sbits + 1)
+        slots = np.zeros(self.width << (self.sbits + 1), dtype=np.uint64)
+        sums = np.zeros((len(slots) if self.counted else 0, 2), dtype=np.uint64)
+        spread(_rehash, self.width, self.slots, self.sums, slots, sums, np.uint64(self.pbits),
+               np.uint64(self.sbits), np.uint64(self.sbits + 1))
+        self.slots, self.sums = slots, sums
         self.sbits += 1
 
     def drain(self, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:

@@ -13,6 +13,7 @@ import numpy as np
 
 from pegsearch.codec import Codec
 from pegsearch.dedup import distinct, partition_of
+from pegsearch.threads import spread
 
 _BYTE = np.uint64(0xFF)
 _EIGHT = np.uint64(8)
@@ -96,73 +97,59 @@ def _children(positions, offsets, need, flip, flip_images, tables):
     return out
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _block_fanout(positions, need, flip, size):
-    """Children per block of `size` parents, as offsets (one more than there are blocks)."""
+@numba.njit(cache=True, nogil=True)
+def _block_fanout(positions, need, flip, size, counts, first, step):
+    """Children of every `step`-th block of `size` parents from block `first`, into counts[b + 1]."""
     n = positions.shape[0]
-    blocks = (n + size - 1) // size
-    offsets = np.zeros(blocks + 1, dtype=np.int64)
-    for b in numba.prange(blocks):
+    for b in range(first, counts.shape[0] - 1, step):
         total = 0
         for i in range(b * size, min(n, (b + 1) * size)):
             total += _legal(positions[i], need, flip)
-        offsets[b + 1] = total
-    for b in range(blocks):
-        offsets[b + 1] += offsets[b]
-    return offsets
+        counts[b + 1] = total
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tables, pbits, lo, hi,
-                   out, out_paths, threads):
-    """Children of each block of parents, written grouped by partition within the block's stretch.
+                   out, out_paths, bounds, most, first, step):
+    """Children of every `step`-th block of parents from block `first`, grouped by partition.
 
     Block b's children land in ``out[offsets[b]:offsets[b + 1]]``, partition ``lo + q``'s share at
     ``bounds[b, q]:bounds[b, q + 1]``; children of partitions outside ``[lo, hi)`` are dropped.
-    A block's children are first made into a scratch array (in cache), then counted and placed.
-    Each thread takes every `workers`-th block.
-    `out` and `out_paths` are the caller's, at least as long as there are children.
+    A block's children are first made into a scratch array (in cache, `most` long, made once per
+    call and reused by its blocks), then counted and placed.
     """
     n, blocks, width = positions.shape[0], offsets.shape[0] - 1, hi - lo
     counted = paths.shape[0] > 0
-    bounds = np.zeros((blocks, width + 1), dtype=np.int64)
-    most = 0
-    for b in range(blocks):
-        most = max(most, offsets[b + 1] - offsets[b])
-    workers = min(threads, blocks)
-    for w in numba.prange(workers):
-        # Scratch made once per thread and reused by its blocks: fresh memory costs page faults.
-        images = np.empty(tables.shape[0], dtype=np.uint64)
-        legal = np.empty(need.shape[0], dtype=np.int64)
-        scratch = np.empty(most, dtype=np.uint64)
-        parent = np.empty(most if counted else 0, dtype=np.int64)
-        cursor = np.empty(width + 1, dtype=np.int64)
-        for b in range(w, blocks, workers):
-            made = 0
-            for i in range(b * size, min(n, (b + 1) * size)):
-                count = _children_of(positions[i], need, flip, flip_images, tables, legal, images,
-                                     scratch, made)
+    images = np.empty(tables.shape[0], dtype=np.uint64)
+    legal = np.empty(need.shape[0], dtype=np.int64)
+    scratch = np.empty(most, dtype=np.uint64)
+    parent = np.empty(most if counted else 0, dtype=np.int64)
+    cursor = np.empty(width + 1, dtype=np.int64)
+    for b in range(first, blocks, step):
+        made = 0
+        for i in range(b * size, min(n, (b + 1) * size)):
+            count = _children_of(positions[i], need, flip, flip_images, tables, legal, images,
+                                 scratch, made)
+            if counted:
+                parent[made:made + count] = i
+            made += count
+        cursor[:] = 0
+        for t in range(made):
+            q = partition_of(scratch[t], pbits) - lo
+            if 0 <= q < width:
+                cursor[q + 1] += 1
+        cursor[0] = offsets[b]
+        for q in range(width):
+            cursor[q + 1] += cursor[q]
+        bounds[b, :] = cursor
+        for t in range(made):
+            q = partition_of(scratch[t], pbits) - lo
+            if 0 <= q < width:
+                out[cursor[q]] = scratch[t]
                 if counted:
-                    parent[made:made + count] = i
-                made += count
-            cursor[:] = 0
-            for t in range(made):
-                q = partition_of(scratch[t], pbits) - lo
-                if 0 <= q < width:
-                    cursor[q + 1] += 1
-            cursor[0] = offsets[b]
-            for q in range(width):
-                cursor[q + 1] += cursor[q]
-            bounds[b, :] = cursor
-            for t in range(made):
-                q = partition_of(scratch[t], pbits) - lo
-                if 0 <= q < width:
-                    out[cursor[q]] = scratch[t]
-                    if counted:
-                        out_paths[cursor[q], 0] = paths[parent[t], 0]
-                        out_paths[cursor[q], 1] = paths[parent[t], 1]
-                    cursor[q] += 1
-    return out, out_paths, bounds
+                    out_paths[cursor[q], 0] = paths[parent[t], 0]
+                    out_paths[cursor[q], 1] = paths[parent[t], 1]
+                cursor[q] += 1
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -232,15 +219,20 @@ def expand_routed(codec: Codec, positions: np.ndarray, paths: np.ndarray, pbits:
     """
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
     size = max(BLOCK, 2 * (hi - lo))
-    offsets = _block_fanout(positions, codec.need, codec.flip, size)
+    blocks = -(-len(positions) // size)
+    offsets = np.zeros(blocks + 1, dtype=np.int64)
+    spread(_block_fanout, blocks, positions, codec.need, codec.flip, size, offsets)
+    most = int(offsets.max())
+    np.cumsum(offsets, out=offsets)
     made = int(offsets[-1])
     words = 3 if paths.shape[0] else 1
     into = (scratch or Scratch()).take(made * words)
     out = into[:made]
     out_paths = into[made:made * words].reshape(-1, 2)
-    return _expand_routed(positions, paths, offsets, size, codec.need, codec.flip,
-                          codec.flip_images, codec.tables, np.uint64(pbits), lo, hi, out, out_paths,
-                          numba.get_num_threads())
+    bounds = np.zeros((blocks, hi - lo + 1), dtype=np.int64)
+    spread(_expand_routed, blocks, positions, paths, offsets, size, codec.need, codec.flip,
+           codec.flip_images, codec.tables, np.uint64(pbits), lo, hi, out, out_paths, bounds, most)
+    return out, out_paths, bounds
 
 
 def expand_distinct(codec: Codec, positions: np.ndarray,
