@@ -29,11 +29,13 @@ def test_bench_table_and_errors() -> None:
     assert pegsearch("bench", "--repeat", "0").returncode == 2
 
 
-def test_compare_alternates_with_a_peer_and_reports_ratios() -> None:
-    result = pegsearch("compare", "triangle-5", "--peer", "sleep 0.3", "--repeat", "2", "--json")
+def test_compare_alternates_with_a_peer_and_reports_ratios(published: dict) -> None:
+    result = pegsearch("compare", "triangle-5", "--peer", "sleep 0.3", "--repeat", "2", "--json",
+                       "--", "--raw")
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     assert len(document["pairs"]) == 2
+    assert document["states"] == published["triangle5_raw_per_level"]["totals"]["1"]
     for pair in document["pairs"]:
         assert 0.3 <= pair["peer"]["wall_seconds"] < 2  # the peer really ran, and alone
         assert pair["peer"]["peak_mb"] < 50  # the timer's memory is not the peer's

@@ -133,8 +133,10 @@ class Pair:
 FIGURES = ("wall_seconds", "cpu_seconds", "peak_mb")
 
 
-def compare(board: str, peer: list[str], repeats: int, extra: list[str]) -> list[Pair]:
-    """Alternate a local-engine search of `board` with the `peer` command, `repeats` pairs.
+def compare(board: str, peer: list[str], repeats: int,
+            extra: list[str]) -> tuple[list[Pair], int]:
+    """Alternate a local-engine search of `board` with the `peer` command, `repeats` pairs; also
+    the states pegsearch found (reduced, all levels), to set beside what the peer printed.
 
     Each pair runs back to back, in alternating order (pegsearch first, then the peer first), so a
     shared machine's drifting load falls on both sides alike; compare the ratios, not the seconds.
@@ -142,13 +144,13 @@ def compare(board: str, peer: list[str], repeats: int, extra: list[str]) -> list
     pairs = []
     for index in range(repeats):
         if index % 2 == 0:
-            ours = run_once(board, "local", extra)[0]
+            ours, states = run_once(board, "local", extra)
             theirs = time_command(peer, "the peer command")[0]
         else:
             theirs = time_command(peer, "the peer command")[0]
-            ours = run_once(board, "local", extra)[0]
+            ours, states = run_once(board, "local", extra)
         pairs.append(Pair(ours, theirs))
-    return pairs
+    return pairs, states
 
 
 def medians(pairs: list[Pair]) -> dict:

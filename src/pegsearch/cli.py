@@ -344,16 +344,18 @@ def command_compare(args: argparse.Namespace) -> int:
     peer = shlex.split(args.peer)
     if not peer:
         raise UsageError("--peer is empty: give the other program's command line")
-    pairs = compare(args.board, peer, args.repeat, args.run_options)
+    pairs, states = compare(args.board, peer, args.repeat, args.run_options)
     middle = medians(pairs)
     if args.json:
         print(json.dumps({"machine": machine(), "board": args.board, "peer": args.peer,
+                          "states": states,
                           "pairs": [{"pegsearch": asdict(p.ours), "peer": asdict(p.peer)}
                                     for p in pairs], "medians": middle}, indent=1))
     else:
         print(f"machine: {machine()}")
         print(f"pegsearch run {args.board} {' '.join(args.run_options)}".rstrip()
               + f"  against  {args.peer}")
+        print(f"pegsearch found {states:,} states (reduced, all levels)")
         print(compare_table(pairs, middle))
     return 0
 
