@@ -20,15 +20,21 @@ _EIGHT = np.uint64(8)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
+def _image(position, tables, g):
+    """The image of a position under symmetry g: one table read per byte."""
+    image = np.uint64(0)
+    rest = position
+    for byte in range(tables.shape[1]):
+        image |= tables[g, byte, rest & _BYTE]
+        rest >>= _EIGHT
+    return image
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _signature(position, tables):
     best = ~np.uint64(0)
     for g in range(tables.shape[0]):
-        image = np.uint64(0)
-        rest = position
-        for byte in range(tables.shape[1]):
-            image |= tables[g, byte, rest & _BYTE]
-            rest >>= _EIGHT
-        best = min(best, image)
+        best = min(best, _image(position, tables, g))
     return best
 
 
@@ -65,12 +71,7 @@ def _children_of(p, need, flip, flip_images, tables, legal, images, out, k):
         legal[count] = j
         count += (p & flip[j]) == need[j]
     for g in range(tables.shape[0]):
-        image = np.uint64(0)
-        rest = p
-        for byte in range(tables.shape[1]):
-            image |= tables[g, byte, rest & _BYTE]
-            rest >>= _EIGHT
-        images[g] = image
+        images[g] = _image(p, tables, g)
     for t in range(count):
         j = legal[t]
         best = images[0] ^ flip_images[j, 0]
