@@ -23,7 +23,7 @@ import numba
 import numpy as np
 
 from pegsearch.paths import PathCountOverflow, add_limbs, overflow_message
-from pegsearch.threads import spread
+from pegsearch.threads import slice_start, spread
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 # Most slots a table fills before it doubles; linear probing stays short below this.
@@ -67,7 +67,7 @@ def _put(slots, sums, base, mask, key, values, k, pbits, sbits):
 
 @numba.njit(cache=True, nogil=True)
 def _insert(slots, sums, filled, keys, values, bounds, next_block, pbits, sbits, limit, first, step):
-    """Insert each block's stretch of every `step`-th partition from `first` into its table.
+    """Insert each block's stretch of slice `first` of `step` of the partitions into its table.
 
     A partition stops before a stretch that could push it past `limit` filled slots and records
     where it stopped, so the caller can grow the tables and call again. Returns whether a path count
@@ -77,7 +77,7 @@ def _insert(slots, sums, filled, keys, values, bounds, next_block, pbits, sbits,
     size = np.int64(1) << np.int64(sbits)
     mask = size - 1
     overflow = False
-    for q in range(first, width, step):
+    for q in range(slice_start(width, first, step), slice_start(width, first + 1, step)):
         base = q * size
         b = next_block[q]
         while b < blocks:
@@ -97,10 +97,11 @@ def _insert(slots, sums, filled, keys, values, bounds, next_block, pbits, sbits,
 
 @numba.njit(cache=True, nogil=True)
 def _rehash(slots, sums, new_slots, new_sums, pbits, old_bits, new_bits, first, step):
-    """Every `step`-th partition's table from `first`, copied into the larger arena."""
+    """Slice `first` of `step` of the partitions' tables, copied into the larger arena."""
     old_size = np.int64(1) << np.int64(old_bits)
     new_size = np.int64(1) << np.int64(new_bits)
-    for q in range(first, new_slots.shape[0] // new_size, step):
+    width = new_slots.shape[0] // new_size
+    for q in range(slice_start(width, first, step), slice_start(width, first + 1, step)):
         for i in range(q * old_size, (q + 1) * old_size):
             if slots[i] != 0:
                 _put(new_slots, new_sums, q * new_size, new_size - 1, slots[i], sums, i, pbits,

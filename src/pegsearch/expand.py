@@ -13,7 +13,7 @@ import numpy as np
 
 from pegsearch.codec import Codec
 from pegsearch.dedup import distinct, partition_of
-from pegsearch.threads import spread
+from pegsearch.threads import slice_start, spread
 
 _BYTE = np.uint64(0xFF)
 _EIGHT = np.uint64(8)
@@ -100,9 +100,9 @@ def _children(positions, offsets, need, flip, flip_images, tables):
 
 @numba.njit(cache=True, nogil=True)
 def _block_fanout(positions, need, flip, size, counts, first, step):
-    """Children of every `step`-th block of `size` parents from block `first`, into counts[b + 1]."""
-    n = positions.shape[0]
-    for b in range(first, counts.shape[0] - 1, step):
+    """Children of slice `first` of `step` of the blocks of `size` parents, into counts[b + 1]."""
+    n, blocks = positions.shape[0], counts.shape[0] - 1
+    for b in range(slice_start(blocks, first, step), slice_start(blocks, first + 1, step)):
         total = 0
         for i in range(b * size, min(n, (b + 1) * size)):
             total += _legal(positions[i], need, flip)
@@ -112,7 +112,7 @@ def _block_fanout(positions, need, flip, size, counts, first, step):
 @numba.njit(cache=True, nogil=True)
 def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tables, pbits, lo, hi,
                    out, out_paths, bounds, most, first, step):
-    """Children of every `step`-th block of parents from block `first`, grouped by partition.
+    """Children of slice `first` of `step` of the blocks of parents, grouped by partition.
 
     Block b's children land in ``out[offsets[b]:offsets[b + 1]]``, partition ``lo + q``'s share at
     ``bounds[b, q]:bounds[b, q + 1]``; children of partitions outside ``[lo, hi)`` are dropped.
@@ -126,7 +126,7 @@ def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tab
     scratch = np.empty(most, dtype=np.uint64)
     parent = np.empty(most if counted else 0, dtype=np.int64)
     cursor = np.empty(width + 1, dtype=np.int64)
-    for b in range(first, blocks, step):
+    for b in range(slice_start(blocks, first, step), slice_start(blocks, first + 1, step)):
         made = 0
         for i in range(b * size, min(n, (b + 1) * size)):
             count = _children_of(positions[i], need, flip, flip_images, tables, legal, images,

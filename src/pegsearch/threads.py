@@ -1,7 +1,8 @@
 """Every core for the compiled loops: a serial numba function, run on slices of its work at once.
 
 The run path's kernels are compiled serial and `nogil`, and this module calls one per core from a
-pool of Python threads, each taking every k-th item (block or partition). Compared with numba's
+pool of Python threads, each taking one contiguous slice of the items (blocks or partitions):
+contiguous, so no two threads write the same cache line. Compared with numba's
 parallel loops this compiles in a fraction of the time (seconds saved on the first run after an
 install) and idle threads sleep instead of spinning between calls (OpenMP's spinning showed as a
 tenth of a search's CPU seconds).
@@ -15,6 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Any
 
+import numba
+
 WORKERS = os.cpu_count() or 1
 
 
@@ -23,9 +26,17 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(WORKERS, thread_name_prefix="pegsearch-kernel")
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def slice_start(items, index, slices):
+    """Where slice `index` of `slices` equal slices of `items` starts (and index - 1 ends)."""
+    return items * index // slices
+
+
 def spread(function: Callable[..., Any], items: int, *args: Any) -> list[Any]:
-    """``function(*args, first, step)`` on every core: call `first` takes items first, first + step, …
-    of `items`. Returns each call's result. Not for use from inside such a call (the pool is shared).
+    """``function(*args, first, step)`` on every core, call `first` of `step` working on items
+    ``slice_start(items, first, step)`` to ``slice_start(items, first + 1, step)``; returns each
+    call's result.
+    Not for use from inside such a call (the pool is shared).
     """
     step = max(1, min(WORKERS, items))
     calls = [_pool().submit(function, *args, first, step) for first in range(step)]
