@@ -28,7 +28,6 @@ from pegsearch.threads import slice_start, spread
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 # Most slots a table fills before it doubles; linear probing stays short below this.
 LOAD = 0.7
-_ONE = np.uint64(1)
 _SIXTY_FOUR = np.uint64(64)
 
 
@@ -48,7 +47,8 @@ def _home(key, pbits, sbits):
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _put(slots, sums, base, mask, key, values, k, pbits, sbits):
-    """Insert one key (and add its path count, row k of values); True when the key was new."""
+    """Insert one key (and add its path count, row k of values): 1 when the key was new, 0 when
+    it was there, 2 when it was there and its path count overflowed."""
     i = _home(key, pbits, sbits)
     while True:
         held = slots[base + i]

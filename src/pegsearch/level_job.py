@@ -105,7 +105,7 @@ class LevelJob(MRJob):
 
         # Text to limbs and back through Arrow's decimal128: no Python object per child on the way
         # in, and a count too large for decimal(38, 0) is refused by the cast.
-        paths = np.ascontiguousarray(from_arrow(pa.array(texts, pa.string()).cast(ARROW_TYPE)))
+        paths = from_arrow(pa.array(texts, pa.string()).cast(ARROW_TYPE))
         keys, sums = expand_distinct(self.codec, parents, paths)
         yield from zip(map(str, keys.tolist()), to_arrow(sums).cast(pa.string()).to_pylist(),
                        strict=True)

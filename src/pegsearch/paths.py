@@ -53,16 +53,22 @@ def to_arrow(paths: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(ARROW_TYPE, len(limbs), [None, pa.py_buffer(limbs)])
 
 
+def words_of(column: pa.Array | pa.ChunkedArray, what: str, width: int = 1) -> np.ndarray:
+    """A fixed-width Arrow column's values as uint64 words, `width` a row, read from its buffer
+    (a view, no copy; `to_numpy` would import pandas, 0.3 s). A null is a damaged level file."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if column.null_count:
+        raise ValueError(f"a {what} is missing (null) in a level file")
+    data = np.frombuffer(column.buffers()[1], dtype=np.uint64)
+    return data[width * column.offset: width * (column.offset + len(column))]
+
+
 def from_arrow(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """Path counts from an Arrow decimal column (any precision up to 38, scale 0) as limbs."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
     if column.type != ARROW_TYPE:
         column = column.cast(ARROW_TYPE)
-    if column.null_count:
-        raise ValueError("a path count is missing (null) in a level file")
-    data = np.frombuffer(column.buffers()[1], dtype=np.uint64)
-    return data[2 * column.offset: 2 * (column.offset + len(column))].reshape(-1, 2)
+    return words_of(column, "path count", 2).reshape(-1, 2)
 
 
 def total(paths: np.ndarray) -> int:

@@ -26,7 +26,7 @@ from pegsearch import __version__
 from pegsearch.board import Board, board_from_definition
 from pegsearch.codec import Codec
 from pegsearch.errors import UsageError
-from pegsearch.paths import PATHS
+from pegsearch.paths import PATHS, words_of
 from pegsearch.paths import from_arrow as paths_from_arrow
 from pegsearch.paths import to_arrow as paths_to_arrow
 from pegsearch.paths import total as total_paths
@@ -126,14 +126,9 @@ def write_parts(folder: Path, positions: np.ndarray, paths: np.ndarray | None = 
 
 
 def positions_of(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A `position` column (int64 bits) as uint64 positions, read from its buffer (without the
-    pandas import that `to_numpy` costs)."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
-    if column.null_count:
-        raise ValueError("a position is missing (null) in a level file")
-    data = np.frombuffer(column.buffers()[1], dtype=np.uint64)
-    return data[column.offset: column.offset + len(column)].copy()
+    """A `position` column (int64 bits) as uint64 positions: a writable copy, because numba
+    compiles (and caches) a second kernel for read-only arrays."""
+    return words_of(column, "position").copy()
 
 
 def read_positions(files: list[Path]) -> np.ndarray:

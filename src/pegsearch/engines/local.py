@@ -78,7 +78,7 @@ def partition_bits(expected: int, workers: int) -> int:
 
 
 class LocalEngine:
-    """Computes each level in this process (numba threads for map and reduce, a thread per part)."""
+    """Computes each level in this process (the kernels on every core, a thread per part file)."""
 
     name = "local"
     SETTINGS = ("memory",)

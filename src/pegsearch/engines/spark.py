@@ -260,7 +260,7 @@ def _winnable_batches(codec: Codec, shared: Broadcast,
                       batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """A Python worker's share of the semi-join: the parents of each batch that reach `shared`."""
     for batch in batches:
-        parents = np.array(batch.column(0).to_numpy(), dtype=np.int64).view(np.uint64)
+        parents = positions_of(batch.column(0))
         kept = parents_reaching(codec, parents, shared.value).view(np.int64)
         yield pa.RecordBatch.from_arrays([pa.array(kept, type=pa.int64())], names=[POSITION])
 
@@ -273,10 +273,9 @@ def _expand_batches(codec: Codec, batches: Iterator[pa.RecordBatch]) -> Iterator
     combiner: fewer rows go back through Arrow and the JVM's shuffle.
     """
     for batch in batches:
-        # A writable copy: numba compiles (and caches) a separate kernel for read-only arrays.
-        parents = np.array(batch.column(0).to_numpy(), dtype=np.int64).view(np.uint64)
+        parents = positions_of(batch.column(0))
         counted = batch.num_columns > 1
-        paths = np.ascontiguousarray(from_arrow(batch.column(1))) if counted else NO_PATHS
+        paths = from_arrow(batch.column(1)) if counted else NO_PATHS
         keys, sums = expand_distinct(codec, parents, paths)
         columns = {POSITION: pa.array(keys.view(np.int64), type=pa.int64())}
         if counted:
