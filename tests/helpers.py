@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +13,8 @@ import numpy as np
 from pegsearch.board import load_board
 from pegsearch.engines.local import LocalEngine
 from pegsearch.search import search
-from pegsearch.store import Identity, Run, write_parts
+from pegsearch.store import MANIFEST, Identity, LevelWriter, Run, level_name
+from pegsearch.store.parts import iter_parts
 
 
 def pegsearch(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -40,10 +43,32 @@ def one_level_run(out: Path, engine: str, holes: list[int], paths: list[int]) ->
     run = Run.create_or_resume(out, Identity(board, (holes[0],), count_paths=True), engine, {},
                                resume=False)
     positions = np.array([board.start_position((hole,)) for hole in holes], dtype=np.uint64)
-    staging = run.staging(0)
-    write_parts(staging, positions, limbs(paths))
-    run.commit_level(0, staging, 0.0)
+    writer = run.level_writer(0)
+    writer.write(0, positions, limbs(paths))
+    run.commit_level(writer, 0.0)
     return run
+
+
+def written(writer: LevelWriter) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The parts an engine wrote through `writer` (not committed), each as positions and path
+    limbs, read back and checked like any reader's."""
+    return list(iter_parts(writer.folder, writer.entries(), 1 << 62, writer.run.count_paths,
+                           f"level {writer.level}"))
+
+
+def part_file(out: Path, level: int, index: int = 0) -> Path:
+    """The local path of a committed level's part `index`, as the manifest names it."""
+    manifest = json.loads((out / MANIFEST).read_text())
+    return out / level_name(level) / manifest["levels"][level]["files"][index]["name"]
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def parts_of(run: Run, level: int) -> list[np.ndarray]:
+    """The positions of each part file of a committed level, part by part."""
+    return [keys for keys, _ in run.iter_level(level, 1 << 62)]
 
 
 def level_sets(run: Run) -> list[np.ndarray]:

@@ -131,7 +131,7 @@ def test_solve_refuses_bad_input(tmp_path: Path) -> None:
                           "hole 16 does not exist on triangle-5")
     assert_one_line_error(pegsearch("solve", str(out), "--png", str(tmp_path / "x.svg")),
                           "must end in .png")
-    assert_one_line_error(pegsearch("solve", str(tmp_path)), "is not a pegsearch run directory")
+    assert_one_line_error(pegsearch("solve", str(tmp_path)), "is not a pegsearch run (no manifest.json)")
 
 
 # ----- per final hole and winnable positions

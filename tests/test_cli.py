@@ -15,8 +15,8 @@ import pytest
 from pegsearch.board import load_board
 from pegsearch.engines.local import LocalEngine
 from pegsearch.search import search
-from pegsearch.store import MANIFEST, Identity, Run, sha256_of
-from tests.helpers import pegsearch
+from pegsearch.store import MANIFEST, Identity, LevelWriter, Run
+from tests.helpers import pegsearch, sha256_of
 
 
 def test_run_prints_table_and_verdict(tmp_path: Path) -> None:
@@ -97,11 +97,11 @@ def test_out_holding_another_run(tmp_path: Path) -> None:
     stray.mkdir()
     (stray / "notes.txt").write_text("mine")
     assert_one_line_error(pegsearch("run", "triangle-5", "--out", str(stray)),
-                          "is not an empty directory or a pegsearch run")
+                          "is not an empty folder or a pegsearch run")
 
 
 def test_counts_of_a_folder_that_is_no_run(tmp_path: Path) -> None:
-    assert_one_line_error(pegsearch("counts", str(tmp_path)), "is not a pegsearch run directory")
+    assert_one_line_error(pegsearch("counts", str(tmp_path)), "is not a pegsearch run (no manifest.json)")
 
 
 def test_engine_setting_that_does_not_apply(tmp_path: Path) -> None:
@@ -158,7 +158,9 @@ def test_a_killed_run_lists_only_whole_levels_and_resumes(levels: int, skippy_co
     assert resumed.returncode == 0, resumed.stderr
     assert listed_levels_are_whole(out) == 26
     assert [x["states"] for x in json.loads(resumed.stdout)["levels"]] == skippy_counts
-    assert not any(p.name.endswith(".staging") for p in out.iterdir())
+    # Nothing but the listed levels (checked whole above), the manifest and the lock file.
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [".lock", MANIFEST, *(f"level-{k:03d}" for k in range(26))])
 
 
 class InterruptedAtLevel(LocalEngine):
@@ -168,8 +170,8 @@ class InterruptedAtLevel(LocalEngine):
         super().__init__()
         self.stop_at = level
 
-    def next_level(self, run: Run, level: int, staging: Path) -> None:
-        super().next_level(run, level, staging)
+    def next_level(self, run: Run, level: int, writer: LevelWriter) -> None:
+        super().next_level(run, level, writer)
         if level + 1 == self.stop_at:
             raise KeyboardInterrupt
 

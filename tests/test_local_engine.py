@@ -11,8 +11,8 @@ from pegsearch.board import load_board
 from pegsearch.engines.local import LocalEngine
 from pegsearch.errors import UsageError
 from pegsearch.search import search
-from pegsearch.store import Identity, read_positions
-from tests.helpers import level_sets, pegsearch
+from pegsearch.store import Identity
+from tests.helpers import level_sets, parts_of, pegsearch
 
 
 @pytest.mark.parametrize("count_paths", [False, True])
@@ -32,11 +32,10 @@ def test_parts_are_sorted_and_disjoint(tmp_path: Path) -> None:
     run = search(Identity(load_board("triangle-6"), (1,)), tmp_path / "r",
                  LocalEngine(memory=40_000, chunk=500))
     for level in range(len(run.levels)):
-        seen = []
-        for file in run.level_files(level):
-            part = read_positions([file])
+        seen = parts_of(run, level)
+        assert len(seen) == len(run.levels[level]["files"])
+        for part in seen:
             assert np.all(part[1:] > part[:-1])
-            seen.append(part)
         merged = np.concatenate(seen)
         assert len(np.unique(merged)) == len(merged) == run.levels[level]["states"]
 

@@ -23,8 +23,8 @@ from pegsearch.engines.local import LocalEngine
 from pegsearch.errors import UsageError
 from pegsearch.paths import LIMIT, PathCountOverflow, as_int
 from pegsearch.search import search
-from pegsearch.store import Identity, Run, read_paths, read_positions
-from tests.helpers import level_sets, one_level_run, pegsearch
+from pegsearch.store import Identity, Run
+from tests.helpers import level_sets, one_level_run, pegsearch, written
 
 pytest.importorskip("mrjob")
 
@@ -124,17 +124,17 @@ def test_a_path_count_past_the_limit_fails_never_wraps(holes: list[int], paths: 
     run = one_level_run(tmp_path / "run", "mrjob", holes, paths)
     with (make_engine("mrjob", runner="inline", batch_size=1) as engine,
           pytest.raises(PathCountOverflow, match=where)):
-        engine.next_level(run, 0, run.staging(1))
+        engine.next_level(run, 0, run.level_writer(1))
 
 
 def test_a_path_count_at_the_limit_is_kept_exactly(tmp_path: Path) -> None:
     """Holes 2 and 3 (mirror images) share both child signatures: each child's count is the sum."""
     run = one_level_run(tmp_path / "run", "mrjob", [2, 3], [LIMIT // 2, LIMIT // 2 + 1])
-    staging = run.staging(1)
+    writer = run.level_writer(1)
     with make_engine("mrjob", runner="inline", batch_size=1) as engine:
-        engine.next_level(run, 0, staging)
-    parts = sorted(staging.glob("part-*.parquet"))
-    counts = paths_by_position(read_positions(parts), read_paths(parts))
+        engine.next_level(run, 0, writer)
+    (positions, paths), = written(writer)
+    counts = paths_by_position(positions, paths)
     assert len(counts) == 2
     assert set(counts.values()) == {LIMIT}
 
@@ -180,15 +180,14 @@ def test_spark_runner_computes_the_widest_level_like_local_engine(triangle_5: Ru
     """One spark-submit per level costs 10-20 s here, so the quick test runs the widest level only
     (with its path counts); the full search on Spark is the slow test below."""
     widest = max(range(len(triangle_5.levels) - 1), key=lambda k: triangle_5.levels[k]["states"])
-    staging = tmp_path / "staging"
-    staging.mkdir()
+    copy = search(triangle_5.identity, tmp_path / "copy", make_engine("local"))
+    writer = copy.level_writer(len(copy.levels))  # any writer serves: its parts are only read back
     with make_engine("mrjob", runner="spark", master="local[2]") as engine:
-        engine.next_level(triangle_5, widest, staging)
-    parts = sorted(staging.glob("part-*.parquet"))
-    children = read_positions(parts)
+        engine.next_level(triangle_5, widest, writer)
+    (children, paths), = written(writer)
     assert np.all(children[1:] > children[:-1]), "parts must be sorted and distinct"
     assert np.array_equal(children, np.sort(triangle_5.read_level(widest + 1)))
-    assert paths_by_position(children, read_paths(parts)) == level_paths(triangle_5, widest + 1)
+    assert paths_by_position(children, paths) == level_paths(triangle_5, widest + 1)
 
 
 @pytest.mark.slow

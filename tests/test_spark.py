@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 
 pytest.importorskip("pyspark")
@@ -32,8 +33,8 @@ from pegsearch.engines.local import LocalEngine
 from pegsearch.engines.spark import TASK_ROWS, SparkEngine, level_set
 from pegsearch.paths import LIMIT, PathCountOverflow, as_int
 from pegsearch.search import search
-from pegsearch.store import Identity, Run, read_paths, read_positions
-from tests.helpers import level_sets, local_run, one_level_run, pegsearch
+from pegsearch.store import Identity, Run, positions_of
+from tests.helpers import level_sets, local_run, one_level_run, parts_of, pegsearch, written
 
 ROOT = Path(__file__).resolve().parents[1]
 CLUSTER_SCRIPT = ROOT / "cluster" / "spark-cluster.sh"
@@ -71,8 +72,8 @@ def test_local2_levels_equal_local_engine(tmp_path: Path) -> None:
     for level in range(len(spark_run.levels)):
         if level and spark_run.levels[level - 1]["states"] <= TASK_ROWS:
             # A small level is one reduce task, so one part file, not one per default partition.
-            assert len(spark_run.level_files(level)) == 1, f"level {level}"
-        parts = [read_positions([f]) for f in spark_run.level_files(level)]
+            assert len(spark_run.levels[level]["files"]) == 1, f"level {level}"
+        parts = parts_of(spark_run, level)
         for part in parts:
             assert np.all(part[1:] > part[:-1]), f"level {level}: a part is not sorted"
         together = np.concatenate(parts)
@@ -95,7 +96,8 @@ def test_level_set_sorts_parts_as_unsigned(engine: SparkEngine, tmp_path: Path) 
     values = [5, -1, 3, -(1 << 63), 5, (1 << 63) - 1, -1, 0]
     children = engine.spark.createDataFrame([(v,) for v in values], "position long")
     level_set(children).write.parquet(str(tmp_path / "level"))
-    parts = [read_positions([f]) for f in sorted((tmp_path / "level").glob("part-*.parquet"))]
+    parts = [positions_of(pq.read_table(f).column(0))
+             for f in sorted((tmp_path / "level").glob("part-*.parquet"))]
     for part in parts:
         assert np.all(part[1:] > part[:-1])
     together = np.sort(np.concatenate(parts))
@@ -118,10 +120,9 @@ def test_a_path_count_at_the_limit_is_kept_exactly(engine: SparkEngine, batch_ro
     """Holes 2 and 3 (mirror images) share both child signatures: each child's count is the
     JVM's sum of two, exactly 10**38 - 1, written as decimal(38, 0) and read back by the store."""
     run = one_level_run(tmp_path / "run", "spark", [2, 3], [LIMIT // 2, LIMIT // 2 + 1])
-    staging = run.staging(1)
-    engine.next_level(run, 0, staging)
-    parts = sorted(staging.glob("part-*.parquet"))
-    positions, paths = read_positions(parts), read_paths(parts)
+    writer = run.level_writer(1)
+    engine.next_level(run, 0, writer)
+    (positions, paths), = written(writer)
     assert len(positions) == 2
     assert [as_int(row) for row in paths] == [LIMIT, LIMIT]
 
@@ -137,7 +138,7 @@ def test_a_path_count_past_the_limit_fails_never_wraps(engine: SparkEngine, batc
                                                        where: str, tmp_path: Path) -> None:
     run = one_level_run(tmp_path / "run", "spark", holes, paths)
     with pytest.raises(PathCountOverflow, match=rf"level 1: a path count exceeds .*\({where}\)"):
-        engine.next_level(run, 0, run.staging(1))
+        engine.next_level(run, 0, run.level_writer(1))
 
 
 def test_cli_counts_paths_like_local_engine_and_durango_bill(published: dict,

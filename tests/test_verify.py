@@ -18,8 +18,8 @@ import pytest
 from pegsearch.board import load_board
 from pegsearch.engines.local import LocalEngine
 from pegsearch.search import search
-from pegsearch.store import MANIFEST, Identity, Run, sha256_of
-from tests.helpers import pegsearch
+from pegsearch.store import MANIFEST, Identity, Run
+from tests.helpers import part_file, pegsearch, sha256_of
 from tests.test_cli import assert_one_line_error, wait_for_levels
 
 
@@ -50,22 +50,24 @@ def test_a_good_run_passes(tmp_path: Path) -> None:
 
 def test_a_truncated_level_file_is_caught(tmp_path: Path) -> None:
     out = make_run(tmp_path / "run")
-    part = out / "level-007" / "part-00000.parquet"
+    part = part_file(out, 7)
     part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
     lines = problems(out)
-    assert any("level 7 part-00000.parquet: checksum does not match" in line for line in lines)
-    assert any("level 7 part-00000.parquet: unreadable Parquet" in line for line in lines)
+    assert any(f"level 7 {part.name}: checksum does not match" in line for line in lines)
+    assert any(f"level 7 {part.name}: unreadable Parquet" in line for line in lines)
     assert not any("level 6" in line or "level 8" in line for line in lines)
 
 
 def test_a_level_from_another_board_is_caught(tmp_path: Path) -> None:
     out = make_run(tmp_path / "run")
     other = make_run(tmp_path / "other", board="triangle-6")
-    shutil.rmtree(out / "level-005")
-    shutil.copytree(other / "level-005", out / "level-005")
+    ours, theirs = part_file(out, 5), part_file(other, 5)
+    ours.write_bytes(theirs.read_bytes())
     lines = problems(out)
     assert any(line.startswith(f"{out}: level 5") and "checksum" in line for line in lines)
     # Even with the manifest edited to list the foreign files, their positions give them away.
+    ours.unlink()
+    shutil.copy(theirs, ours.parent / theirs.name)
     foreign = json.loads((other / MANIFEST).read_text())["levels"][5]
     edit_manifest(out, lambda m: m["levels"][5].update(files=foreign["files"],
                                                        states=foreign["states"]))
@@ -117,7 +119,7 @@ def test_unsorted_and_overlapping_parts_are_caught(tmp_path: Path) -> None:
 
 
 def test_verify_refuses_a_folder_that_is_no_run(tmp_path: Path) -> None:
-    assert_one_line_error(pegsearch("verify", str(tmp_path)), "is not a pegsearch run directory")
+    assert_one_line_error(pegsearch("verify", str(tmp_path)), "is not a pegsearch run (no manifest.json)")
 
 
 @pytest.mark.slow
@@ -139,7 +141,7 @@ def test_verify_passes_after_a_killed_run_is_resumed(tmp_path: Path) -> None:
 def test_recompute_agrees_with_a_good_run_and_catches_a_consistent_lie(tmp_path: Path) -> None:
     """A level missing one position, with the manifest rewritten to match, passes every check of
     the files; only the second computation can tell it is not the level the search makes."""
-    from pegsearch.store import read_positions, write_part
+    from pegsearch.store import encode
 
     out = make_run(tmp_path / "run", board="triangle-6")
     good = pegsearch("verify", str(out), "--recompute", "30")
@@ -147,12 +149,13 @@ def test_recompute_agrees_with_a_good_run_and_catches_a_consistent_lie(tmp_path:
     assert "levels 1 to 19 agree position for position with a second computation" in good.stdout
 
     states = Run.open(out).levels[5]["states"]
-    part = out / "level-005" / "part-00000.parquet"
-    write_part(part, read_positions([part])[1:])
+    part = part_file(out, 5)
+    part.write_bytes(encode(Run.open(out).read_level(5)[1:]))
 
     def shrink(manifest: dict) -> None:
         record = manifest["levels"][5]
-        record["files"][0].update(rows=record["files"][0]["rows"] - 1, sha256=sha256_of(part))
+        record["files"][0].update(rows=record["files"][0]["rows"] - 1, sha256=sha256_of(part),
+                                  bytes=part.stat().st_size)
         record["states"] -= 1
 
     edit_manifest(out, shrink)

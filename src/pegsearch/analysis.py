@@ -18,7 +18,7 @@ from pegsearch.board import Board, Jump
 from pegsearch.codec import Codec
 from pegsearch.expand import expand
 from pegsearch.paths import as_int
-from pegsearch.store import Run, iter_level
+from pegsearch.store import Run
 
 CHUNK = 1 << 20
 Permutation = tuple[int, ...]
@@ -126,7 +126,7 @@ def winnable_parents(run: Run, level: int, winnable: np.ndarray, chunk: int = CH
     """
     codec = run.codec()
     kept = [parents_reaching(codec, parents, winnable)
-            for parents, _ in iter_level(run.level_files(level), chunk)]
+            for parents, _ in run.iter_level(level, chunk)]
     return np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.uint64)
 
 
@@ -206,7 +206,7 @@ def solve(run: Run, finish: int | None = None) -> Line:
 
 
 def _damaged(run: Run) -> RuntimeError:
-    return RuntimeError(f"{run.path}: no line of play reaches its own last level; run"
+    return RuntimeError(f"{run.uri}: no line of play reaches its own last level; run"
                         " `pegsearch verify` on it")
 
 

@@ -36,6 +36,7 @@ from pegsearch.survey import survey
 from pegsearch.verify import recompute, verify
 
 RUNS = Path("runs")
+RUN_HELP = "a run: its folder, or a URI such as s3://BUCKET/PATH"
 RUN_OPTIONS = "Options after -- are passed to `pegsearch run`, e.g. -- --memory 2G."
 
 
@@ -78,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("board", help="a shipped board name (see `pegsearch boards`) or a .toml file")
     run.add_argument("--start", type=int, nargs="+", metavar="HOLE",
                      help="the hole(s) empty at the start (default: those drawn empty)")
-    run.add_argument("--out", type=Path, help="run directory (default: a new one under runs/)")
+    run.add_argument("--out", metavar="RUN", help="where the run goes: a folder or a URI such as"
+                     " s3://BUCKET/PATH (default: a new folder under runs/)")
     run.add_argument("--raw", action="store_true",
                      help="count without symmetry reduction (the same as --symmetry none)")
     run.add_argument("--symmetry", choices=SYMMETRY_MODES, default="board",
@@ -93,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=command_run)
 
     counts = commands.add_parser("counts", help="the per-level table of a stored run")
-    counts.add_argument("run", type=Path, help="a run directory")
+    counts.add_argument("run", help=RUN_HELP)
     counts.add_argument("--json", action="store_true", help="print the counts as JSON")
     counts.add_argument("--winnable", action="store_true",
                         help="add, per level, the positions that can still be played down to one peg")
@@ -109,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     counts.set_defaults(handler=command_counts)
 
     solve = commands.add_parser("solve", help="one solution (or best line of play) of a stored run")
-    solve.add_argument("run", type=Path, help="a run directory")
+    solve.add_argument("run", help=RUN_HELP)
     solve.add_argument("--finish", type=int, metavar="HOLE", help="end with the last peg on HOLE")
     solve.add_argument("--svg", type=Path, metavar="FILE", help="also draw the boards into an SVG strip")
     solve.add_argument("--png", type=Path, metavar="FILE", help="also draw the boards into a PNG strip")
@@ -117,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     survey = commands.add_parser("survey", help="search every start hole (one per symmetry class)")
     survey.add_argument("board", help="a shipped board name or a .toml file")
-    survey.add_argument("--out", type=Path,
+    survey.add_argument("--out", metavar="FOLDER",
                         help="folder for the runs, one per class (default: a new one under runs/);"
                              " complete runs there are reused, unfinished ones resumed")
     survey.add_argument("--count-paths", action="store_true", help="also count the solutions")
@@ -126,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     survey.set_defaults(handler=command_survey)
 
     verify = commands.add_parser("verify", help="reread a run and report anything wrong with it")
-    verify.add_argument("run", type=Path, help="a run directory")
+    verify.add_argument("run", help=RUN_HELP)
     verify.add_argument("--recompute", type=int, default=0, metavar="LEVELS",
                         help="also make levels 1..LEVELS again by a second, plain-numpy computation"
                              " and compare them position for position (for the smaller levels)")
@@ -208,7 +210,7 @@ def command_counts(args: argparse.Namespace) -> int:
     if args.plot:
         check_picture_path(args.plot)
     if (args.winnable or args.plot) and run.status != "complete":
-        raise UsageError(f"{run.path} is an incomplete run ({run.status}): finish it with --resume"
+        raise UsageError(f"{run.uri} is an incomplete run ({run.status}): finish it with --resume"
                          " before asking for winnable positions or a plot")
     if (args.engine or args.master) and not args.winnable:
         raise UsageError("--engine and --master apply to --winnable: pass it too")
@@ -253,7 +255,7 @@ def command_solve(args: argparse.Namespace) -> int:
     pictures = [check_picture_path(path, (kind,))
                 for path, kind in ((args.svg, ".svg"), (args.png, ".png")) if path]
     if run.status != "complete":
-        raise UsageError(f"{run.path} is an incomplete run ({run.status}): finish it with --resume"
+        raise UsageError(f"{run.uri} is an incomplete run ({run.status}): finish it with --resume"
                          " before asking for a solution")
     line = solve(run, args.finish)
     print(run_heading(run))
@@ -277,7 +279,7 @@ def command_solve(args: argparse.Namespace) -> int:
 def command_survey(args: argparse.Namespace) -> int:
     board = load_board(args.board)
     flags = "-paths" if args.count_paths else ""
-    out = args.out or RUNS / f"survey-{board.name}{flags}-{time.strftime('%Y%m%d-%H%M%S')}"
+    out = args.out or str(RUNS / f"survey-{board.name}{flags}-{time.strftime('%Y%m%d-%H%M%S')}")
     results = survey(board, out, lambda: _engine(args), args.count_paths,
                      progress=_survey_progress if sys.stderr.isatty() else None)
     if args.json:
@@ -394,7 +396,7 @@ def _print_run(run: Run, as_json: bool, winnable: list[int] | None = None,
             print(finish_table(finishes(run), exact_per_hole(run)))
     else:
         print(f"incomplete run ({run.status}): continue it with"
-              f" `pegsearch run {run.board.name} --out {run.path} --resume`")
+              f" `pegsearch run {run.board.name} --out {run.uri} --resume`")
 
 
 def _print_progress(record: dict) -> None:
@@ -402,21 +404,21 @@ def _print_progress(record: dict) -> None:
           f"  {record['seconds']:8.2f} s", file=sys.stderr)
 
 
-def _new_run_path(identity: Identity) -> Path:
+def _new_run_path(identity: Identity) -> str:
     holes = "-".join(str(h) for h in identity.start)
     flags = {"board": "", "start": "-bystart", "none": "-raw"}[identity.symmetry]
     flags += "-paths" if identity.count_paths else ""
-    return RUNS / f"{identity.board.name}-h{holes}{flags}-{time.strftime('%Y%m%d-%H%M%S')}"
+    return str(RUNS / f"{identity.board.name}-h{holes}{flags}-{time.strftime('%Y%m%d-%H%M%S')}")
 
 
-def _newest_run(identity: Identity) -> Path:
+def _newest_run(identity: Identity) -> str:
     """The most recent run under runs/ of the same search that has not finished."""
     candidates = sorted(RUNS.glob(f"{identity.board.name}-*/manifest.json"),
                         key=lambda p: p.stat().st_mtime, reverse=True)
     for manifest in candidates:
         run = Run.open(manifest.parent)
         if run.identity.as_json() == identity.as_json() and run.status != "complete":
-            return run.path
+            return run.uri
     raise UsageError(f"no unfinished run of {identity.describe()} under {RUNS}/ to resume;"
                      " pass --out DIR")
 

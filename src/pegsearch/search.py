@@ -1,12 +1,13 @@
 """The driver: chains one MapReduce job per level until a level is empty or one peg is left.
 
-The driver owns everything engines share: writing level 0, staging and committing each level,
-the stop rule, resuming from the last committed level, and reporting progress. An engine only turns
-level k into level k + 1.
+The driver owns everything engines share: writing level 0, committing each level through the
+manifest, the stop rule, resuming from the last committed level, and reporting progress. An engine
+only turns level k into level k + 1, writing its parts through the level's writer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ import numpy as np
 
 from pegsearch.engines import Engine
 from pegsearch.paths import ones
-from pegsearch.store import Identity, Run, discard, staged_rows, write_parts
+from pegsearch.store import Identity, Location, Run
 
 Progress = Callable[[dict], None]
 
@@ -45,28 +46,22 @@ def verdict(run: Run) -> Verdict:
     return Verdict(last["pegs"] == 1, last["pegs"], last["states"], last["level"])
 
 
-def search(identity: Identity, out: Path, engine: Engine, resume: bool = False,
+def search(identity: Identity, out: str | Path | Location, engine: Engine, resume: bool = False,
            progress: Progress | None = None) -> Run:
-    """Run (or resume) a search into `out` with `engine`; returns the finished run."""
-    run = Run.create_or_resume(out, identity, engine.name, engine.options(), resume)
-    if not run.levels:
-        _write_start(run)
-    for record in run.levels:
-        if progress:
-            progress(record)
+    """Run (or resume) a search into `out` (a path or URI) with `engine`; returns the finished run."""
+    location = out if isinstance(out, Location) else Location.parse(out)
+    engine.check_location(location)
+    run = Run.create_or_resume(location, identity, engine.name, engine.options(), resume)
     try:
+        if not run.levels:
+            _write_start(run)
+        for record in run.levels:
+            if progress:
+                progress(record)
         with engine:
             while run.levels[-1]["pegs"] > 1:
-                level = len(run.levels) - 1
-                staging = run.staging(level + 1)
-                began = time.perf_counter()
-                engine.next_level(run, level, staging)
-                if staged_rows(staging) == 0:
-                    discard(staging)
+                if not _next_level(run, engine, progress):
                     break
-                record = run.commit_level(level + 1, staging, time.perf_counter() - began)
-                if progress:
-                    progress(record)
     except BaseException:
         run.finish("interrupted")
         raise
@@ -74,10 +69,34 @@ def search(identity: Identity, out: Path, engine: Engine, resume: bool = False,
     return run
 
 
+def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
+    """Make and commit the level after the last one; False when it is empty (the search ends).
+
+    An attempt that fails leaves no parts behind where it can help it (a kill -9 cannot: then
+    `--resume` removes them, as the manifest does not list them).
+    """
+    level = len(run.levels) - 1
+    writer = run.level_writer(level + 1)
+    began = time.perf_counter()
+    try:
+        engine.next_level(run, level, writer)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            writer.discard()
+        raise
+    if writer.rows == 0:
+        writer.discard()
+        return False
+    record = run.commit_level(writer, time.perf_counter() - began)
+    if progress:
+        progress(record)
+    return True
+
+
 def _write_start(run: Run) -> None:
     """Level 0: the signature of the start position, written the same way for every engine."""
     codec = run.codec()
     start = np.array([run.board.start_position(run.start)], dtype=np.uint64)
-    staging = run.staging(0)
-    write_parts(staging, codec.signatures(start), ones(1) if run.count_paths else None)
-    run.commit_level(0, staging, 0.0)
+    writer = run.level_writer(0)
+    writer.write(0, codec.signatures(start), ones(1) if run.count_paths else None)
+    run.commit_level(writer, 0.0)

@@ -17,7 +17,7 @@ from pegsearch.board import Board
 from pegsearch.engines import Engine
 from pegsearch.errors import UsageError
 from pegsearch.search import Progress, search
-from pegsearch.store import MANIFEST, Identity, Run
+from pegsearch.store import MANIFEST, Identity, Location, Run
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class StartResult:
     finishes: tuple[int, ...]
     states: int
     solutions: int | None
-    run: Path
+    run: str
 
     def document(self) -> dict:
         document = {"start": self.start, "solvable": self.solvable, "finishes": list(self.finishes),
@@ -40,7 +40,7 @@ class StartResult:
         return document
 
 
-def survey(board: Board, out: Path, make_engine: Callable[[], Engine], count_paths: bool = False,
+def survey(board: Board, out: str | Path, make_engine: Callable[[], Engine], count_paths: bool = False,
            progress: Callable[[int], Progress | None] | None = None) -> list[StartResult]:
     """Search one start per class of holes into `out/start-NN` and answer for every hole.
 
@@ -48,8 +48,10 @@ def survey(board: Board, out: Path, make_engine: Callable[[], Engine], count_pat
     resumed, so an interrupted survey continues where it stopped.
     """
     results: dict[int, StartResult] = {}
+    folder = Location.parse(out)
+    folder.check()
     for holes in hole_classes(board):
-        searched = _searched(board, holes[0], out / f"start-{holes[0]:02d}", make_engine,
+        searched = _searched(board, holes[0], folder / f"start-{holes[0]:02d}", make_engine,
                              count_paths, progress(holes[0]) if progress else None)
         for hole in holes:
             perm = next(p for p in board.symmetries if image_of_hole(p, searched.start) == hole)
@@ -59,10 +61,10 @@ def survey(board: Board, out: Path, make_engine: Callable[[], Engine], count_pat
     return [results[hole] for hole in sorted(results)]
 
 
-def _searched(board: Board, start: int, folder: Path, make_engine: Callable[[], Engine],
+def _searched(board: Board, start: int, folder: Location, make_engine: Callable[[], Engine],
               count_paths: bool, progress: Progress | None) -> StartResult:
     identity = Identity(board, (start,), "start", count_paths)
-    stored = Run.open(folder) if (folder / MANIFEST).is_file() else None
+    stored = Run.open(folder) if folder.is_file(MANIFEST) else None
     if stored is not None and stored.identity.as_json() != identity.as_json():
         raise UsageError(f"{folder} holds another search ({stored.describe()}, count paths:"
                          f" {stored.count_paths}); a survey folder is reused only for the same board"
@@ -74,4 +76,4 @@ def _searched(board: Board, start: int, folder: Path, make_engine: Callable[[], 
     holes = tuple(sorted({hole for c in classes for hole in c.holes}))
     solutions = sum(c.paths for c in classes) if count_paths else None
     return StartResult(start, start, bool(classes), holes, sum(r["states"] for r in run.levels),
-                       solutions, run.path)
+                       solutions, run.uri)

@@ -9,6 +9,7 @@ whatever engine wrote it, and every problem is reported, not just the first.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -20,7 +21,7 @@ import pyarrow.parquet as pq
 from pegsearch.codec import Codec
 from pegsearch.expand import signatures
 from pegsearch.paths import PATHS, from_arrow, total
-from pegsearch.store import POSITION, Run, level_name, positions_of, sha256_of
+from pegsearch.store import POSITION, Location, Run, positions_of
 
 _POPCOUNT = np.array([bin(value).count("1") for value in range(256)], dtype=np.uint8)
 
@@ -38,7 +39,7 @@ class Report:
         return not self.problems
 
 
-def verify(path: Path) -> Report:
+def verify(path: str | Path) -> Report:
     """Check every listed level of the run in `path` against its manifest and the search's rules."""
     run = Run.open(path)
     report = Report()
@@ -66,7 +67,7 @@ def verify(path: Path) -> Report:
     return report
 
 
-def recompute(path: Path, upto: int) -> list[str]:
+def recompute(path: str | Path, upto: int) -> list[str]:
     """Levels 1 to `upto` of a run made again by a second computation, compared position for position.
 
     The second computation shares nothing with the engines but the board's jump and symmetry
@@ -93,16 +94,16 @@ def _check_level(run: Run, index: int, codec: Codec,
                  problems: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
     """Check one level's files; returns the positions (and paths) of the parts that could be read."""
     record = run.levels[index]
-    folder = run.path / level_name(index)
+    folder = run.level_folder(index)
     where = f"level {index}"
-    if not folder.is_dir():
+    if not folder.exists():
         problems.append(f"{where}: folder {folder} is missing")
         return np.empty(0, np.uint64), None
     listed = {entry["name"] for entry in record["files"]}
-    for stray in sorted(p.name for p in folder.iterdir() if p.name not in listed):
+    for stray in sorted(name for name in folder.files() if name not in listed):
         problems.append(f"{where}: {stray} is not listed in the manifest")
-    tables = [_check_part(folder / entry["name"], entry, f"{where} {entry['name']}", run, index,
-                          codec, problems) for entry in record["files"]]
+    tables = [_check_part(folder, entry, f"{where} {entry['name']}", run, index, codec, problems)
+              for entry in record["files"]]
     readable = [table for table in tables if table is not None]
     pieces = [_positions(table) for table in readable]
     rows = sum(len(piece) for piece in pieces)
@@ -121,16 +122,21 @@ def _positions(table: pa.Table) -> np.ndarray:
     return positions_of(table.column(POSITION))
 
 
-def _check_part(path: Path, entry: dict, where: str, run: Run, index: int, codec: Codec,
+def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int, codec: Codec,
                 problems: list[str]) -> pa.Table | None:
     """Check one part file; returns its table, or None when it cannot be read."""
-    if not path.is_file():
+    try:
+        data = folder.read(entry["name"])
+    except FileNotFoundError:
         problems.append(f"{where}: file is missing")
         return None
-    if sha256_of(path) != entry.get("sha256"):
+    if entry.get("bytes") is not None and len(data) != entry["bytes"]:
+        problems.append(f"{where}: {len(data):,} bytes, the manifest says {entry['bytes']:,}"
+                        " (truncated or replaced)")
+    if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
         problems.append(f"{where}: checksum does not match the manifest (damaged or replaced)")
     try:
-        table = pq.read_table(path)
+        table = pq.read_table(pa.BufferReader(data))
     except (OSError, pa.ArrowException) as exc:
         problems.append(f"{where}: unreadable Parquet ({exc})")
         return None

@@ -1,7 +1,7 @@
 """Engines: the ways a level is computed. They differ in how positions move, never in what a level holds.
 
-Every engine turns the complete level k of a run into the part files of level k + 1, written into a
-staging folder the driver gives it; the driver commits, checksums and decides when to stop. An
+Every engine turns the complete level k of a run into the part files of level k + 1, written
+through the level's writer the driver gives it; the driver commits and decides when to stop. An
 engine may also offer `winnable_parents(run, level, winnable)`, one step of the backward walk
 (see analysis.winnable_sets), so a cluster run is walked back on the cluster; the others are walked
 in process. Engines are imported only when asked for, so a missing optional dependency (pyspark,
@@ -11,11 +11,10 @@ mrjob) costs nothing until it is used and then fails with one clear line.
 from __future__ import annotations
 
 from importlib import import_module
-from pathlib import Path
 from typing import Protocol
 
 from pegsearch.errors import UsageError
-from pegsearch.store import Run
+from pegsearch.store import LevelWriter, Location, Run
 
 ENGINES = {"local": "pegsearch.engines.local:LocalEngine",
            "mrjob": "pegsearch.engines.mrjob:MRJobEngine",
@@ -36,8 +35,12 @@ class Engine(Protocol):
         """The engine's settings, recorded in the run's manifest."""
         ...
 
-    def next_level(self, run: Run, level: int, staging: Path) -> None:
-        """Write the part files of level `level + 1` of `run` into `staging`."""
+    def check_location(self, location: Location) -> None:
+        """Refuse, in one line and before the run is touched, a store this engine cannot use."""
+        ...
+
+    def next_level(self, run: Run, level: int, writer: LevelWriter) -> None:
+        """Write the part files of level `level + 1` of `run` through `writer`."""
         ...
 
 

@@ -15,12 +15,11 @@ from __future__ import annotations
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from pegsearch.dedup import Tables, table_bits
 from pegsearch.errors import UsageError
 from pegsearch.expand import Scratch, expand_routed
-from pegsearch.store import PART_ROWS, Run, iter_level, write_part
+from pegsearch.store import PART_ROWS, LevelWriter, Location, Run
 
 DEFAULT_BUDGET_CAP = 4 << 30
 # The share of the budget for a chunk's routed children. Large chunks matter: a partition's table
@@ -102,9 +101,11 @@ class LocalEngine:
     def options(self) -> dict:
         return {"memory": self.budget, "workers": self.workers}
 
-    def next_level(self, run: Run, level: int, staging: Path) -> None:
+    def check_location(self, location: Location) -> None:
+        return None  # parents are streamed from any store, parts written to it
+
+    def next_level(self, run: Run, level: int, writer: LevelWriter) -> None:
         codec = run.codec()
-        files = run.level_files(level)
         expected = expected_states(run, level)
         pbits = partition_bits(expected, self.workers)
         parts = 1 << pbits
@@ -120,15 +121,15 @@ class LocalEngine:
             while lo < parts:
                 width = min(parts - lo, max(1, arena // ((1 << per_partition) * slot_bytes)))
                 tables = Tables(pbits, lo, width, per_partition, run.count_paths, arena)
-                for keys, paths in iter_level(files, chunk, run.count_paths):
+                for keys, paths in run.iter_level(level, chunk, run.count_paths):
                     tables.add(*expand_routed(codec, keys, paths, pbits, tables.lo, tables.hi,
                                               scratch))
-                written = self._write(tables, staging, written, run.count_paths, pool)
+                written = self._write(tables, writer, written, run.count_paths, pool)
                 lo = tables.hi
                 self.passes += 1
                 del tables
 
-    def _write(self, tables: Tables, staging: Path, written: int, counted: bool,
+    def _write(self, tables: Tables, writer: LevelWriter, written: int, counted: bool,
                pool: ThreadPoolExecutor) -> int:
         """Drain the pass's partitions into part files numbered from `written`; returns the next."""
         rows = int(tables.filled.sum())
@@ -138,7 +139,7 @@ class LocalEngine:
 
         def write(g: int) -> None:
             keys, values = tables.drain(edges[g], edges[g + 1])
-            write_part(staging / f"part-{written + g:05d}.parquet", keys, values if counted else None)
+            writer.write(written + g, keys, values if counted else None)
 
         list(pool.map(write, range(groups)))
         return written + groups

@@ -2,9 +2,10 @@
 
 mrjob is the classic way to take a Python MapReduce job from a laptop (inline, local runners) to
 Spark, Hadoop streaming, EMR or Dataproc without changing the job. The engine moves positions (and
-path counts) between the run directory and the job: it writes level k as decimal text lines, runs
-the job, reads its output back and stores level k + 1 as sorted Parquet parts like every other
-engine, so any engine can continue or read the run.
+path counts) between the run's store and the job, a slice at a time both ways, so the driver's
+memory is bounded whatever the level's size: it streams level k out as decimal text lines, runs the
+job, and streams its output back into sorted Parquet parts of level k + 1 like every other engine's,
+so any engine can continue or read the run.
 
 A runner that cannot work here (no `hadoop` command, no cloud credentials, no spark-submit) is
 refused when the engine is built, before the run directory is touched; a level whose job fails
@@ -36,7 +37,7 @@ from pegsearch.dedup import distinct
 from pegsearch.errors import UsageError
 from pegsearch.level_job import BATCH_SIZE, LevelJob
 from pegsearch.paths import ARROW_TYPE, from_arrow, to_arrow
-from pegsearch.store import Run, level_name, read_paths, read_positions, write_parts
+from pegsearch.store import NO_PATHS, LevelWriter, Location, Run, level_name
 
 RUNNERS = ("inline", "local", "spark", "hadoop", "emr", "dataproc")
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
@@ -98,30 +99,29 @@ class MRJobEngine:
                 "mrjob_conf": str(self.mrjob_conf) if self.mrjob_conf else None,
                 "master": self.master, "batch_size": self.batch_size}
 
-    def next_level(self, run: Run, level: int, staging: Path) -> None:
+    def check_location(self, location: Location) -> None:
+        return None  # levels pass through this process on their way to and from the job
+
+    def next_level(self, run: Run, level: int, writer: LevelWriter) -> None:
         assert self.work is not None, "next_level is called inside `with engine`"
         folder = self.work / level_name(level + 1)
         try:
             inputs = folder / "input"
             inputs.mkdir(parents=True)
-            _write_lines(run.level_files(level), inputs, run.count_paths)
+            _write_lines(run, level, inputs)
             search = folder / "search.json"
             search.write_text(json.dumps({"board": run.board.definition(),
                                           "group": run.identity.group}), encoding="utf-8")
             job = LevelJob(args=self._job_args(search, inputs, folder, run.count_paths))
             with job.make_runner() as runner:
                 runner.run()
-                children, paths = _read_lines(job.parse_output(runner.cat_output()),
-                                              run.count_paths)
+                _store_lines(job.parse_output(runner.cat_output()), writer, run.count_paths)
         except StepFailedException as exc:
             raise UsageError(f"level {level + 1} failed on the mrjob {self.runner} runner (the"
                              " task's error is above); the levels before it are kept: continue"
                              " with --resume") from exc
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-        # The reducers' lines are distinct already; this puts them in the sorted order of a part.
-        keys, sums = distinct(children, paths)
-        write_parts(staging, keys, sums if run.count_paths else None)
 
     def _job_args(self, search: Path, inputs: Path, folder: Path, count_paths: bool) -> list[str]:
         """The job's command line: runner, board file, what is counted, input folder and where
@@ -159,40 +159,41 @@ def _quiet_spark(folder: Path) -> list[str]:
                                         f"-Dlog4j2.configurationFile=file:{log4j}"])]
 
 
-def _write_lines(parts: list[Path], folder: Path, count_paths: bool) -> None:
-    """One text file of decimal lines per Parquet part: what Hadoop streaming splits by line.
+def _write_lines(run: Run, level: int, folder: Path) -> None:
+    """A level as text files of decimal lines, one per slice: what Hadoop streaming splits by line.
 
-    A line is `position`, or `position<TAB>paths` when counting paths. Written a slice at a time,
-    so the text of a large level never sits in memory whole.
+    A line is `position`, or `position<TAB>paths` when counting paths. Streamed a slice at a time
+    from the store, so the text of a large level never sits in memory whole.
     """
-    for index, part in enumerate(parts):
-        positions = read_positions([part])
-        paths = read_paths([part]) if count_paths else None
+    slices = run.iter_level(level, TEXT_SLICE, run.count_paths)
+    for index, (positions, paths) in enumerate(slices):
+        keys = positions.tolist()
         with open(folder / f"part-{index:05d}.txt", "w", encoding="ascii") as handle:
-            for begin in range(0, len(positions), TEXT_SLICE):
-                keys = positions[begin:begin + TEXT_SLICE].tolist()
-                if paths is None:
-                    handle.write("".join(f"{key}\n" for key in keys))
-                else:
-                    counts = to_arrow(paths[begin:begin + TEXT_SLICE]).cast(pa.string()).to_pylist()
-                    handle.write("".join(f"{key}\t{count}\n"
-                                         for key, count in zip(keys, counts, strict=True)))
+            if not run.count_paths:
+                handle.write("".join(f"{key}\n" for key in keys))
+            else:
+                counts = to_arrow(paths).cast(pa.string()).to_pylist()
+                handle.write("".join(f"{key}\t{count}\n"
+                                     for key, count in zip(keys, counts, strict=True)))
 
 
-def _read_lines(lines: Iterator[tuple[str, str | None]],
-                count_paths: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The job's output lines as positions and ``(n, 2)`` path count limbs (none unless counting).
+def _store_lines(lines: Iterator[tuple[str, str | None]], writer: LevelWriter,
+                 count_paths: bool) -> None:
+    """The job's output lines as part files of the next level, a slice at a time.
 
-    Converted a slice at a time, so only one slice of the level is ever held as Python strings.
-    mrjob's `parse_output` leaves each line's newline on its last field.
+    The reducers' lines are distinct across the whole output (each key reaches one reducer), so
+    every slice, sorted, is a part disjoint from the others. Only one slice is ever held as Python
+    strings. mrjob's `parse_output` leaves each line's newline on its last field.
     """
-    positions, paths = [np.empty(0, dtype=np.uint64)], [np.empty((0, 2), dtype=np.uint64)]
+    index = 0
     while chunk := list(islice(lines, TEXT_SLICE)):
         keys, counts = zip(*chunk, strict=True)
-        positions.append(np.array([int(key) for key in keys], dtype=np.uint64))
-        if count_paths:
-            paths.append(from_arrow(pa.array([count.rstrip() for count in counts]).cast(ARROW_TYPE)))
-    return np.concatenate(positions), np.concatenate(paths)
+        positions = np.array([int(key) for key in keys], dtype=np.uint64)
+        paths = (from_arrow(pa.array([count.rstrip() for count in counts]).cast(ARROW_TYPE))
+                 if count_paths else NO_PATHS)
+        positions, paths = distinct(positions, paths)  # sorted, as a part must be
+        writer.write(index, positions, paths if count_paths else None)
+        index += 1
 
 
 def _no_conf_warning(record: logging.LogRecord) -> bool:

@@ -41,7 +41,7 @@ from pegsearch.codec import Codec
 from pegsearch.errors import UsageError
 from pegsearch.expand import expand_distinct
 from pegsearch.paths import LIMIT, PATHS, PathCountOverflow, from_arrow, to_arrow
-from pegsearch.store import NO_PATHS, POSITION, Run, positions_of
+from pegsearch.store import NO_PATHS, POSITION, LevelWriter, Location, Run, positions_of
 
 # A level file's columns; decimal(38, 0) is paths.ARROW_TYPE, which the JVM sums exactly.
 SCHEMAS = {False: f"{POSITION} long", True: f"{POSITION} long, {PATHS} decimal(38, 0)"}
@@ -133,24 +133,32 @@ class SparkEngine:
             self.spark.stop()
             self.spark = None
 
-    def next_level(self, run: Run, level: int, staging: Path) -> None:
+    def check_location(self, location: Location) -> None:
+        if location.local is None:
+            raise UsageError(f"{location}: the spark engine reads and writes levels through a"
+                             " filesystem its executors mount, so its runs live on a local or shared"
+                             f" path for now; search a {location.scheme}:// run with the local or"
+                             " mrjob engine")
+
+    def next_level(self, run: Run, level: int, writer: LevelWriter) -> None:
         assert self.spark is not None, "next_level outside `with engine:`"
-        self._check_shared(run.path.resolve())
+        self._check_shared(run.location.local.resolve())
         schema = SCHEMAS[run.count_paths]
         self.spark.conf.set("spark.sql.shuffle.partitions",
                             str(self._partitions(run.levels[level]["states"])))
         parents = self.spark.read.schema(schema).parquet(
-            *[f.resolve().as_uri() for f in run.level_files(level)])
+            *[f.resolve().as_uri() for f in run.local_level_files(level)])
         children = parents.mapInArrow(partial(_expand_batches, run.codec()), schema)
         try:
             level_set(children).write.mode("append").option("compression", "zstd").parquet(
-                staging.resolve().as_uri())
+                writer.spool().resolve().as_uri())
         except ArithmeticException:  # the JVM's sum, in ANSI mode
             raise _overflow(level + 1, "in Spark's sum") from None
         except PythonException as exc:  # a batch's own sum; only its text names the Python error
             if PathCountOverflow.__name__ in str(exc):
                 raise _overflow(level + 1, "in a map task") from None
             raise
+        writer.adopt_spool()
 
     def winnable_parents(self, run: Run, level: int, winnable: np.ndarray) -> np.ndarray:
         """One step of the backward walk as a Spark job: a broadcast semi-join of the level with
@@ -163,7 +171,7 @@ class SparkEngine:
         shared = self.spark.sparkContext.broadcast(winnable)
         try:
             parents = self.spark.read.schema(SCHEMAS[False]).parquet(
-                *[f.resolve().as_uri() for f in run.level_files(level)])
+                *[f.resolve().as_uri() for f in run.local_level_files(level)])
             kept = parents.mapInArrow(partial(_winnable_batches, run.codec(), shared),
                                       SCHEMAS[False]).toArrow()
         finally:

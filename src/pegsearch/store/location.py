@@ -1,0 +1,226 @@
+"""Where a run lives: a path or URI turned into a pyarrow filesystem and a folder on it.
+
+Clusters keep their data in S3 (EMR, Kubernetes), GCS (Dataproc) or HDFS (YARN); `pyarrow.fs`
+speaks to all of them, and to local disk, from Python with no Hadoop jars. A `Location` hides which
+one a run is on: the rest of pegsearch reads, writes, lists and removes whole named files relative
+to it.
+
+Nothing here relies on renaming, because object stores cannot rename atomically. A part file is
+written once under a name no other attempt uses; a small file that must change whole (the
+manifest) is `replace`d: one PUT on an object store, a temporary file renamed over it (with fsync)
+on a filesystem.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pyarrow.fs as pafs
+
+from pegsearch.errors import UsageError
+
+OBJECT_STORES = ("s3", "gs", "gcs")
+# Seconds to open a connection and to finish one request, and tries per request: an unreachable
+# store is reported within seconds rather than after the SDK's minutes of retries.
+CONNECT_SECONDS = 5
+REQUEST_SECONDS = 60
+ATTEMPTS = 3
+URI_HELP = ("give a path, file:///..., s3://BUCKET/PATH, gs://BUCKET/PATH or"
+            " hdfs://NAMENODE:PORT/PATH")
+
+
+@dataclass(frozen=True)
+class Location:
+    """A folder on some filesystem: `fs` and the `base` path on it, and the `uri` users see."""
+
+    fs: pafs.FileSystem
+    base: str
+    uri: str
+    scheme: str
+
+    # ----- making one
+    @classmethod
+    def parse(cls, text: str | Path) -> Location:
+        """The location a user wrote: a local path, or a URI with a scheme pyarrow reaches."""
+        text = str(text)
+        if not text:
+            raise UsageError(f"an empty run location: {URI_HELP}")
+        scheme = urlparse(text).scheme.lower() if "://" in text else ""
+        if scheme in ("", "file"):
+            path = urlparse(text).path if scheme else text
+            base = os.path.abspath(os.path.expanduser(path))
+            return cls(pafs.LocalFileSystem(), base, text if scheme else base, "file")
+        if scheme == "s3":
+            parsed = urlparse(text)
+            base = f"{parsed.netloc}{parsed.path}".rstrip("/")
+            return cls(_s3(text), base, f"s3://{base}", "s3")
+        if scheme in ("gs", "gcs", "hdfs", "viewfs"):
+            try:
+                filesystem, base = pafs.FileSystem.from_uri(text)
+            except (OSError, ValueError, ImportError) as exc:
+                raise UsageError(f"{text}: pyarrow cannot open this {scheme} store"
+                                 f" ({_first_line(exc)}); see README.md, 'Where runs live'") from None
+            return cls(filesystem, base.rstrip("/"), text.rstrip("/"), scheme)
+        raise UsageError(f"{text}: unknown storage scheme '{scheme}://'; {URI_HELP}")
+
+    def __truediv__(self, name: str) -> Location:
+        return Location(self.fs, self.path(name), f"{self.uri}/{name}", self.scheme)
+
+    def __str__(self) -> str:
+        return self.uri
+
+    @property
+    def local(self) -> Path | None:
+        """The folder as a local path, or None on a remote store."""
+        return Path(self.base) if self.scheme == "file" else None
+
+    @property
+    def object_store(self) -> bool:
+        return self.scheme in OBJECT_STORES
+
+    def path(self, name: str = "") -> str:
+        return f"{self.base}/{name}" if name else self.base
+
+    # ----- checking
+    def check(self) -> None:
+        """Reach the store once, so a wrong endpoint, missing bucket or missing credentials is one
+        line before any work rather than an error halfway through a level."""
+        try:
+            info = self.fs.get_file_info(self.base)
+            if self.object_store and "/" not in self.base:
+                return  # the bucket itself: reachable
+            bucket = self.base.split("/", 1)[0]
+            if self.object_store and self.fs.get_file_info(bucket).type == pafs.FileType.NotFound:
+                raise UsageError(f"{self.uri}: bucket '{bucket}' does not exist; create it first")
+        except OSError as exc:
+            raise UsageError(f"cannot reach {self.uri}: {_first_line(exc)}; {_advice(self.scheme)}") \
+                from None
+        if info.type == pafs.FileType.File:
+            raise UsageError(f"{self.uri} is a file, not a folder for a run; choose another location")
+
+    # ----- reading
+    def exists(self, name: str = "") -> bool:
+        return self.fs.get_file_info(self.path(name)).type != pafs.FileType.NotFound
+
+    def is_file(self, name: str) -> bool:
+        return self.fs.get_file_info(self.path(name)).type == pafs.FileType.File
+
+    def read(self, name: str) -> bytes:
+        """A whole file's bytes (FileNotFoundError when it is not there)."""
+        with self.fs.open_input_stream(self.path(name)) as stream:
+            return stream.read()
+
+    def files(self, name: str = "") -> dict[str, int]:
+        """Every file below `name`, recursively: its path relative to this folder and its size."""
+        top = self.path(name)
+        if self.fs.get_file_info(top).type != pafs.FileType.Directory:
+            return {}
+        found = self.fs.get_file_info(pafs.FileSelector(top, recursive=True))
+        return {info.path[len(self.base) + 1:]: info.size for info in found
+                if info.type == pafs.FileType.File}
+
+    def folders(self) -> list[str]:
+        """The names of the folders directly in this one."""
+        if self.fs.get_file_info(self.base).type != pafs.FileType.Directory:
+            return []
+        found = self.fs.get_file_info(pafs.FileSelector(self.base))
+        return sorted(info.base_name for info in found if info.type == pafs.FileType.Directory)
+
+    # ----- writing
+    def make(self) -> None:
+        """Create the folder (and its parents). On an object store folders are only prefixes."""
+        self.fs.create_dir(self.base, recursive=True)
+
+    def write(self, name: str, data: bytes) -> None:
+        """Write a new file whole; on local disk it is on the disk (fsync) before this returns, so
+        a manifest that lists it never outlives it in a crash."""
+        target = self.path(name)
+        if self.scheme == "file":
+            with open(target, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            return
+        with self.fs.open_output_stream(target) as stream:
+            stream.write(data)
+
+    def replace(self, name: str, data: bytes) -> None:
+        """Replace a file whole, so a reader sees the old or the new bytes, never a mix."""
+        if self.object_store:
+            self.write(name, data)  # one PUT: an object is replaced atomically
+            return
+        temporary = f"{name}.{secrets.token_hex(6)}.tmp"  # unique: two writers never share it
+        self.write(temporary, data)
+        if self.scheme == "file":
+            os.replace(self.path(temporary), self.path(name))
+            sync_folder(Path(self.path(name)).parent)
+        else:
+            self.fs.move(self.path(temporary), self.path(name))  # HDFS: rename is atomic
+
+    def remove(self, name: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.fs.delete_file(self.path(name))
+
+    def remove_tree(self, name: str) -> None:
+        if self.exists(name):
+            self.fs.delete_dir(self.path(name))
+
+
+def sync_folder(folder: Path) -> None:
+    """fsync a local folder, so the names in it (renames, new files) survive a crash."""
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _s3(uri: str) -> pafs.S3FileSystem:
+    """An S3 filesystem configured the way the AWS tools are: AWS_ENDPOINT_URL (or
+    AWS_ENDPOINT_URL_S3) for an S3-compatible store, AWS_REGION, and credentials from
+    AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, else the SDK's usual chain
+    (AWS_PROFILE, ~/.aws, instance roles). pyarrow itself ignores AWS_ENDPOINT_URL.
+
+    The AWS SDK in pyarrow sends trailing checksums with aws-chunked framing by default; some
+    S3-compatible stores keep that framing inside the object. Checksums only when required keeps
+    objects byte-exact everywhere; pegsearch checks every part's SHA-256 itself.
+    """
+    os.environ.setdefault("AWS_REQUEST_CHECKSUM_CALCULATION", "WHEN_REQUIRED")
+    os.environ.setdefault("AWS_RESPONSE_CHECKSUM_VALIDATION", "WHEN_REQUIRED")
+    options: dict = {"connect_timeout": CONNECT_SECONDS, "request_timeout": REQUEST_SECONDS,
+                     "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=ATTEMPTS)}
+    endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+    if endpoint:
+        parsed = urlparse(endpoint if "://" in endpoint else f"https://{endpoint}")
+        options.update(endpoint_override=parsed.netloc + parsed.path.rstrip("/"),
+                       scheme=parsed.scheme)
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+    if region:
+        options["region"] = region
+    key, secret = os.environ.get("AWS_ACCESS_KEY_ID"), os.environ.get("AWS_SECRET_ACCESS_KEY")
+    if key and secret:
+        options.update(access_key=key, secret_key=secret,
+                       session_token=os.environ.get("AWS_SESSION_TOKEN"))
+    try:
+        return pafs.S3FileSystem(**options)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{uri}: cannot set up S3 ({_first_line(exc)}); {_advice('s3')}") from None
+
+
+def _advice(scheme: str) -> str:
+    return {"s3": "check AWS_ENDPOINT_URL, AWS_REGION and the credentials (AWS_ACCESS_KEY_ID,"
+                  " AWS_SECRET_ACCESS_KEY or AWS_PROFILE)",
+            "gs": "check the Google credentials (gcloud auth application-default login)",
+            "gcs": "check the Google credentials (gcloud auth application-default login)",
+            "hdfs": "check the namenode address, HADOOP_HOME, JAVA_HOME and CLASSPATH"}.get(
+        scheme, "check that the folder exists and can be written")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]

@@ -1,0 +1,106 @@
+"""Part files: one Parquet file of sorted, distinct positions (and path counts), checked when read.
+
+A part is made in memory and written whole, so its size and SHA-256 are known before it lands and
+go into the manifest entry that alone makes it part of a level. Reading is the mirror image: the
+whole file is fetched (one GET on an object store), its size and checksum compared with the
+manifest, and only then parsed. A part swapped for another run's, truncated or damaged is refused
+with one line naming the level, whatever command was reading it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pegsearch.errors import UsageError
+from pegsearch.paths import PATHS, words_of
+from pegsearch.paths import from_arrow as paths_from_arrow
+from pegsearch.paths import to_arrow as paths_to_arrow
+from pegsearch.store.location import Location
+
+POSITION = "position"
+PART_ROWS = 1 << 22
+NO_PATHS = np.empty((0, 2), dtype=np.uint64)
+
+
+class DamagedLevel(UsageError):
+    """A stored level does not match its manifest: never computed on, always reported."""
+
+
+def encode(positions: np.ndarray, paths: np.ndarray | None = None) -> bytes:
+    """Sorted distinct positions (and their path counts) as the bytes of one Parquet file.
+
+    Sorted positions differ by small steps, so delta encoding plus zstd stores them compactly.
+    Arrays are wrapped from their buffers: `pa.array` on numpy data imports pandas (0.3 s).
+    """
+    positions = np.ascontiguousarray(positions, dtype=np.uint64)
+    columns = [pa.Array.from_buffers(pa.int64(), len(positions), [None, pa.py_buffer(positions)])]
+    if paths is not None:
+        columns.append(paths_to_arrow(paths))
+    table = pa.Table.from_arrays(columns, names=[POSITION, PATHS][:len(columns)])
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, row_group_size=PART_ROWS, compression="zstd",
+                   use_dictionary=False, column_encoding={POSITION: "DELTA_BINARY_PACKED"})
+    return sink.getvalue().to_pybytes()
+
+
+def entry_for(name: str, data: bytes, rows: int) -> dict:
+    """The manifest's record of a part: what a reader checks before trusting it."""
+    return {"name": name, "rows": rows, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def write_part(folder: Location, name: str, positions: np.ndarray,
+               paths: np.ndarray | None = None) -> dict:
+    """Write one part file whole into `folder`; returns its manifest entry."""
+    data = encode(positions, paths)
+    folder.write(name, data)
+    return entry_for(name, data, len(positions))
+
+
+def read_checked(folder: Location, entry: dict, where: str) -> bytes:
+    """A listed part's bytes, refused unless they are exactly what the manifest recorded."""
+    name = entry["name"]
+    try:
+        data = folder.read(name)
+    except FileNotFoundError:
+        raise DamagedLevel(f"{where}: part {name} is missing from {folder}; the run is damaged"
+                           " (run `pegsearch verify` on it)") from None
+    size = entry.get("bytes")
+    if size is not None and len(data) != size:
+        raise DamagedLevel(f"{where}: part {name} has {len(data):,} bytes, the manifest says"
+                           f" {size:,} (truncated or replaced); the run is damaged (run"
+                           " `pegsearch verify` on it)")
+    if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+        raise DamagedLevel(f"{where}: part {name} does not match its checksum in the manifest"
+                           " (damaged or replaced); the run is damaged (run `pegsearch verify` on it)")
+    return data
+
+
+def parse(data: bytes, where: str) -> pq.ParquetFile:
+    """A checked part's bytes as a Parquet file (a damaged one that still passed is one line)."""
+    try:
+        return pq.ParquetFile(pa.BufferReader(data))
+    except (OSError, pa.ArrowException) as exc:
+        raise DamagedLevel(f"{where}: not a readable Parquet part ({exc})") from None
+
+
+def iter_parts(folder: Location, entries: list[dict], rows: int, with_paths: bool,
+               where: str) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Stream checked parts in batches of at most `rows`: positions and path-count limbs (``(0, 2)``
+    when not asked for), so a level larger than memory can be walked. One part at a time is held."""
+    columns = [POSITION, PATHS] if with_paths else [POSITION]
+    for entry in entries:
+        part = parse(read_checked(folder, entry, where), where)
+        for batch in part.iter_batches(batch_size=rows, columns=columns):
+            paths = paths_from_arrow(batch.column(1)) if with_paths else NO_PATHS
+            yield positions_of(batch.column(0)), paths
+
+
+def positions_of(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A `position` column (int64 bits) as uint64 positions: a writable copy, because numba
+    compiles (and caches) a second kernel for read-only arrays."""
+    return words_of(column, "position").copy()

@@ -1,0 +1,448 @@
+"""The run: a manifest plus one folder of Parquet part files per level, on any store.
+
+The commit protocol holds where renaming is not atomic (object stores). An engine writes a level's
+parts into the level's folder under names unique to its attempt (`part-00003-<attempt>.parquet`),
+and the manifest, one object replaced whole, is the only commit: it lists each part's exact name,
+rows, bytes and SHA-256. Readers open only what the manifest lists and check every part's size and
+checksum before using it; `--resume` removes whatever the manifest does not list (a crashed or
+speculative attempt's parts, temporary files). So a crash at any moment leaves the listed levels
+whole, and a swapped or truncated part is refused by every command that reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+
+from pegsearch import __version__
+from pegsearch.board import Board, board_from_definition
+from pegsearch.codec import Codec
+from pegsearch.errors import UsageError
+from pegsearch.paths import PATHS
+from pegsearch.paths import from_arrow as paths_from_arrow
+from pegsearch.paths import total as total_paths
+from pegsearch.store.location import Location, sync_folder
+from pegsearch.store.lock import LEASE, LOCK_FILE, WriterLock
+from pegsearch.store.parts import (
+    NO_PATHS,
+    DamagedLevel,
+    entry_for,
+    iter_parts,
+    parse,
+    read_checked,
+    write_part,
+)
+
+T = TypeVar("T")
+MANIFEST = "manifest.json"
+FORMAT = 1
+SYMMETRY_MODES = ("board", "start", "none")
+STATUSES = ("running", "interrupted", "complete")
+PART_NAME = re.compile(r"part-[0-9A-Za-z_.-]+\.parquet")
+# What a folder may hold and still count as empty for a new run: a lock left by a refused start.
+HOUSEKEEPING = {LOCK_FILE, LEASE}
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What makes two runs the same search: board geometry, start, reduction and what is counted.
+
+    `symmetry` says which group signatures are taken under: "board" (the board's whole group, one
+    position per orbit: the published convention), "start" (only the symmetries that fix the start,
+    which keeps finishing holes and per-hole path counts exact) or "none" (raw positions).
+    """
+
+    board: Board
+    start: tuple[int, ...]
+    symmetry: str = "board"
+    count_paths: bool = False
+
+    @property
+    def reduced(self) -> bool:
+        return self.symmetry != "none"
+
+    @property
+    def group(self) -> tuple[tuple[int, ...], ...]:
+        """The permutations signatures are taken under, identity first."""
+        if self.symmetry == "board":
+            return self.board.symmetries
+        if self.symmetry == "start":
+            return self.board.stabilizer(self.board.start_position(self.start))
+        return self.board.symmetries[:1]
+
+    def codec(self) -> Codec:
+        return Codec.for_board(self.board, group=self.group)
+
+    def as_json(self) -> dict:
+        return {"board": self.board.definition(), "board_digest": self.board.digest,
+                "start": list(self.start), "reduced": self.reduced, "symmetry": self.symmetry,
+                "count_paths": self.count_paths}
+
+    def describe(self) -> str:
+        holes = ", ".join(str(h) for h in self.start)
+        return f"{self.board.name} from hole{'s' if len(self.start) > 1 else ''} {holes}"
+
+
+def level_name(level: int) -> str:
+    return f"level-{level:03d}"
+
+
+class Run:
+    """An open run. The manifest in the store is the truth; this object mirrors it."""
+
+    def __init__(self, location: Location, manifest: dict, lock: WriterLock | None = None) -> None:
+        self.location = location
+        self.manifest = manifest
+        self.board = board_from_definition(manifest["board"], f"{location.uri}/{MANIFEST} (board)")
+        self._lock = lock
+
+    # ----- opening
+    @classmethod
+    def open(cls, where: str | Path | Location) -> Run:
+        """Open an existing run for reading; one clear error if `where` does not hold one."""
+        location = where if isinstance(where, Location) else Location.parse(where)
+        location.check()
+        return cls(location, _read_manifest(location))
+
+    @classmethod
+    def create_or_resume(cls, where: str | Path | Location, identity: Identity, engine: str,
+                         options: dict, resume: bool) -> Run:
+        """Start a new run at `where`, or reopen the same search there when `resume` is set.
+
+        The run is locked for this process until `finish`: a second writer is refused.
+        """
+        location = where if isinstance(where, Location) else Location.parse(where)
+        location.check()
+        if not resume and not location.is_file(MANIFEST):
+            cls._check_empty(location)
+        _guard(location, "create the run folder", location.make)
+        lock = WriterLock(location)
+        try:
+            if location.is_file(MANIFEST):
+                run = cls(location, _read_manifest(location), lock)
+                if run.identity.as_json() != identity.as_json():
+                    raise UsageError(f"{location} already holds a different run ({run.describe()});"
+                                     " choose another --out")
+                if not resume:
+                    raise UsageError(f"{location} already holds this run ({run.describe()},"
+                                     f" {run.status}); pass --resume to continue it or choose"
+                                     " another --out")
+                run.discard_unlisted()
+                run.manifest.update(engine=engine, options=options, status="running")
+            elif resume:
+                raise UsageError(f"{location} holds no run to resume; drop --resume to start one")
+            else:
+                cls._check_empty(location)
+                manifest = {"format": FORMAT, "pegsearch": __version__, **identity.as_json(),
+                            "holes": identity.board.holes, "symmetries": len(identity.group),
+                            "engine": engine, "options": options, "status": "running",
+                            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "levels": []}
+                run = cls(location, manifest, lock)
+            run.save()
+        except BaseException:
+            lock.release()
+            raise
+        return run
+
+    @staticmethod
+    def _check_empty(location: Location) -> None:
+        if set(location.files()) - HOUSEKEEPING:
+            raise UsageError(f"{location} exists and is not an empty folder or a pegsearch run;"
+                             " choose another --out")
+
+    # ----- reading
+    @property
+    def uri(self) -> str:
+        return self.location.uri
+
+    @property
+    def identity(self) -> Identity:
+        return Identity(self.board, self.start, self.manifest.get("symmetry", "board"),
+                        self.count_paths)
+
+    @cached_property
+    def _codec(self) -> Codec:
+        return self.identity.codec()
+
+    def codec(self) -> Codec:
+        """The kernel's tables for this run's board and symmetry group (made once per run)."""
+        return self._codec
+
+    def describe(self) -> str:
+        return self.identity.describe()
+
+    @property
+    def start(self) -> tuple[int, ...]:
+        return tuple(self.manifest["start"])
+
+    @property
+    def reduced(self) -> bool:
+        return bool(self.manifest["reduced"])
+
+    @property
+    def count_paths(self) -> bool:
+        return bool(self.manifest.get("count_paths"))
+
+    @property
+    def status(self) -> str:
+        return self.manifest["status"]
+
+    @property
+    def levels(self) -> list[dict]:
+        return self.manifest["levels"]
+
+    def level_folder(self, level: int) -> Location:
+        return self.location / level_name(level)
+
+    def where(self, level: int) -> str:
+        """How messages name a level: `level 7 of s3://runs/x`."""
+        return f"level {level} of {self.uri}"
+
+    def iter_level(self, level: int, rows: int,
+                   with_paths: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Stream a committed level in batches of at most `rows` (positions, path limbs), every
+        part checked against the manifest first."""
+        yield from iter_parts(self.level_folder(level), self.levels[level]["files"], rows,
+                              with_paths, self.where(level))
+
+    def read_level(self, level: int) -> np.ndarray:
+        """The positions (signatures) of a committed level as uint64, in part order."""
+        pieces = [keys for keys, _ in self.iter_level(level, 1 << 62)]
+        return np.concatenate(pieces) if pieces else np.empty(0, dtype=np.uint64)
+
+    def read_level_paths(self, level: int) -> np.ndarray:
+        """The path counts of a committed level, row for row with `read_level`."""
+        pieces = [paths for _, paths in self.iter_level(level, 1 << 62, with_paths=True)]
+        return np.concatenate(pieces) if pieces else NO_PATHS
+
+    def local_level_files(self, level: int) -> list[Path]:
+        """A committed level's part files as local paths (for readers such as Spark that open files
+        themselves), each checked against the manifest first; None-free only on local disk."""
+        folder = self.level_folder(level)
+        if folder.local is None:
+            raise UsageError(f"{self.where(level)}: this reader needs the run on a local or shared"
+                             " filesystem")
+        entries = self.levels[level]["files"]
+        for entry in entries:
+            parse(read_checked(folder, entry, self.where(level)), self.where(level))
+        return [folder.local / entry["name"] for entry in entries]
+
+    # ----- writing
+    def save(self) -> None:
+        data = (json.dumps(self.manifest, indent=1) + "\n").encode()
+        _guard(self.location, "write the manifest", lambda: self.location.replace(MANIFEST, data))
+
+    def level_writer(self, level: int) -> LevelWriter:
+        if level != len(self.levels):
+            raise RuntimeError(f"level {level} written out of order after {len(self.levels)}")
+        return LevelWriter(self, level)
+
+    def commit_level(self, writer: LevelWriter, seconds: float) -> dict:
+        """List the writer's parts in the manifest: from this moment the level exists."""
+        level = writer.level
+        if level != len(self.levels):
+            raise RuntimeError(f"level {level} committed out of order after {len(self.levels)}")
+        files = writer.entries()
+        if writer.folder.local is not None:
+            sync_folder(writer.folder.local)  # the parts' names survive a crash before the manifest
+        record = {"level": level, "pegs": self.pegs_at(level),
+                  "states": sum(f["rows"] for f in files), "files": files,
+                  "seconds": round(seconds, 3)}
+        if self.count_paths:
+            record["paths"] = str(writer.paths)
+        self.levels.append(record)
+        self.save()
+        return record
+
+    def pegs_at(self, level: int) -> int:
+        """Pegs in every position of a level: each jump removes exactly one."""
+        return self.board.holes - len(self.start) - level
+
+    def finish(self, status: str) -> None:
+        """Record how the writing ended and let the next writer in."""
+        try:
+            self.manifest["status"] = status
+            self.save()
+        finally:
+            if self._lock is not None:
+                self._lock.release()
+                self._lock = None
+
+    def discard_unlisted(self) -> None:
+        """Remove what the manifest does not list: parts of unfinished or failed attempts, level
+        folders of uncommitted levels, temporary manifests."""
+        listed = {f"{level_name(r['level'])}/{f['name']}" for r in self.levels for f in r["files"]}
+        for name in self.location.files():
+            stray = name.startswith("level-") and name not in listed
+            if stray or (name.startswith(f"{MANIFEST}.") and name.endswith(".tmp")):
+                self.location.remove(name)
+        kept = {level_name(r["level"]) for r in self.levels}
+        for folder in self.location.folders():
+            if folder.startswith("level-") and folder not in kept:
+                self.location.remove_tree(folder)
+            elif folder in kept:
+                for inner in (self.location / folder).folders():
+                    (self.location / folder).remove_tree(inner)
+
+
+class LevelWriter:
+    """Writes one level's parts under names unique to this attempt; the driver commits them.
+
+    Engines call `write` (from any thread) with sorted, distinct positions, or hand over a folder
+    of part files made by a writer of their own (`spool`, `adopt_spool`, for Spark).
+    """
+
+    def __init__(self, run: Run, level: int) -> None:
+        self.run = run
+        self.level = level
+        self.folder = run.level_folder(level)
+        self.attempt = secrets.token_hex(4)
+        self.paths = 0  # the path counts written so far, summed (counting runs)
+        self._entries: dict[int, dict] = {}
+        self._guard = threading.Lock()
+        self._spool: Path | None = None
+        _guard(self.folder, "create the level folder", self.folder.make)
+
+    def write(self, index: int, positions: np.ndarray, paths: np.ndarray | None = None) -> None:
+        """Write part number `index` of the level (numbers order the parts in the manifest)."""
+        name = f"part-{index:05d}-{self.attempt}.parquet"
+        entry = _guard(self.folder, "write a part file",
+                       lambda: write_part(self.folder, name, positions, paths))
+        added = total_paths(paths) if paths is not None else 0
+        with self._guard:
+            if index in self._entries:
+                raise RuntimeError(f"part {index} of level {self.level} written twice")
+            self._entries[index] = entry
+            self.paths += added
+
+    @property
+    def rows(self) -> int:
+        return sum(entry["rows"] for entry in self._entries.values())
+
+    def entries(self) -> list[dict]:
+        return [self._entries[index] for index in sorted(self._entries)]
+
+    def spool(self) -> Path:
+        """A local folder for an engine's own Parquet writer: inside the level's folder on local
+        (or shared) disk, so executors on other machines can reach it; a temporary one otherwise."""
+        if self._spool is None:
+            local = self.folder.local
+            self._spool = (local / f"spool-{self.attempt}" if local is not None
+                           else Path(tempfile.mkdtemp(prefix="pegsearch-spool-")))
+        return self._spool
+
+    def adopt_spool(self) -> None:
+        """Take the part files an engine wrote into `spool` as this level's parts: checksummed,
+        named for this attempt, moved (or uploaded) next to the others; the spool is removed."""
+        if self._spool is None:
+            return
+        files = sorted(self._spool.glob("part-*.parquet"))
+        first = len(self._entries)
+        for offset, file in enumerate(files):
+            data = file.read_bytes()
+            name = f"part-{first + offset:05d}-{self.attempt}.parquet"
+            part = parse(data, self.run.where(self.level))
+            self._entries[first + offset] = entry_for(name, data, part.metadata.num_rows)
+            if self.run.count_paths:
+                self.paths += total_paths(paths_from_arrow(part.read(columns=[PATHS]).column(0)))
+            _guard(self.folder, "write a part file", lambda n=name, d=data: self.folder.write(n, d))
+        shutil.rmtree(self._spool, ignore_errors=True)
+        self._spool = None
+
+    def discard(self) -> None:
+        """Drop what this attempt wrote (an empty level is not committed)."""
+        if self._spool is not None:
+            shutil.rmtree(self._spool, ignore_errors=True)
+        for entry in self._entries.values():
+            self.folder.remove(entry["name"])
+        if not self.folder.files():
+            self.folder.remove_tree("")
+        self._entries.clear()
+
+
+def _read_manifest(location: Location) -> dict:
+    """The manifest, refused in one line unless it has the shape pegsearch writes."""
+    where = f"{location.uri}/{MANIFEST}"
+    try:
+        text = location.read(MANIFEST)
+    except FileNotFoundError:
+        raise UsageError(f"{location} is not a pegsearch run (no {MANIFEST}); give the --out of a"
+                         " `pegsearch run`") from None
+    except IsADirectoryError:
+        raise UsageError(f"{where} is a folder, not a manifest; the run cannot be read") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {where}: {reason(exc)}") from None
+    try:
+        manifest = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{where}: damaged manifest (not JSON: {exc}); the run cannot be read") \
+            from None
+    if not isinstance(manifest, dict):
+        raise UsageError(f"{where}: damaged manifest (not a JSON object); the run cannot be read")
+    if manifest.get("format") != FORMAT:
+        raise UsageError(f"{where}: run format {manifest.get('format')!r} is not {FORMAT}; it was"
+                         " written by another version of pegsearch")
+    problem = _manifest_problem(manifest)
+    if problem:
+        raise UsageError(f"{where}: damaged manifest ({problem}); the run cannot be read")
+    return manifest
+
+
+def _manifest_problem(manifest: dict) -> str | None:
+    """What is wrong with a manifest's shape, or None: every key the readers rely on is checked
+    here, so no command meets a missing key or a wrong type later."""
+    shapes = {"board": dict, "start": list, "reduced": bool, "status": str, "levels": list,
+              "options": dict, "engine": str}
+    for key, kind in shapes.items():
+        if not isinstance(manifest.get(key), kind):
+            return f"'{key}' is missing or not a {kind.__name__}"
+    if manifest["status"] not in STATUSES:
+        return f"status {manifest['status']!r} is not one of {', '.join(STATUSES)}"
+    if not manifest["start"] or not all(type(h) is int for h in manifest["start"]):
+        return "'start' is not a list of hole numbers"
+    if manifest.get("symmetry", "board") not in SYMMETRY_MODES:
+        return f"symmetry {manifest.get('symmetry')!r} is not one of {', '.join(SYMMETRY_MODES)}"
+    for index, record in enumerate(manifest["levels"]):
+        if not isinstance(record, dict) or record.get("level") != index:
+            return f"level entry {index} is not a record of level {index}"
+        if not all(type(record.get(key)) is int for key in ("pegs", "states")):
+            return f"level {index} lacks whole numbers for pegs and states"
+        files = record.get("files")
+        if not isinstance(files, list) or not all(_part_entry_ok(f) for f in files):
+            return f"level {index} lists its part files wrongly"
+    return None
+
+
+def _part_entry_ok(entry: object) -> bool:
+    return (isinstance(entry, dict) and isinstance(entry.get("name"), str)
+            and PART_NAME.fullmatch(entry["name"]) is not None
+            and type(entry.get("rows")) is int and isinstance(entry.get("sha256"), str))
+
+
+def _guard(location: Location, what: str, action: Callable[[], T]) -> T:
+    """Run a store action, turning the store's refusals (no space, read-only, a name too long, a
+    file in the way, lost credentials) into one line that says what could not be done, where."""
+    try:
+        return action()
+    except DamagedLevel:
+        raise
+    except OSError as exc:
+        raise UsageError(f"cannot {what} in {location}: {reason(exc)}; completed levels are kept") \
+            from None
+
+
+def reason(exc: OSError) -> str:
+    """An OS or store error in a few words: 'No space left on device', 'Read-only file system'."""
+    return exc.strerror or (str(exc).splitlines() or [type(exc).__name__])[0]
