@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,3 +28,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def published() -> dict:
     """Published figures copied from OEIS, Scherphuis, Bell and Durango Bill, with their sources."""
     return json.loads((DATA / "published.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real S3-compatible server (SeaweedFS) on 127.0.0.1 for the whole session, reached through
+    the AWS_* environment as a user would reach theirs; yields the bucket's URI, s3://runs."""
+    from tests.s3_server import BUCKET, seaweedfs
+
+    with seaweedfs(tmp_path_factory.mktemp("seaweedfs")) as environment, \
+            pytest.MonkeyPatch.context() as patch:
+        for name, value in environment.items():
+            patch.setenv(name, value)
+        yield f"s3://{BUCKET}"

@@ -32,6 +32,7 @@ from pegsearch.report import (
 )
 from pegsearch.search import Progress, search, verdict
 from pegsearch.store import SYMMETRY_MODES, Identity, Run
+from pegsearch.store.location import close_stores
 from pegsearch.survey import survey
 from pegsearch.verify import recompute, verify
 
@@ -69,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         # The reader went away (`pegsearch counts RUN | head`): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    finally:
+        close_stores()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,8 +14,10 @@ on a filesystem.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import secrets
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -169,6 +171,15 @@ class Location:
     def remove_tree(self, name: str) -> None:
         if self.exists(name):
             self.fs.delete_dir(self.path(name))
+
+
+def close_stores() -> None:
+    """Shut the S3 client down before the interpreter exits: pyarrow's AWS SDK threads otherwise
+    may abort the process at exit ("terminate called without an active exception", SIGABRT) after
+    the work is done. Called by the command once it has finished with every run."""
+    if "pyarrow._s3fs" in sys.modules:
+        gc.collect()  # the last Location may still be waiting in a reference cycle
+        pafs.finalize_s3()
 
 
 def sync_folder(folder: Path) -> None:
