@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import re
 import secrets
 import sys
 from dataclasses import dataclass
@@ -100,7 +101,8 @@ class Location:
             if self.object_store and self.fs.get_file_info(bucket).type == pafs.FileType.NotFound:
                 raise UsageError(f"{self.uri}: bucket '{bucket}' does not exist; create it first")
         except OSError as exc:
-            raise UsageError(f"cannot reach {self.uri}: {_first_line(exc)}; {_advice(self.scheme)}") \
+            verb = "use" if self.scheme == "file" else "reach"
+            raise UsageError(f"cannot {verb} {self.uri}: {reason(exc)}; {_advice(self.scheme)}") \
                 from None
         if info.type == pafs.FileType.File:
             raise UsageError(f"{self.uri} is a file, not a folder for a run; choose another location")
@@ -230,6 +232,15 @@ def _advice(scheme: str) -> str:
             "gcs": "check the Google credentials (gcloud auth application-default login)",
             "hdfs": "check the namenode address, HADOOP_HOME, JAVA_HOME and CLASSPATH"}.get(
         scheme, "check that the folder exists and can be written")
+
+
+def reason(exc: OSError) -> str:
+    """A store's error in a few words ('No space left on device', 'Read-only file system'), not
+    pyarrow's paragraph that repeats the path."""
+    detail = re.search(r"Detail: \[errno \d+\] (.+)", str(exc))
+    if detail:
+        return detail[1].strip()
+    return exc.strerror or _first_line(exc)
 
 
 def _first_line(exc: BaseException) -> str:

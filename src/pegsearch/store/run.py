@@ -33,11 +33,10 @@ from pegsearch.errors import UsageError
 from pegsearch.paths import PATHS
 from pegsearch.paths import from_arrow as paths_from_arrow
 from pegsearch.paths import total as total_paths
-from pegsearch.store.location import Location, sync_folder
+from pegsearch.store.location import Location, reason, sync_folder
 from pegsearch.store.lock import LEASE, LOCK_FILE, WriterLock
 from pegsearch.store.parts import (
     NO_PATHS,
-    DamagedLevel,
     entry_for,
     iter_parts,
     parse,
@@ -127,8 +126,8 @@ class Run:
         location.check()
         if not resume and not location.is_file(MANIFEST):
             cls._check_empty(location)
-        _guard(location, "create the run folder", location.make)
-        lock = WriterLock(location)
+        _guard(location, "create the run folder", location.make, kept=False)
+        lock = _guard(location, "lock the run", lambda: WriterLock(location), kept=False)
         try:
             if location.is_file(MANIFEST):
                 run = cls(location, _read_manifest(location), lock)
@@ -431,18 +430,13 @@ def _part_entry_ok(entry: object) -> bool:
             and type(entry.get("rows")) is int and isinstance(entry.get("sha256"), str))
 
 
-def _guard(location: Location, what: str, action: Callable[[], T]) -> T:
+def _guard(location: Location, what: str, action: Callable[[], T], kept: bool = True) -> T:
     """Run a store action, turning the store's refusals (no space, read-only, a name too long, a
-    file in the way, lost credentials) into one line that says what could not be done, where."""
+    file in the way, lost credentials) into one line that says what could not be done, where, and
+    (`kept`) that the levels already committed are safe."""
     try:
         return action()
-    except DamagedLevel:
-        raise
     except OSError as exc:
-        raise UsageError(f"cannot {what} in {location}: {reason(exc)}; completed levels are kept") \
-            from None
-
-
-def reason(exc: OSError) -> str:
-    """An OS or store error in a few words: 'No space left on device', 'Read-only file system'."""
-    return exc.strerror or (str(exc).splitlines() or [type(exc).__name__])[0]
+        after = ("; the levels already made are kept: fix it and continue with --resume" if kept
+                 else "; choose another --out")
+        raise UsageError(f"cannot {what} in {location}: {reason(exc)}{after}") from None
