@@ -20,6 +20,7 @@ import re
 import secrets
 import sys
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -27,7 +28,7 @@ import pyarrow.fs as pafs
 
 from pegsearch.errors import UsageError
 
-OBJECT_STORES = ("s3", "gs", "gcs")
+OBJECT_STORES = ("s3", "gs")
 # Seconds to open a connection and to finish one request, and tries per request: an unreachable
 # store is reported within seconds rather than after the SDK's minutes of retries.
 CONNECT_SECONDS = 5
@@ -62,7 +63,12 @@ class Location:
             parsed = urlparse(text)
             base = f"{parsed.netloc}{parsed.path}".rstrip("/")
             return cls(_s3(text), base, f"s3://{base}", "s3")
-        if scheme in ("gs", "gcs", "hdfs", "viewfs"):
+        if scheme in ("gs", "gcs"):
+            parsed = urlparse(text)
+            base = f"{parsed.netloc}{parsed.path}".rstrip("/")
+            store = pafs.GcsFileSystem(retry_time_limit=timedelta(seconds=REQUEST_SECONDS / 4))
+            return cls(store, base, f"gs://{base}", "gs")
+        if scheme in ("hdfs", "viewfs"):
             try:
                 filesystem, base = pafs.FileSystem.from_uri(text)
             except (OSError, ValueError, ImportError) as exc:
@@ -229,7 +235,6 @@ def _advice(scheme: str) -> str:
     return {"s3": "check AWS_ENDPOINT_URL, AWS_REGION and the credentials (AWS_ACCESS_KEY_ID,"
                   " AWS_SECRET_ACCESS_KEY or AWS_PROFILE)",
             "gs": "check the Google credentials (gcloud auth application-default login)",
-            "gcs": "check the Google credentials (gcloud auth application-default login)",
             "hdfs": "check the namenode address, HADOOP_HOME, JAVA_HOME and CLASSPATH"}.get(
         scheme, "check that the folder exists and can be written")
 
