@@ -51,3 +51,23 @@ def test_memory_flag_through_the_cli(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     bad = pegsearch("run", "triangle-5", "--memory", "huge", "--out", str(tmp_path / "s"))
     assert bad.returncode == 2 and "--memory huge" in bad.stderr
+
+
+def test_progress_inside_a_level_counts_every_parent_of_every_pass(tmp_path: Path) -> None:
+    """Events while a level is made: parents done rise to the total, which is the parent level's
+    size times the passes made, before the level's record arrives."""
+    events: list[dict] = []
+    engine = LocalEngine(memory=40_000, chunk=500)  # small tables and chunks: many passes, events
+    run = search(Identity(load_board("triangle-6"), (1,)), tmp_path / "r", engine,
+                 progress=events.append)
+    for record in run.levels[1:]:
+        level = record["level"]
+        ticks = [e for e in events if e["level"] == level and "done" in e]
+        parents = run.levels[level - 1]["states"]
+        assert ticks, f"level {level}: no progress"
+        assert all(e["pegs"] == record["pegs"] for e in ticks)
+        assert [e["done"] for e in ticks] == sorted(e["done"] for e in ticks)
+        assert all(0 < e["done"] <= e["total"] for e in ticks)
+        assert ticks[-1]["done"] == ticks[-1]["total"] and ticks[-1]["total"] % parents == 0
+        assert events.index(ticks[-1]) < events.index(record)
+    assert sum(e["done"] == e["total"] for e in events if "done" in e) >= engine.passes

@@ -11,6 +11,8 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from tqdm import tqdm
+
 from pegsearch.analysis import exact_per_hole, finishes, orbit, solve, winnable_counts
 from pegsearch.bench import compare, machine, measure, medians
 from pegsearch.board import load_board, shipped_boards
@@ -179,7 +181,7 @@ def command_run(args: argparse.Namespace) -> int:
         print(f"searching {identity.describe()} with the {engine.name} engine into {out}",
               file=sys.stderr)
     run = search(identity, out, engine, resume=args.resume,
-                 progress=_print_progress if sys.stderr.isatty() else None)
+                 progress=TerminalProgress() if sys.stderr.isatty() else None)
     _print_run(run, args.json)
     return 0
 
@@ -298,7 +300,7 @@ def command_survey(args: argparse.Namespace) -> int:
 
 def _survey_progress(start: int) -> Progress:
     print(f"start hole {start}:", file=sys.stderr)
-    return _print_progress
+    return TerminalProgress()
 
 
 def command_verify(args: argparse.Namespace) -> int:
@@ -402,9 +404,27 @@ def _print_run(run: Run, as_json: bool, winnable: list[int] | None = None,
               f" `pegsearch run {run.board.name} --out {run.uri} --resume`")
 
 
-def _print_progress(record: dict) -> None:
-    print(f"  level {record['level']:3d}  pegs {record['pegs']:3d}  states {record['states']:>13,}"
-          f"  {record['seconds']:8.2f} s", file=sys.stderr)
+class TerminalProgress:
+    """A search's progress on the terminal: a bar while a level is made (parents done out of the
+    total, positions per second, time left), then one line per committed level."""
+
+    def __init__(self) -> None:
+        self.bar: tqdm | None = None
+
+    def __call__(self, event: dict) -> None:
+        if "done" in event:
+            if self.bar is None:
+                self.bar = tqdm(total=event["total"], file=sys.stderr, leave=False, unit=" parents",
+                                unit_scale=True, desc=f"  level {event['level']:3d}  pegs"
+                                                      f" {event['pegs']:3d}")
+            self.bar.total = event["total"]
+            self.bar.update(event["done"] - self.bar.n)
+            return
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        print(f"  level {event['level']:3d}  pegs {event['pegs']:3d}  states {event['states']:>13,}"
+              f"  {event['seconds']:8.2f} s", file=sys.stderr)
 
 
 def _new_run_path(identity: Identity) -> str:

@@ -19,6 +19,9 @@ from pegsearch.engines import Engine
 from pegsearch.paths import ones
 from pegsearch.store import Identity, Location, Run
 
+# Receives each level's record as it is committed ({"level", "pegs", "states", ...}) and, while a
+# level is made, events {"level", "pegs", "done", "total"}: parents expanded so far, out of how many
+# (the parent level's size, times the passes made so far when the level needs several).
 Progress = Callable[[dict], None]
 
 
@@ -77,9 +80,15 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
     """
     level = len(run.levels) - 1
     writer = run.level_writer(level + 1)
+    pegs = run.pegs_at(level + 1)
+
+    def report(done: int, total: int) -> None:
+        if progress:
+            progress({"level": level + 1, "pegs": pegs, "done": done, "total": total})
+
     began = time.perf_counter()
     try:
-        engine.next_level(run, level, writer)
+        engine.next_level(run, level, writer, report)
     except BaseException:
         with contextlib.suppress(Exception):
             writer.discard()

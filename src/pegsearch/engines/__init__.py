@@ -10,11 +10,21 @@ mrjob) costs nothing until it is used and then fails with one clear line.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import import_module
 from typing import Protocol
 
 from pegsearch.errors import UsageError
 from pegsearch.store import LevelWriter, Location, Run
+
+# How an engine says how far into a level it is: parents expanded so far, out of how many it will
+# expand (the parent level's size times the passes it makes, as far as known).
+Report = Callable[[int, int], None]
+
+
+def ignore(done: int, total: int) -> None:
+    """A `Report` for callers that do not watch a level's progress."""
+
 
 ENGINES = {"local": "pegsearch.engines.local:LocalEngine",
            "mrjob": "pegsearch.engines.mrjob:MRJobEngine",
@@ -39,8 +49,9 @@ class Engine(Protocol):
         """Refuse, in one line and before the run is touched, a store this engine cannot use."""
         ...
 
-    def next_level(self, run: Run, level: int, writer: LevelWriter) -> None:
-        """Write the part files of level `level + 1` of `run` through `writer`."""
+    def next_level(self, run: Run, level: int, writer: LevelWriter, report: Report = ignore) -> None:
+        """Write the part files of level `level + 1` of `run` through `writer`, calling `report`
+        as parents are expanded (at least once, when they all are)."""
         ...
 
 

@@ -17,6 +17,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 from pegsearch.dedup import Tables, table_bits
+from pegsearch.engines import Report, ignore
 from pegsearch.errors import UsageError
 from pegsearch.expand import Scratch, expand_routed
 from pegsearch.store import PART_ROWS, LevelWriter, Location, Run
@@ -104,8 +105,9 @@ class LocalEngine:
     def check_location(self, location: Location) -> None:
         return None  # parents are streamed from any store, parts written to it
 
-    def next_level(self, run: Run, level: int, writer: LevelWriter) -> None:
+    def next_level(self, run: Run, level: int, writer: LevelWriter, report: Report = ignore) -> None:
         codec = run.codec()
+        parents = run.levels[level]["states"]
         expected = expected_states(run, level)
         pbits = partition_bits(expected, self.workers)
         parts = 1 << pbits
@@ -116,16 +118,21 @@ class LocalEngine:
         chunk = self.chunk or max(1 << 12, mapping // (CHILD_BYTES[run.count_paths] * fanout))
         arena = self.budget - mapping
         scratch = Scratch()
-        written, lo = 0, 0
+        written, lo, passes = 0, 0, 0
         with ThreadPoolExecutor(self.workers) as pool:
             while lo < parts:
                 width = min(parts - lo, max(1, arena // ((1 << per_partition) * slot_bytes)))
                 tables = Tables(pbits, lo, width, per_partition, run.count_paths, arena)
+                done = 0
                 for keys, paths in run.iter_level(level, chunk, run.count_paths):
                     tables.add(*expand_routed(codec, keys, paths, pbits, tables.lo, tables.hi,
                                               scratch))
+                    done += len(keys)
+                    # Whether another pass follows is known only when this one ends.
+                    report(passes * parents + done, (passes + 1) * parents)
                 written = self._write(tables, writer, written, run.count_paths, pool)
                 lo = tables.hi
+                passes += 1
                 self.passes += 1
                 del tables
 

@@ -34,6 +34,7 @@ from mrjob.fs.hadoop import HadoopFilesystem
 from mrjob.step import StepFailedException
 
 from pegsearch.dedup import distinct
+from pegsearch.engines import Report, ignore
 from pegsearch.errors import UsageError
 from pegsearch.level_job import BATCH_SIZE, LevelJob
 from pegsearch.paths import ARROW_TYPE, from_arrow, to_arrow
@@ -102,7 +103,7 @@ class MRJobEngine:
     def check_location(self, location: Location) -> None:
         return None  # levels pass through this process on their way to and from the job
 
-    def next_level(self, run: Run, level: int, writer: LevelWriter) -> None:
+    def next_level(self, run: Run, level: int, writer: LevelWriter, report: Report = ignore) -> None:
         assert self.work is not None, "next_level is called inside `with engine`"
         folder = self.work / level_name(level + 1)
         try:
@@ -122,6 +123,8 @@ class MRJobEngine:
                              " with --resume") from exc
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+        parents = run.levels[level]["states"]
+        report(parents, parents)  # a job reports nothing on its way
 
     def _job_args(self, search: Path, inputs: Path, folder: Path, count_paths: bool) -> list[str]:
         """The job's command line: runner, board file, what is counted, input folder and where

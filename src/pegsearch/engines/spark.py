@@ -38,6 +38,7 @@ from pyspark.util import InheritableThread
 
 from pegsearch.analysis import parents_reaching
 from pegsearch.codec import Codec
+from pegsearch.engines import Report, ignore
 from pegsearch.errors import UsageError
 from pegsearch.expand import expand_distinct
 from pegsearch.paths import LIMIT, PATHS, PathCountOverflow, from_arrow, to_arrow
@@ -140,7 +141,7 @@ class SparkEngine:
                              f" path for now; search a {location.scheme}:// run with the local or"
                              " mrjob engine")
 
-    def next_level(self, run: Run, level: int, writer: LevelWriter) -> None:
+    def next_level(self, run: Run, level: int, writer: LevelWriter, report: Report = ignore) -> None:
         assert self.spark is not None, "next_level outside `with engine:`"
         self._check_shared(run.location.local.resolve())
         schema = SCHEMAS[run.count_paths]
@@ -159,6 +160,8 @@ class SparkEngine:
                 raise _overflow(level + 1, "in a map task") from None
             raise
         writer.adopt_spool()
+        parents = run.levels[level]["states"]
+        report(parents, parents)  # a Spark job reports nothing on its way
 
     def winnable_parents(self, run: Run, level: int, winnable: np.ndarray) -> np.ndarray:
         """One step of the backward walk as a Spark job: a broadcast semi-join of the level with
