@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from pegsearch.board import load_board
+from pegsearch.engines import Report, ignore
 from pegsearch.engines.local import LocalEngine
 from pegsearch.search import search
 from pegsearch.store import MANIFEST, Identity, LevelWriter, Run
@@ -170,8 +171,8 @@ class InterruptedAtLevel(LocalEngine):
         super().__init__()
         self.stop_at = level
 
-    def next_level(self, run: Run, level: int, writer: LevelWriter) -> None:
-        super().next_level(run, level, writer)
+    def next_level(self, run: Run, level: int, writer: LevelWriter, report: Report = ignore) -> None:
+        super().next_level(run, level, writer, report)
         if level + 1 == self.stop_at:
             raise KeyboardInterrupt
 
