@@ -1,0 +1,159 @@
+"""The job queue: searches waiting, searches running in worker processes, N at a time, in order.
+
+A scheduler thread starts the oldest wanted search whenever a slot is free and reaps the workers
+that ended: exit 0 means the run is complete; a cancelled worker leaves its run interrupted; any
+other ending stores the worker's last line as the search's failure. At start the queue is rebuilt
+from the records, so searches a crashed or stopped server was running (or had queued) are resumed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from collections import deque
+from pathlib import Path
+
+from pegsearch.errors import UsageError
+from pegsearch.service.records import Record, Records
+from pegsearch.store import MANIFEST, Run
+
+TICK = 0.2  # seconds between scheduler rounds
+
+
+class Jobs:
+    """Queued and running searches of one runs root; every method is safe to call from any thread."""
+
+    def __init__(self, root: Path, slots: int) -> None:
+        self.root = root
+        self.slots = slots
+        self.records = Records(root)
+        self.queue: deque[str] = deque()
+        self.running: dict[str, subprocess.Popen] = {}
+        self.cancelled: set[str] = set()
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._schedule, name="pegsearch-jobs", daemon=True)
+
+    # ----- life cycle
+    def start(self) -> None:
+        """Queue every search still wanted and not complete (a restart resumes them), then run."""
+        for record in self.records.all():
+            if record.wanted and record.error is None and not self._complete(record.id):
+                self.queue.append(record.id)
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Interrupt running workers (their runs stay resumable, their records still wanted)."""
+        self.stopping.set()
+        self.thread.join()
+        with self.lock:
+            for process in self.running.values():
+                process.send_signal(signal.SIGTERM)
+            for process in self.running.values():
+                process.wait()
+            self.running.clear()
+
+    # ----- requests
+    def submit(self, record: Record) -> None:
+        self.records.put(record)
+        with self.lock:
+            self.queue.append(record.id)
+
+    def state(self, search_id: str) -> str | None:
+        """"running" or "queued" while the service holds the search, else None (see the manifest)."""
+        with self.lock:
+            if search_id in self.running:
+                return "running"
+            return "queued" if search_id in self.queue else None
+
+    def cancel(self, search_id: str) -> None:
+        """Take a search out of the queue or interrupt its worker; it is not resumed on restart."""
+        record = self.records.get(search_id)
+        if record is not None:
+            record.wanted = False
+            self.records.put(record)
+        with self.lock:
+            if search_id in self.queue:
+                self.queue.remove(search_id)
+            process = self.running.get(search_id)
+            if process is not None:
+                self.cancelled.add(search_id)
+                process.send_signal(signal.SIGTERM)
+
+    def resume(self, search_id: str) -> None:
+        """Queue an interrupted or failed search again (a run made by the CLI gets a record first)."""
+        if self.state(search_id) is not None:
+            raise UsageError(f"search {search_id} is already {self.state(search_id)}")
+        if self._complete(search_id):
+            raise UsageError(f"search {search_id} is complete: there is nothing to resume")
+        record = self.records.get(search_id) or _adopt(self.root / search_id, search_id)
+        record.wanted, record.error = True, None
+        self.submit(record)
+
+    def delete(self, search_id: str) -> None:
+        """Stop the search if it runs, then remove its run directory and its record."""
+        self.cancel(search_id)
+        with self.lock:
+            process = self.running.get(search_id)
+        if process is not None:
+            process.wait()
+        with self.lock:
+            self.running.pop(search_id, None)
+            self.cancelled.discard(search_id)
+        shutil.rmtree(self.root / search_id, ignore_errors=True)
+        self.records.remove(search_id)
+
+    # ----- the scheduler
+    def _schedule(self) -> None:
+        while not self.stopping.wait(TICK):
+            with self.lock:
+                self._reap()
+                while self.queue and len(self.running) < self.slots:
+                    search_id = self.queue.popleft()
+                    self.running[search_id] = self._launch(search_id)
+
+    def _launch(self, search_id: str) -> subprocess.Popen:
+        log = open(self.records.log(search_id), "w", encoding="utf-8")  # noqa: SIM115 (the child owns it)
+        with log:
+            return subprocess.Popen([sys.executable, "-m", "pegsearch.service.worker",
+                                     str(self.root), search_id],
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+
+    def _reap(self) -> None:
+        for search_id, process in list(self.running.items()):
+            code = process.poll()
+            if code is None:
+                continue
+            del self.running[search_id]
+            if search_id in self.cancelled:
+                self.cancelled.discard(search_id)
+            elif code != 0:
+                self._failed(search_id, code)
+
+    def _failed(self, search_id: str, code: int) -> None:
+        record = self.records.get(search_id)
+        if record is None:
+            return
+        lines = [line for line in self.records.log(search_id).read_text(errors="replace").splitlines()
+                 if line.strip()]
+        record.error = lines[-1].strip() if lines else f"the worker ended with exit code {code}"
+        self.records.put(record)
+
+    def _complete(self, search_id: str) -> bool:
+        if not (self.root / search_id / MANIFEST).is_file():
+            return False
+        try:
+            return Run.open(self.root / search_id).status == "complete"
+        except UsageError:  # a damaged run is not complete; asking for it reports the damage
+            return False
+
+
+def _adopt(folder: Path, search_id: str) -> Record:
+    """A record for a run the service did not start (one made by `pegsearch run`), from its manifest."""
+    run = Run.open(folder)
+    return Record(id=search_id, board=run.board.definition(), start=list(run.start),
+                  symmetry=run.identity.symmetry, count_paths=run.count_paths,
+                  engine=run.manifest["engine"])
