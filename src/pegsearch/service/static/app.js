@@ -156,6 +156,8 @@ function badge(status) {
 async function showSearch(id) {
   solution = null;
   $("solution-card").hidden = true;
+  $("solution-steps").hidden = true;
+  $("solution-note").textContent = "";
   try {
     const document_ = await getJSON(`/api/searches/${id}`);
     current = { id, document: { ...document_, levels: [] } };
@@ -201,7 +203,7 @@ function renderLevels() {
 }
 
 function drawChart(container, levels) {
-  const width = 640, height = 260, left = 56, bottom = 30, top = 10;
+  const width = 640, height = 260, left = 44, bottom = 30, top = 10;
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   const most = Math.max(10, ...levels.map((l) => l.states));
@@ -217,7 +219,8 @@ function drawChart(container, levels) {
   };
   for (let d = 0; d <= decades; d++) {
     add("line", { x1: left, x2: width - 10, y1: y(10 ** d), y2: y(10 ** d), class: "grid" });
-    add("text", { x: left - 6, y: y(10 ** d) + 4, "text-anchor": "end", class: "tick" }, number(10 ** d));
+    add("text", { x: left - 6, y: y(10 ** d) + 4, "text-anchor": "end", class: "tick" },
+      ["1", "10", "100"][d % 3] + ["", "k", "M", "G", "T", "P"][Math.floor(d / 3)]);
   }
   levels.forEach((level, index) => {
     const x = left + index * step;
@@ -269,7 +272,7 @@ function onEvent(block) {
     if (data.status === "deleted") { location.hash = "#/"; return; }
     Object.assign(current.document, data);
     renderHeading();
-    if (data.status === "complete") loadSolution();
+    $("solution-card").hidden = data.status !== "complete";
   }
 }
 
@@ -301,15 +304,20 @@ async function downloadLevel(level) {
 
 // ----- a solution, step by step on the board
 async function loadSolution() {
+  $("solve").disabled = true;
+  $("solution-note").textContent = "finding a solution…";
   try {
     const document_ = await getJSON(`/api/searches/${current.id}/solution`);
     solution = { document: document_, step: 0 };
-    $("solution-card").hidden = false;
+    $("solution-steps").hidden = false;
     $("solution-title").textContent = document_.solved ? `A solution in ${document_.jumps.length} jumps` : "The best line of play";
     $("solution-note").textContent = document_.note;
     $("solution-jumps").textContent = `jumps: ${document_.jumps.map((j) => `${j.from}-${j.over}-${j.to}`).join(" ")}`;
     renderStep();
-  } catch (error) { say(error.message); }
+  } catch (error) {
+    $("solution-note").textContent = "";
+    say(error.message);
+  } finally { $("solve").disabled = false; }
 }
 
 function renderStep() {
@@ -347,6 +355,7 @@ $("board-select").addEventListener("change", onBoardSelect);
 $("board-file").addEventListener("change", onUpload);
 $("search-form").addEventListener("submit", onSubmit);
 for (const action of ["cancel", "resume", "delete"]) $(action).addEventListener("click", () => act(action));
+$("solve").addEventListener("click", loadSolution);
 $("solution-first").addEventListener("click", () => goTo(0));
 $("solution-prev").addEventListener("click", () => goTo(solution.step - 1));
 $("solution-next").addEventListener("click", () => goTo(solution.step + 1));

@@ -1,0 +1,111 @@
+"""The dashboard in a real headless Chromium (Debian's, driven by Playwright): submit, watch, step.
+
+Screenshots go to docs/screenshots/, where the README shows them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, sync_playwright
+
+from tests.serving import Server
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = Path(__file__).parents[1] / "docs" / "screenshots"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    started = Server(tmp_path / "runs", token="dashboard-token")
+    yield started
+    started.stop()
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    """A Chromium page that answers the dashboard's one token prompt and fails on script errors."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (see .ci/run)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("dialog", lambda dialog: dialog.accept("dashboard-token"))
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        yield page
+        browser.close()
+    assert errors == [], errors
+
+
+def rows(page: Page) -> int:
+    return page.locator("#levels tbody tr").count()
+
+
+def submit(page: Page, board: str, start: tuple[int, ...]) -> None:
+    """Choose a board and its start holes on the form (by clicking holes) and submit."""
+    page.locator("#board-select").select_option(board)
+    for hole in page.locator("#start-holes").inner_text().split(", "):
+        page.locator(f'#board-picture circle[data-hole="{hole}"]').click()  # fill the drawn start
+    for hole in start:
+        page.locator(f'#board-picture circle[data-hole="{hole}"]').click()
+    assert page.locator("#start-holes").inner_text() == ", ".join(map(str, start))
+    page.locator("#submit").click()
+    page.wait_for_url(re.compile(rf"#/search/{board}-h"))
+
+
+def test_a_search_fills_in_live(server: Server, page: Page) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.goto(server.url + "/")
+    page.locator("#board-select").select_option("skippy-xl")
+    assert page.locator("#board-picture circle").count() == 28
+    assert page.locator("#board-picture circle.peg").count() == 27
+    page.screenshot(path=str(SHOTS / "submit.png"), full_page=True)
+
+    submit(page, "skippy-xl", (1,))
+    page.wait_for_function("document.querySelectorAll('#levels tbody tr').length >= 8")
+    seen_while_running = rows(page)
+    assert page.locator("#search").is_visible() and not page.locator("#home").is_visible()
+    assert page.locator("#status").inner_text() in ("running", "complete")
+    page.screenshot(path=str(SHOTS / "running.png"), full_page=True)
+
+    page.locator("#verdict").filter(has_text="one peg is not reachable").wait_for(timeout=300_000)
+    assert page.locator("#status").inner_text() == "complete"
+    assert seen_while_running < rows(page) == 26  # the table filled in as levels came
+    assert page.locator("#chart rect.bar").count() == 26
+    assert page.locator("#total").inner_text() == "7,937,410"
+
+    page.goto(server.url + "/#/")
+    page.locator("#searches tbody tr").first.wait_for()
+    assert "complete" in page.locator("#searches tbody tr").first.inner_text()
+    page.screenshot(path=str(SHOTS / "searches.png"), full_page=True)
+
+
+def test_step_through_a_solution(server: Server, page: Page) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.goto(server.url + "/")
+    submit(page, "triangle-5", (5,))
+    page.locator("#verdict").filter(has_text="one peg is reachable").wait_for(timeout=120_000)
+    assert rows(page) == 14
+    page.locator("#solve").click()
+    page.locator("#solution-steps").wait_for(state="visible", timeout=120_000)
+    assert page.locator("#solution-caption").inner_text() == "start"
+    assert page.locator("#solution-board circle.peg").count() == 14
+    for step in range(1, 6):
+        page.locator("#solution-next").click()
+        assert re.fullmatch(rf"{step}\. \d+-\d+-\d+", page.locator("#solution-caption").inner_text())
+        assert page.locator("#solution-board circle.peg").count() == 14 - step
+        assert page.locator("#solution-board circle.to").count() == 1
+    page.screenshot(path=str(SHOTS / "solution.png"), full_page=True)
+    page.locator("#solution-last").click()
+    assert page.locator("#solution-board circle.peg").count() == 1
+    assert page.locator("#solution-caption").inner_text().startswith("13. ")
+    page.locator("#solution-prev").click()
+    assert page.locator("#solution-board circle.peg").count() == 2
