@@ -128,6 +128,22 @@ def test_an_uploaded_board_file_is_searched(server: Server) -> None:
     assert sum(level["states"] for level in document["levels"]) == 2377  # raw, from hole 2
 
 
+def test_a_search_that_cannot_run_fails_with_one_line_and_can_be_retried(server: Server) -> None:
+    folder = _root(server) / "foreign-engine"
+    assert pegsearch("run", "triangle-5", "--out", str(folder)).returncode == 0
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest.update(engine="abacus", status="interrupted", levels=manifest["levels"][:3])
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    assert server.get("/api/searches/foreign-engine")["status"] == "interrupted"
+    status, answer = server.json("POST", "/api/searches/foreign-engine/resume")
+    assert status == 202 and answer["status"] == "queued"
+    document = server.wait("foreign-engine", ("failed",))
+    assert document["error"].startswith("unknown engine 'abacus'") and "\n" not in document["error"]
+    assert len(document["levels"]) == 3
+    assert server.json("POST", "/api/searches/foreign-engine/resume")[0] == 202  # failed can be retried
+    assert server.wait("foreign-engine", ("failed",))["error"] == document["error"]
+
+
 BAD_BOARD = 'name = "x"\ngrid = "triangle"\nlayout = """\n  .\n o x\n"""\n'
 BAD_REQUESTS = [
     ("POST", "/api/searches", {"board": "no-such-board"}, 400, "unknown board 'no-such-board'"),
@@ -143,6 +159,7 @@ BAD_REQUESTS = [
     ("POST", "/api/searches", {"board": "triangle-5", "settings": {"mrjob_conf": "/etc/passwd"}}, 400,
      "not accepted"),
     ("POST", "/api/searches", {"board": "triangle-5", "surprise": 1}, 400, "surprise"),
+    ("POST", "/api/searches", {"board": "triangle-5", "settings": {"memory": 5}}, 400, "too small"),
     ("POST", "/api/searches", "{not json", 400, "not valid JSON"),
     ("POST", "/api/searches", {}, 400, "give either 'board'"),
     ("GET", "/api/searches/..", None, 404, "no search"),
@@ -251,6 +268,7 @@ def test_a_restarted_server_resumes_what_a_crash_interrupted(tmp_path: Path,
     search_id = first.submit({"board": "skippy-xl", "settings": {"memory": "256M"}})
     waiting = first.submit({"board": "triangle-5", "symmetry": "none"})
     first.wait(search_id, ("running",), levels=8)
+    assert first.get(f"/api/searches/{waiting}")["status"] == "queued"  # one at a time, in order
     first.kill()
     run = root / search_id
     _until(lambda: Run.open(run).status == "interrupted")  # the orphaned worker stopped itself

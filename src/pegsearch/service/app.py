@@ -217,10 +217,12 @@ def _record(request: SearchRequest) -> Record:
     foreign = sorted(set(request.settings) - set(SERVICE_SETTINGS))
     if foreign:
         raise Refused(400, f"setting '{foreign[0]}' is not accepted (use {', '.join(SERVICE_SETTINGS)})")
-    make_engine(request.engine, **request.settings)
+    # Sizes, runners and masters are words, as on the command line (a bare 5 is not 5 bytes).
+    settings = {key: value if key == "batch_size" else str(value) for key, value in request.settings.items()}
+    make_engine(request.engine, **settings)
     return Record(id=new_id(board.name, start, request.symmetry, request.count_paths),
                   board=board.definition(), start=start, symmetry=request.symmetry,
-                  count_paths=request.count_paths, engine=request.engine, settings=request.settings)
+                  count_paths=request.count_paths, engine=request.engine, settings=settings)
 
 
 async def _stream(searches: Searches, search_id: str) -> AsyncIterator[str]:

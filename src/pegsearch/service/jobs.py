@@ -8,7 +8,6 @@ from the records, so searches a crashed or stopped server was running (or had qu
 
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import sys
@@ -16,9 +15,9 @@ import threading
 from collections import deque
 from pathlib import Path
 
-from pegsearch.errors import UsageError
 from pegsearch.service.records import Record, Records
-from pegsearch.store import MANIFEST, Run
+from pegsearch.service.storage import is_complete, open_run, remove_run
+from pegsearch.store import Run
 
 TICK = 0.2  # seconds between scheduler rounds
 
@@ -41,7 +40,7 @@ class Jobs:
     def start(self) -> None:
         """Queue every search still wanted and not complete (a restart resumes them), then run."""
         for record in self.records.all():
-            if record.wanted and record.error is None and not self._complete(record.id):
+            if record.wanted and record.error is None and not is_complete(self.root, record.id):
                 self.queue.append(record.id)
         self.thread.start()
 
@@ -85,11 +84,7 @@ class Jobs:
 
     def resume(self, search_id: str) -> None:
         """Queue an interrupted or failed search again (a run made by the CLI gets a record first)."""
-        if self.state(search_id) is not None:
-            raise UsageError(f"search {search_id} is already {self.state(search_id)}")
-        if self._complete(search_id):
-            raise UsageError(f"search {search_id} is complete: there is nothing to resume")
-        record = self.records.get(search_id) or _adopt(self.root / search_id, search_id)
+        record = self.records.get(search_id) or _adopt(open_run(self.root, search_id), search_id)
         record.wanted, record.error = True, None
         self.submit(record)
 
@@ -103,7 +98,7 @@ class Jobs:
         with self.lock:
             self.running.pop(search_id, None)
             self.cancelled.discard(search_id)
-        shutil.rmtree(self.root / search_id, ignore_errors=True)
+        remove_run(self.root, search_id)
         self.records.remove(search_id)
 
     # ----- the scheduler
@@ -142,18 +137,9 @@ class Jobs:
         record.error = lines[-1].strip() if lines else f"the worker ended with exit code {code}"
         self.records.put(record)
 
-    def _complete(self, search_id: str) -> bool:
-        if not (self.root / search_id / MANIFEST).is_file():
-            return False
-        try:
-            return Run.open(self.root / search_id).status == "complete"
-        except UsageError:  # a damaged run is not complete; asking for it reports the damage
-            return False
 
-
-def _adopt(folder: Path, search_id: str) -> Record:
+def _adopt(run: Run, search_id: str) -> Record:
     """A record for a run the service did not start (one made by `pegsearch run`), from its manifest."""
-    run = Run.open(folder)
     return Record(id=search_id, board=run.board.definition(), start=list(run.start),
                   symmetry=run.identity.symmetry, count_paths=run.count_paths,
                   engine=run.manifest["engine"])

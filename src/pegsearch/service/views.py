@@ -11,11 +11,14 @@ from pathlib import Path
 from pegsearch.analysis import exact_per_hole, finishes, solve, winnable_counts
 from pegsearch.board import Board, board_from_definition
 from pegsearch.codec import holes_with_pegs, render
+from pegsearch.errors import UsageError
 from pegsearch.report import finish_documents, run_document
 from pegsearch.search import verdict
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, valid_id
-from pegsearch.store import MANIFEST, Run
+from pegsearch.service.storage import level_parts as stored_parts
+from pegsearch.service.storage import open_run, run_ids
+from pegsearch.store import Run
 
 STATUSES = ("queued", "running", "complete", "interrupted", "failed")
 
@@ -48,8 +51,7 @@ class Searches:
         if not valid_id(search_id):
             raise Refused(404, f"no search '{search_id[:80]}': ids are the names the server gave")
         record = self.jobs.records.get(search_id)
-        folder = self.root / search_id
-        run = Run.open(folder) if (folder / MANIFEST).is_file() else None
+        run = open_run(self.root, search_id)
         if run is None and record is None:
             raise Refused(404, f"no search '{search_id}'")
         return run, record
@@ -89,14 +91,12 @@ class Searches:
 
     def listing(self) -> list[dict]:
         """Every search under the root, newest first: those with a run directory and queued ones."""
-        ids = {entry.name for entry in self.root.iterdir()
-               if valid_id(entry.name) and (entry / MANIFEST).is_file()}
-        ids |= {record.id for record in self.jobs.records.all()}
+        ids = run_ids(self.root) | {record.id for record in self.jobs.records.all()}
         rows = []
         for search_id in ids:
             try:
                 document = self.document(search_id, answers=False)
-            except Refused:  # deleted while listing
+            except (Refused, UsageError):  # deleted while listing, or a damaged run directory
                 continue
             rows.append({key: document.get(key) for key in (
                 "id", "board", "start", "symmetry", "count_paths", "engine", "status", "verdict")}
@@ -138,7 +138,7 @@ def solution_document(run: Run, finish: int | None) -> dict:
 
 
 def level_parts(run: Run, level: int) -> list[Path]:
-    """The Parquet part files of a complete level: the one place the service touches part files."""
+    """The part files of a stored level; 404 for a level the run does not have (yet)."""
     if not 0 <= level < len(run.levels):
         raise Refused(404, f"level {level} does not exist: the run has levels 0 to {len(run.levels) - 1}")
-    return run.level_files(level)
+    return stored_parts(run, level)

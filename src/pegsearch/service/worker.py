@@ -24,7 +24,8 @@ from pegsearch.errors import UsageError
 from pegsearch.paths import PathCountOverflow
 from pegsearch.search import search
 from pegsearch.service.records import Records
-from pegsearch.store import MANIFEST, Identity
+from pegsearch.service.storage import has_run
+from pegsearch.store import Identity
 
 INTERRUPTED = 130
 
@@ -37,8 +38,7 @@ def run_search(root: Path, search_id: str) -> None:
     board = board_from_definition(record.board, f"search {search_id} (board)")
     identity = Identity(board, tuple(record.start), record.symmetry, record.count_paths)
     engine = make_engine(record.engine, **record.settings)
-    out = root / search_id
-    search(identity, out, engine, resume=(out / MANIFEST).is_file())
+    search(identity, root / search_id, engine, resume=has_run(root, search_id))
 
 
 def _stop(signum: int, frame: object) -> None:

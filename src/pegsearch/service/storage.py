@@ -1,0 +1,47 @@
+"""Where the service meets the run directories of its root: the only module that knows their layout.
+
+Runs are opened through `Run.open` and read through the `Run` API; what is left here (does an id
+have a run, which ids have runs, removing a run, a level's part files) is what must change when
+runs live at store URIs rather than in local folders.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pegsearch.errors import UsageError
+from pegsearch.service.records import valid_id
+from pegsearch.store import MANIFEST, Run
+
+
+def has_run(root: Path, search_id: str) -> bool:
+    return (root / search_id / MANIFEST).is_file()
+
+
+def open_run(root: Path, search_id: str) -> Run | None:
+    """The run of a search, or None before its worker made it."""
+    return Run.open(root / search_id) if has_run(root, search_id) else None
+
+
+def run_ids(root: Path) -> set[str]:
+    """The ids of every run directory directly under the root (the CLI's runs too)."""
+    return {entry.name for entry in root.iterdir() if valid_id(entry.name) and has_run(root, entry.name)}
+
+
+def is_complete(root: Path, search_id: str) -> bool:
+    """Whether the search's run finished; a damaged run is not (asking for it reports the damage)."""
+    try:
+        run = open_run(root, search_id)
+    except UsageError:
+        return False
+    return run is not None and run.status == "complete"
+
+
+def remove_run(root: Path, search_id: str) -> None:
+    shutil.rmtree(root / search_id, ignore_errors=True)
+
+
+def level_parts(run: Run, level: int) -> list[Path]:
+    """The Parquet part files of a complete level (the one place the service touches part files)."""
+    return run.level_files(level)
