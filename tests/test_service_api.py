@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import io
 import json
 import subprocess
@@ -182,6 +183,17 @@ def test_bad_requests_get_a_4xx_and_one_line(server: Server, method: str, path: 
     text = data.decode()
     assert "\n" not in text.strip() and "Traceback" not in text
     assert reason in json.loads(text)["error"]
+
+
+def test_a_chunked_body_is_limited_as_it_arrives(server: Server) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    chunks = (b'{"board_file": "' if i == 0 else b"o" * 8192 for i in range(12))
+    connection.request("POST", "/api/searches", body=chunks, encode_chunked=True,
+                       headers={"Content-Type": "application/json"})
+    response = connection.getresponse()
+    assert response.status == 413
+    assert "larger than 64 KiB" in json.loads(response.read())["error"]
+    connection.close()
 
 
 def test_asking_for_answers_or_levels_too_early_is_refused(server: Server, corner: str) -> None:

@@ -16,6 +16,7 @@ from tests.serving import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = Path(__file__).parents[1] / "docs" / "screenshots"
+BOARDS = Path(__file__).parents[1] / "src" / "pegsearch" / "boards"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -88,10 +89,21 @@ def test_a_search_fills_in_live(server: Server, page: Page) -> None:
     page.screenshot(path=str(SHOTS / "searches.png"), full_page=True)
 
 
-def test_step_through_a_solution(server: Server, page: Page) -> None:
+def test_an_uploaded_board_and_a_solution_step_by_step(server: Server, page: Page, tmp_path: Path) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
+    board_file = tmp_path / "cracker-barrel.toml"
+    board_file.write_text(BOARDS.joinpath("triangle-5.toml").read_text()
+                          .replace('name = "triangle-5"', 'name = "cracker-barrel"'))
     page.goto(server.url + "/")
-    submit(page, "triangle-5", (5,))
+    page.locator("#board-select").select_option("")
+    page.locator("#board-file").set_input_files(str(board_file))
+    page.locator("#board-description").filter(has_text="15 holes, 36 jumps").wait_for()
+    assert page.locator("#board-picture circle").count() == 15
+    page.locator('#board-picture circle[data-hole="1"]').click()
+    page.locator('#board-picture circle[data-hole="5"]').click()
+    assert page.locator("#start-holes").inner_text() == "5"
+    page.locator("#submit").click()
+    page.wait_for_url(re.compile(r"#/search/cracker-barrel-h5-"))
     page.locator("#verdict").filter(has_text="one peg is reachable").wait_for(timeout=120_000)
     assert rows(page) == 14
     page.locator("#solve").click()

@@ -271,7 +271,8 @@ def _bearer(token: str) -> Callable[[Request, Callable[[Request], Awaitable[Resp
 
 
 class BodyLimit:
-    """Refuse request bodies over `limit` bytes (413), counted as they arrive, whatever the headers say."""
+    """Refuse request bodies over `limit` bytes (413), counted as they arrive, whatever the headers
+    say: the body is read (it is small) before the application sees it."""
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
@@ -281,21 +282,29 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        refusal = _error(413, f"request body larger than {self.limit // 1024} KiB")
         declared = dict(scope["headers"]).get(b"content-length", b"0")
         if declared.isdigit() and int(declared) > self.limit:
-            await _error(413, f"request body larger than {self.limit // 1024} KiB")(scope, receive, send)
+            await refusal(scope, receive, send)
             return
+        messages: list[Message] = []
         seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
             seen += len(message.get("body", b""))
             if seen > self.limit:
-                raise Refused(413, f"request body larger than {self.limit // 1024} KiB")
-            return message
+                await refusal(scope, receive, send)
+                return
+            if not message.get("more_body"):
+                break
 
-        await self.app(scope, counted, send)
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
 
 
 def _error(status: int, message: str) -> JSONResponse:

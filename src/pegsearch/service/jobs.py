@@ -57,9 +57,11 @@ class Jobs:
 
     # ----- requests
     def submit(self, record: Record) -> None:
-        self.records.put(record)
+        """Store the record and queue the search, unless the service already holds it."""
         with self.lock:
-            self.queue.append(record.id)
+            self.records.put(record)
+            if record.id not in self.queue and record.id not in self.running:
+                self.queue.append(record.id)
 
     def state(self, search_id: str) -> str | None:
         """"running" or "queued" while the service holds the search, else None (see the manifest)."""
@@ -68,19 +70,21 @@ class Jobs:
                 return "running"
             return "queued" if search_id in self.queue else None
 
-    def cancel(self, search_id: str) -> None:
-        """Take a search out of the queue or interrupt its worker; it is not resumed on restart."""
-        record = self.records.get(search_id)
-        if record is not None:
-            record.wanted = False
-            self.records.put(record)
+    def cancel(self, search_id: str) -> subprocess.Popen | None:
+        """Take a search out of the queue or interrupt its worker (returned, to wait for); a
+        cancelled search is not resumed on restart."""
         with self.lock:
+            record = self.records.get(search_id)
+            if record is not None:
+                record.wanted = False
+                self.records.put(record)
             if search_id in self.queue:
                 self.queue.remove(search_id)
             process = self.running.get(search_id)
             if process is not None:
                 self.cancelled.add(search_id)
                 process.send_signal(signal.SIGTERM)
+            return process
 
     def resume(self, search_id: str) -> None:
         """Queue an interrupted or failed search again (a run made by the CLI gets a record first)."""
@@ -90,16 +94,13 @@ class Jobs:
 
     def delete(self, search_id: str) -> None:
         """Stop the search if it runs, then remove its run directory and its record."""
-        self.cancel(search_id)
-        with self.lock:
-            process = self.running.get(search_id)
+        process = self.cancel(search_id)
         if process is not None:
             process.wait()
         with self.lock:
-            self.running.pop(search_id, None)
-            self.cancelled.discard(search_id)
-        remove_run(self.root, search_id)
-        self.records.remove(search_id)
+            self._reap()
+            remove_run(self.root, search_id)
+            self.records.remove(search_id)
 
     # ----- the scheduler
     def _schedule(self) -> None:
@@ -111,8 +112,7 @@ class Jobs:
                     self.running[search_id] = self._launch(search_id)
 
     def _launch(self, search_id: str) -> subprocess.Popen:
-        log = open(self.records.log(search_id), "w", encoding="utf-8")  # noqa: SIM115 (the child owns it)
-        with log:
+        with open(self.records.log(search_id), "w", encoding="utf-8") as log:  # the child keeps a copy
             return subprocess.Popen([sys.executable, "-m", "pegsearch.service.worker",
                                      str(self.root), search_id],
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)

@@ -6,6 +6,7 @@ Framework-free on purpose: the application only routes requests here. Run docume
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from pegsearch.analysis import exact_per_hole, finishes, solve, winnable_counts
@@ -20,7 +21,7 @@ from pegsearch.service.storage import level_parts as stored_parts
 from pegsearch.service.storage import open_run, run_ids
 from pegsearch.store import Run
 
-STATUSES = ("queued", "running", "complete", "interrupted", "failed")
+CREATED = "%Y-%m-%dT%H:%M:%S%z"  # as run manifests write it, so listings sort by it
 
 
 class Refused(Exception):
@@ -77,7 +78,9 @@ class Searches:
             board = board_from_definition(record.board, f"search {search_id} (board)")
             document = {"board": board.name, "holes": board.holes, "start": record.start,
                         "reduced": record.symmetry != "none", "symmetry": record.symmetry,
-                        "count_paths": record.count_paths, "engine": record.engine, "levels": []}
+                        "count_paths": record.count_paths, "engine": record.engine,
+                        "created": time.strftime(CREATED, time.localtime(record.submitted / 1e9)),
+                        "levels": []}
         document = {"id": search_id, **document, "status": status}
         if run is not None and status == "complete":
             document["verdict"] = verdict(run).sentence()
