@@ -145,6 +145,21 @@ def test_a_search_that_cannot_run_fails_with_one_line_and_can_be_retried(server:
     assert server.wait("foreign-engine", ("failed",))["error"] == document["error"]
 
 
+def test_a_survey_answers_every_start_hole(server: Server, published: dict) -> None:
+    status, answer = server.json("POST", "/api/searches",
+                                 {"board": "triangle-5", "survey": True, "count_paths": True})
+    assert status == 202 and answer["id"].startswith("survey-triangle-5-paths-")
+    document = server.wait(answer["id"])
+    assert document["kind"] == "survey" and [s["start"] for s in document["starts"]] == list(range(1, 16))
+    solutions = {str(s["start"]): s["solutions"] for s in document["starts"]}
+    expected = published["triangle5_solutions"]["by_start_hole"]
+    assert {hole: solutions[hole] for hole in expected} == expected
+    assert all(s["solvable"] for s in document["starts"])
+    assert document["verdict"] == "one peg is reachable from 15 of 15 start holes"
+    status, refusal = server.json("GET", f"/api/searches/{answer['id']}/solution")
+    assert status == 400 and "is a survey" in refusal["error"]
+
+
 BAD_BOARD = 'name = "x"\ngrid = "triangle"\nlayout = """\n  .\n o x\n"""\n'
 BAD_REQUESTS = [
     ("POST", "/api/searches", {"board": "no-such-board"}, 400, "unknown board 'no-such-board'"),
@@ -163,6 +178,7 @@ BAD_REQUESTS = [
     ("POST", "/api/searches", {"board": "triangle-5", "settings": {"memory": 5}}, 400, "too small"),
     ("POST", "/api/searches", "{not json", 400, "not valid JSON"),
     ("POST", "/api/searches", {}, 400, "give either 'board'"),
+    ("POST", "/api/searches", {"board": "triangle-5", "survey": True, "start": [1]}, 400, "drop 'start'"),
     ("GET", "/api/searches/..", None, 404, "no search"),
     ("GET", "/api/searches/..%2F..%2Fetc%2Fpasswd", None, 404, ""),
     ("GET", "/api/searches/%2Fetc%2Fpasswd/solution", None, 404, ""),

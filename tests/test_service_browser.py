@@ -121,3 +121,20 @@ def test_an_uploaded_board_and_a_solution_step_by_step(server: Server, page: Pag
     assert page.locator("#solution-caption").inner_text().startswith("13. ")
     page.locator("#solution-prev").click()
     assert page.locator("#solution-board circle.peg").count() == 2
+
+
+def test_a_survey_from_the_form(server: Server, page: Page) -> None:
+    page.goto(server.url + "/")
+    page.locator("#board-select").select_option("triangle-5")
+    page.locator("#survey").check()
+    assert not page.locator("#start-line").is_visible() and not page.locator("#symmetry-label").is_visible()
+    page.locator("#count-paths").check()
+    page.locator("#submit").click()
+    page.wait_for_url(re.compile(r"#/search/survey-triangle-5-paths-"))
+    page.locator("#verdict").filter(has_text="from 15 of 15 start holes").wait_for(timeout=120_000)
+    page.locator("#starts tbody tr").nth(14).wait_for()
+    assert page.locator("#starts tbody tr").count() == 15
+    first = page.locator("#starts tbody tr").first.inner_text().split("\t")
+    assert first[:2] == ["1", "yes"] and first[3] == "29,760"
+    assert not page.locator("#level-cards").is_visible()
+    page.screenshot(path=str(SHOTS / "survey.png"), full_page=True)

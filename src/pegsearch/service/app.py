@@ -54,7 +54,8 @@ class BoardUpload(BaseModel):
 
 
 class SearchRequest(BaseModel):
-    """A search to run: a shipped board or an uploaded board file, the start and what to count."""
+    """A search to run: a shipped board or an uploaded board file, the start and what to count;
+    or, with `survey`, one search per class of start holes."""
 
     model_config = ConfigDict(extra="forbid")
     board: str | None = None
@@ -64,6 +65,7 @@ class SearchRequest(BaseModel):
     count_paths: bool = False
     engine: str = "local"
     settings: dict[str, str | int] = {}
+    survey: bool = False
 
 
 def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
@@ -209,8 +211,15 @@ def _record(request: SearchRequest) -> Record:
         board = load_board(request.board)
     else:
         board = _uploaded(request.board_file)
-    start = sorted({board.hole_of(h) for h in request.start}) if request.start else list(board.empty)
-    if not start:
+    if request.survey:
+        given = sorted({"start", "symmetry"} & request.model_fields_set)
+        if given:
+            raise Refused(400, f"a survey searches every start hole, each reduced by the symmetries"
+                               f" fixing it: drop '{given[0]}'")
+        start = []
+    else:
+        start = sorted({board.hole_of(h) for h in request.start}) if request.start else list(board.empty)
+    if not start and not request.survey:
         raise Refused(400, f"{board.name} has no empty hole to start from: give 'start'")
     if len(start) >= board.holes:
         raise Refused(400, "'start' empties every hole: leave at least one peg")
@@ -220,9 +229,10 @@ def _record(request: SearchRequest) -> Record:
     # Sizes, runners and masters are words, as on the command line (a bare 5 is not 5 bytes).
     settings = {key: value if key == "batch_size" else str(value) for key, value in request.settings.items()}
     make_engine(request.engine, **settings)
-    return Record(id=new_id(board.name, start, request.symmetry, request.count_paths),
+    return Record(id=new_id(board.name, start, request.symmetry, request.count_paths, request.survey),
                   board=board.definition(), start=start, symmetry=request.symmetry,
-                  count_paths=request.count_paths, engine=request.engine, settings=settings)
+                  count_paths=request.count_paths, engine=request.engine, settings=settings,
+                  survey=request.survey)
 
 
 async def _stream(searches: Searches, search_id: str) -> AsyncIterator[str]:

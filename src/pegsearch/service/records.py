@@ -28,20 +28,27 @@ def valid_id(search_id: str) -> bool:
     return ID_PATTERN.fullmatch(search_id) is not None
 
 
-def new_id(board_name: str, start: list[int], symmetry: str, count_paths: bool) -> str:
+def new_id(board_name: str, start: list[int], symmetry: str, count_paths: bool, survey: bool) -> str:
     """A fresh id in the CLI's run-name style, with a random tail so two submissions never collide.
 
     The board name may come from an uploaded file, so only its letters, digits and dashes are kept.
     """
     slug = re.sub(r"[^a-z0-9]+", "-", board_name.lower()).strip("-")[:40] or "board"
-    flags = {"board": "", "start": "-bystart", "none": "-raw"}[symmetry] + ("-paths" if count_paths else "")
-    holes = "-".join(map(str, start))[:40]
-    return f"{slug}-h{holes}{flags}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+    paths = "-paths" if count_paths else ""
+    if survey:
+        what = f"survey-{slug}{paths}"
+    else:
+        symmetric = {"board": "", "start": "-bystart", "none": "-raw"}[symmetry]
+        what = f"{slug}-h{'-'.join(map(str, start))[:40]}{symmetric}{paths}"
+    return f"{what}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
 
 
 @dataclass
 class Record:
-    """One submitted search: the request, whether it should run, and its failure if it failed."""
+    """One submitted search: the request, whether it should run, and its failure if it failed.
+
+    A `survey` searches every class of start holes (`start` is then empty) into one folder.
+    """
 
     id: str
     board: dict[str, str]
@@ -53,6 +60,7 @@ class Record:
     submitted: int = field(default_factory=time.time_ns)
     wanted: bool = True
     error: str | None = None
+    survey: bool = False
 
 
 class Records:

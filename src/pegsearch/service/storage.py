@@ -7,12 +7,15 @@ runs live at store URIs rather than in local folders.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 from pegsearch.errors import UsageError
 from pegsearch.service.records import valid_id
-from pegsearch.store import MANIFEST, Run
+from pegsearch.store import MANIFEST, Run, write_json_atomically
+
+SURVEY = "survey.json"  # a finished survey's results, beside its start-NN runs
 
 
 def has_run(root: Path, search_id: str) -> bool:
@@ -31,11 +34,23 @@ def run_ids(root: Path) -> set[str]:
 
 def is_complete(root: Path, search_id: str) -> bool:
     """Whether the search's run finished; a damaged run is not (asking for it reports the damage)."""
+    if (root / search_id / SURVEY).is_file():
+        return True
     try:
         run = open_run(root, search_id)
     except UsageError:
         return False
     return run is not None and run.status == "complete"
+
+
+def survey_results(root: Path, search_id: str) -> dict | None:
+    """What a finished survey found (`pegsearch survey --json`'s document), or None before."""
+    path = root / search_id / SURVEY
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def store_survey_results(root: Path, search_id: str, document: dict) -> None:
+    write_json_atomically(root / search_id / SURVEY, document)
 
 
 def remove_run(root: Path, search_id: str) -> None:

@@ -17,8 +17,8 @@ from pegsearch.report import finish_documents, run_document
 from pegsearch.search import verdict
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, valid_id
+from pegsearch.service.storage import is_complete, open_run, run_ids, survey_results
 from pegsearch.service.storage import level_parts as stored_parts
-from pegsearch.service.storage import open_run, run_ids
 from pegsearch.store import Run
 
 CREATED = "%Y-%m-%dT%H:%M:%S%z"  # as run manifests write it, so listings sort by it
@@ -63,13 +63,15 @@ class Searches:
             return held
         if record is not None and record.error is not None:
             return "failed"
-        return "complete" if run is not None and run.status == "complete" else "interrupted"
+        return "complete" if is_complete(self.root, search_id) else "interrupted"
 
     def document(self, search_id: str, answers: bool = True) -> dict:
         """One search in the CLI's `--json` shape plus id, status and settings; with `answers`, a
         complete run also says where the last peg stands."""
         run, record = self.find(search_id)
         status = self.status(search_id, run, record)
+        if record is not None and record.survey:
+            return self._survey(record, status)
         if run is not None:
             document = run_document(run)
             document.update(symmetry=run.identity.symmetry, count_paths=run.count_paths,
@@ -79,15 +81,30 @@ class Searches:
             document = {"board": board.name, "holes": board.holes, "start": record.start,
                         "reduced": record.symmetry != "none", "symmetry": record.symmetry,
                         "count_paths": record.count_paths, "engine": record.engine,
-                        "created": time.strftime(CREATED, time.localtime(record.submitted / 1e9)),
+                        "created": _created(record),
                         "levels": []}
-        document = {"id": search_id, **document, "status": status}
+        document = {"id": search_id, "kind": "search", **document, "status": status}
         if run is not None and status == "complete":
             document["verdict"] = verdict(run).sentence()
             document["solvable"] = verdict(run).solvable
             if answers:
                 document["finishes_exact_per_hole"] = exact_per_hole(run)
                 document["finishes"] = finish_documents(finishes(run), exact_per_hole(run))
+        if status == "failed":
+            document["error"] = record.error
+        return document
+
+    def _survey(self, record: Record, status: str) -> dict:
+        """A survey: what was asked, and once finished, the answer for every start hole."""
+        board = board_from_definition(record.board, f"search {record.id} (board)")
+        document = {"id": record.id, "kind": "survey", "board": board.name, "holes": board.holes,
+                    "start": [], "count_paths": record.count_paths, "engine": record.engine,
+                    "created": _created(record), "levels": [], "status": status}
+        results = survey_results(self.root, record.id) if status == "complete" else None
+        if results is not None:
+            document["starts"] = results["starts"]
+            solvable = sum(start["solvable"] for start in results["starts"])
+            document["verdict"] = f"one peg is reachable from {solvable} of {board.holes} start holes"
         if status == "failed":
             document["error"] = record.error
         return document
@@ -102,7 +119,7 @@ class Searches:
             except (Refused, UsageError):  # deleted while listing, or a damaged run directory
                 continue
             rows.append({key: document.get(key) for key in (
-                "id", "board", "start", "symmetry", "count_paths", "engine", "status", "verdict")}
+                "id", "kind", "board", "start", "symmetry", "count_paths", "engine", "status", "verdict")}
                 | {"levels": len(document["levels"]),
                    "states": sum(level["states"] for level in document["levels"]),
                    "created": document.get("created", "")})
@@ -112,9 +129,15 @@ class Searches:
         """The run of a search whose answers are asked for; 409 while it is not complete."""
         run, record = self.find(search_id)
         status = self.status(search_id, run, record)
+        if record is not None and record.survey:
+            raise Refused(400, f"{search_id} is a survey: its answers are the 'starts' of its document")
         if run is None or status != "complete":
             raise Refused(409, f"search {search_id} is {status}: answers need a complete run")
         return run
+
+
+def _created(record: Record) -> str:
+    return time.strftime(CREATED, time.localtime(record.submitted / 1e9))
 
 
 def counts_document(run: Run, winnable: bool, finish: int | None) -> dict:

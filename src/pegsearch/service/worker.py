@@ -24,18 +24,26 @@ from pegsearch.errors import UsageError
 from pegsearch.paths import PathCountOverflow
 from pegsearch.search import search
 from pegsearch.service.records import Records
-from pegsearch.service.storage import has_run
+from pegsearch.service.storage import has_run, store_survey_results
 from pegsearch.store import Identity
+from pegsearch.survey import survey
 
 INTERRUPTED = 130
 
 
 def run_search(root: Path, search_id: str) -> None:
-    """Search (or resume) the recorded request into ``root/search_id``."""
+    """Search (or resume) the recorded request into ``root/search_id``; a survey reuses its
+    finished start runs and resumes the others."""
     record = Records(root).get(search_id)
     if record is None:
         raise UsageError(f"no record of search {search_id}")
     board = board_from_definition(record.board, f"search {search_id} (board)")
+    if record.survey:
+        results = survey(board, root / search_id, lambda: make_engine(record.engine, **record.settings),
+                         record.count_paths)
+        starts = [result.document() for result in results]
+        store_survey_results(root, search_id, {"board": board.name, "starts": starts})
+        return
     identity = Identity(board, tuple(record.start), record.symmetry, record.count_paths)
     engine = make_engine(record.engine, **record.settings)
     search(identity, root / search_id, engine, resume=has_run(root, search_id))

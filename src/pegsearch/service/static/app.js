@@ -86,16 +86,19 @@ function chooseBoard(board, boardFile) {
 }
 
 function drawStartPicker() {
-  const { board, start } = chosen;
+  const { board } = chosen;
+  const surveying = $("survey").checked;
+  const start = surveying ? new Set() : chosen.start;
+  for (const id of ["start-hint", "start-line", "symmetry-label"]) $(id).hidden = surveying;
   const pegs = new Set(board.cells.map((_, i) => i + 1).filter((h) => !start.has(h)));
   drawBoard($("board-picture"), board, pegs, {
-    onPick: (hole) => {
+    onPick: surveying ? null : (hole) => {
       if (start.has(hole)) start.delete(hole); else start.add(hole);
       drawStartPicker();
     },
   });
   $("start-holes").textContent = [...start].sort((a, b) => a - b).join(", ") || "none";
-  $("submit").disabled = start.size === 0;
+  $("submit").disabled = start.size === 0 && !surveying;
 }
 
 async function onBoardSelect() {
@@ -117,8 +120,13 @@ async function onUpload() {
 
 async function onSubmit(event) {
   event.preventDefault();
-  const request = { start: [...chosen.start].sort((a, b) => a - b), symmetry: $("symmetry").value,
-    count_paths: $("count-paths").checked, engine: $("engine").value };
+  const request = { count_paths: $("count-paths").checked, engine: $("engine").value };
+  if ($("survey").checked) {
+    request.survey = true;
+  } else {
+    request.start = [...chosen.start].sort((a, b) => a - b);
+    request.symmetry = $("symmetry").value;
+  }
   if (chosen.boardFile) request.board_file = chosen.boardFile; else request.board = chosen.board.name;
   try {
     const { id } = await postJSON("/api/searches", request);
@@ -134,7 +142,8 @@ async function refreshList() {
       const link = document.createElement("a");
       link.href = `#/search/${s.id}`;
       link.textContent = s.id;
-      const cells = [link, s.board, s.start.join(", "), badge(s.status), s.levels, number(s.states), s.verdict || ""];
+      const start = s.kind === "survey" ? "every hole" : s.start.join(", ");
+      const cells = [link, s.board, start, badge(s.status), s.levels, number(s.states), s.verdict || ""];
       row.append(...cells.map((content) => {
         const cell = document.createElement("td");
         cell.append(content);
@@ -169,8 +178,13 @@ async function showSearch(id) {
 
 function renderHeading() {
   const d = current.document;
-  $("search-title").textContent = `${d.board}, start: hole${d.start.length > 1 ? "s" : ""} ${d.start.join(", ")}`;
-  $("search-settings").textContent = `${current.id} · symmetry ${d.symmetry} · ${d.count_paths ? "paths counted · " : ""}engine ${d.engine}`;
+  const surveying = d.kind === "survey";
+  $("search-title").textContent = surveying ? `survey of ${d.board}, every start hole`
+    : `${d.board}, start: hole${d.start.length > 1 ? "s" : ""} ${d.start.join(", ")}`;
+  $("search-settings").textContent = `${current.id} · ${surveying ? "" : `symmetry ${d.symmetry} · `}${d.count_paths ? "paths counted · " : ""}engine ${d.engine}`;
+  $("level-cards").hidden = surveying;
+  $("survey-card").hidden = !(surveying && d.starts);
+  if (surveying && d.starts) renderStarts(d);
   $("status").textContent = d.status;
   $("status").className = `status ${d.status}`;
   $("verdict").textContent = d.verdict || "";
@@ -200,6 +214,21 @@ function renderLevels() {
   }));
   $("total").textContent = number(levels.reduce((sum, level) => sum + level.states, 0));
   drawChart($("chart"), levels);
+}
+
+function renderStarts(d) {
+  document.querySelectorAll("#starts .paths").forEach((cell) => { cell.hidden = !d.count_paths; });
+  $("starts").tBodies[0].replaceChildren(...d.starts.map((start) => {
+    const row = document.createElement("tr");
+    const cells = [start.start, start.solvable ? "yes" : "no", number(start.states),
+      d.count_paths ? number(start.solutions) : null, start.finishes.join(", ") || "-"];
+    for (const content of cells.filter((cell) => cell !== null)) {
+      const cell = document.createElement("td");
+      cell.append(content);
+      row.append(cell);
+    }
+    return row;
+  }));
 }
 
 function drawChart(container, levels) {
@@ -270,9 +299,13 @@ function onEvent(block) {
     renderLevels();
   } else if (kind === "status") {
     if (data.status === "deleted") { location.hash = "#/"; return; }
+    if (data.status === "complete" && current.document.kind === "survey" && !current.document.starts) {
+      showSearch(current.id);  // the answers for every start hole come with the whole document
+      return;
+    }
     Object.assign(current.document, data);
     renderHeading();
-    $("solution-card").hidden = data.status !== "complete";
+    $("solution-card").hidden = data.status !== "complete" || current.document.kind === "survey";
   }
 }
 
@@ -353,6 +386,7 @@ function route() {
 
 $("board-select").addEventListener("change", onBoardSelect);
 $("board-file").addEventListener("change", onUpload);
+$("survey").addEventListener("change", drawStartPicker);
 $("search-form").addEventListener("submit", onSubmit);
 for (const action of ["cancel", "resume", "delete"]) $(action).addEventListener("click", () => act(action));
 $("solve").addEventListener("click", loadSolution);
