@@ -289,17 +289,18 @@ def test_cancel_keeps_the_levels_and_resume_finishes(server: Server, skippy_leve
 
 
 @pytest.mark.slow
-def test_a_restarted_server_resumes_what_a_crash_interrupted(tmp_path: Path,
-                                                             skippy_levels: list[int]) -> None:
+@pytest.mark.parametrize("ending", ["kill", "stop"])
+def test_a_restarted_server_resumes_what_a_crash_or_a_stop_interrupted(
+        tmp_path: Path, skippy_levels: list[int], ending: str) -> None:
     root = tmp_path / "runs"
     first = Server(root)
     search_id = first.submit({"board": "skippy-xl", "settings": {"memory": "256M"}})
     waiting = first.submit({"board": "triangle-5", "symmetry": "none"})
     first.wait(search_id, ("running",), levels=8)
     assert first.get(f"/api/searches/{waiting}")["status"] == "queued"  # one at a time, in order
-    first.kill()
+    getattr(first, ending)()  # SIGKILL (a crash) or SIGTERM (a service manager stopping it)
     run = root / search_id
-    _until(lambda: Run.open(run).status == "interrupted")  # the orphaned worker stopped itself
+    _until(lambda: Run.open(run).status == "interrupted")  # an orphaned worker stops itself
     before = Run.open(run).levels
     assert len(before) < 26
     second = Server(root)

@@ -1,9 +1,10 @@
 """The job queue: searches waiting, searches running in worker processes, N at a time, in order.
 
 A scheduler thread starts the oldest wanted search whenever a slot is free and reaps the workers
-that ended: exit 0 means the run is complete; a cancelled worker leaves its run interrupted; any
-other ending stores the worker's last line as the search's failure. At start the queue is rebuilt
-from the records, so searches a crashed or stopped server was running (or had queued) are resumed.
+that ended: exit 0 means the run is complete; a cancelled (or otherwise interrupted) worker leaves
+its run interrupted; any other ending stores the worker's last line as the search's failure. At
+start the queue is rebuilt from the records, so searches a crashed or stopped server was running
+(or had queued) are resumed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from pegsearch.service.records import Record, Records
 from pegsearch.service.storage import is_complete, open_run, remove_run
+from pegsearch.service.worker import INTERRUPTED
 from pegsearch.store import Run
 
 TICK = 0.2  # seconds between scheduler rounds
@@ -115,7 +117,9 @@ class Jobs:
         with open(self.records.log(search_id), "w", encoding="utf-8") as log:  # the child keeps a copy
             return subprocess.Popen([sys.executable, "-m", "pegsearch.service.worker",
                                      str(self.root), search_id],
-                                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                    # A terminal's Ctrl-C reaches the server, which stops its workers.
+                                    start_new_session=True)
 
     def _reap(self) -> None:
         for search_id, process in list(self.running.items()):
@@ -125,7 +129,7 @@ class Jobs:
             del self.running[search_id]
             if search_id in self.cancelled:
                 self.cancelled.discard(search_id)
-            elif code != 0:
+            elif code not in (0, INTERRUPTED):  # interrupted from outside: resumable, not failed
                 self._failed(search_id, code)
 
     def _failed(self, search_id: str, code: int) -> None:
