@@ -274,6 +274,7 @@ def test_skippy_xl_progress_streams_to_completion(server: Server, skippy_levels:
 def test_cancel_keeps_the_levels_and_resume_finishes(server: Server, skippy_levels: list[int]) -> None:
     search_id = server.submit({"board": "skippy-xl", "settings": {"memory": "256M"}})
     server.wait(search_id, ("running",), levels=8)
+    assert server.get(f"/api/searches/{search_id}")["settings"] == {"memory": "256M"}
     status, answer = server.json("POST", f"/api/searches/{search_id}/cancel")
     assert status == 200 and answer["status"] == "interrupted"
     document = server.wait(search_id, ("interrupted",))

@@ -70,9 +70,11 @@ def test_a_search_fills_in_live(server: Server, page: Page) -> None:
     assert page.locator("#board-picture circle.peg").count() == 27
     page.screenshot(path=str(SHOTS / "submit.png"), full_page=True)
 
+    page.locator("#settings").fill("memory=512M")
     submit(page, "skippy-xl", (1,))
     page.wait_for_function("document.querySelectorAll('#levels tbody tr').length >= 8")
     seen_while_running = rows(page)
+    assert "engine local (memory=512M)" in page.locator("#search-settings").inner_text()
     assert page.locator("#search").is_visible() and not page.locator("#home").is_visible()
     assert page.locator("#status").inner_text() in ("running", "complete")
     page.screenshot(path=str(SHOTS / "running.png"), full_page=True)

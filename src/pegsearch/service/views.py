@@ -84,6 +84,8 @@ class Searches:
                         "created": _created(record),
                         "levels": []}
         document = {"id": search_id, "kind": "search", **document, "status": status}
+        if record is not None:
+            document["settings"] = record.settings
         if run is not None and status == "complete":
             document["verdict"] = verdict(run).sentence()
             document["solvable"] = verdict(run).solvable
@@ -99,6 +101,7 @@ class Searches:
         board = board_from_definition(record.board, f"search {record.id} (board)")
         document = {"id": record.id, "kind": "survey", "board": board.name, "holes": board.holes,
                     "start": [], "count_paths": record.count_paths, "engine": record.engine,
+                    "settings": record.settings,
                     "created": _created(record), "levels": [], "status": status}
         results = survey_results(self.root, record.id) if status == "complete" else None
         if results is not None:

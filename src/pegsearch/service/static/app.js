@@ -120,7 +120,12 @@ async function onUpload() {
 
 async function onSubmit(event) {
   event.preventDefault();
-  const request = { count_paths: $("count-paths").checked, engine: $("engine").value };
+  const request = { count_paths: $("count-paths").checked, engine: $("engine").value, settings: {} };
+  for (const pair of $("settings").value.split(",").map((text) => text.trim()).filter(Boolean)) {
+    const [key, ...rest] = pair.split("=");
+    const value = rest.join("=").trim();
+    request.settings[key.trim()] = key.trim() === "batch_size" ? Number(value) : value;
+  }
   if ($("survey").checked) {
     request.survey = true;
   } else {
@@ -181,7 +186,7 @@ function renderHeading() {
   const surveying = d.kind === "survey";
   $("search-title").textContent = surveying ? `survey of ${d.board}, every start hole`
     : `${d.board}, start: hole${d.start.length > 1 ? "s" : ""} ${d.start.join(", ")}`;
-  $("search-settings").textContent = `${current.id} · ${surveying ? "" : `symmetry ${d.symmetry} · `}${d.count_paths ? "paths counted · " : ""}engine ${d.engine}`;
+  $("search-settings").textContent = `${current.id} · ${surveying ? "" : `symmetry ${d.symmetry} · `}${d.count_paths ? "paths counted · " : ""}engine ${d.engine}${settingsText(d.settings)}`;
   $("level-cards").hidden = surveying;
   $("survey-card").hidden = !(surveying && d.starts);
   if (surveying && d.starts) renderStarts(d);
@@ -214,6 +219,11 @@ function renderLevels() {
   }));
   $("total").textContent = number(levels.reduce((sum, level) => sum + level.states, 0));
   drawChart($("chart"), levels);
+}
+
+function settingsText(settings) {
+  const pairs = Object.entries(settings || {}).map(([key, value]) => `${key}=${value}`);
+  return pairs.length ? ` (${pairs.join(", ")})` : "";
 }
 
 function renderStarts(d) {
