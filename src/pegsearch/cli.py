@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
     serve.add_argument("--runs", type=Path, default=RUNS, metavar="ROOT",
                        help="folder of run directories to serve and search into (default runs/)")
-    serve.add_argument("--jobs", type=int, default=1, metavar="N", help="searches run at a time")
+    serve.add_argument("--jobs", type=int, default=1, metavar="N", help="searches run at a time (default 1)")
     serve.add_argument("--token", default=os.environ.get("PEGSEARCH_TOKEN"),
                        help="bearer token every API request must carry (default: $PEGSEARCH_TOKEN)")
     serve.set_defaults(handler=command_serve)
