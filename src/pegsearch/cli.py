@@ -165,6 +165,17 @@ def build_parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="draw a board with its hole numbers")
     show.add_argument("board", help="a shipped board name or a .toml file")
     show.set_defaults(handler=command_show)
+
+    serve = commands.add_parser("serve", help="the search service: HTTP API and dashboard over a runs root")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1;"
+                       " any other needs a token)")
+    serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    serve.add_argument("--runs", type=Path, default=RUNS, metavar="ROOT",
+                       help="folder of run directories to serve and search into (default runs/)")
+    serve.add_argument("--jobs", type=int, default=1, metavar="N", help="searches run at a time (default 1)")
+    serve.add_argument("--token", default=os.environ.get("PEGSEARCH_TOKEN"),
+                       help="bearer token every API request must carry (default: $PEGSEARCH_TOKEN)")
+    serve.set_defaults(handler=command_serve)
     return parser
 
 
@@ -379,6 +390,13 @@ def command_show(args: argparse.Namespace) -> int:
     print(render(board, numbers=True))
     print()
     print(render(board, board.start_position()))
+    return 0
+
+
+def command_serve(args: argparse.Namespace) -> int:
+    from pegsearch.service.server import serve
+
+    serve(args.host, args.port, args.runs, args.jobs, args.token)
     return 0
 
 

@@ -1,0 +1,354 @@
+"""The FastAPI application: routes, the bearer-token check, body limits and one-line errors.
+
+Routes only check and translate requests; documents come from `views`, jobs from `jobs`. Every
+error a client can cause is answered as ``{"error": "one line"}`` with a 4xx status; an unexpected
+one is a 500 with one line, its traceback going to the server's log, never to the client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from pegsearch.board import Board, load_board, parse_board, shipped_boards
+from pegsearch.engines import make_engine
+from pegsearch.errors import UsageError
+from pegsearch.service.jobs import Jobs
+from pegsearch.service.records import Record, new_id
+from pegsearch.service.storage import part_bytes
+from pegsearch.service.views import (
+    Refused,
+    Searches,
+    board_document,
+    counts_document,
+    level_parts,
+    solution_document,
+)
+
+MAX_BOARD_FILE = 16 * 1024  # bytes of an uploaded board file (the largest shipped one is ~0.4 KiB)
+MAX_BODY = 64 * 1024  # bytes of any request body
+POLL = 0.3  # seconds between looks at a running search's manifest for the event stream
+SERVICE_SETTINGS = ("memory", "master", "runner", "batch_size")  # never mrjob_conf: a server path
+STATIC = resources.files("pegsearch") / "service" / "static"
+
+
+class BoardUpload(BaseModel):
+    """A board file's text, checked by the same parser as the CLI's board files."""
+
+    model_config = ConfigDict(extra="forbid")
+    board_file: str
+
+
+class SearchRequest(BaseModel):
+    """A search to run: a shipped board or an uploaded board file, the start and what to count;
+    or, with `survey`, one search per class of start holes."""
+
+    model_config = ConfigDict(extra="forbid")
+    board: str | None = None
+    board_file: str | None = None
+    start: list[int] | None = None
+    symmetry: Literal["board", "start", "none"] = "board"
+    count_paths: bool = False
+    engine: str = "local"
+    settings: dict[str, str | int] = {}
+    survey: bool = False
+
+
+def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
+    """The service over the runs root `root`, running `slots` searches at a time."""
+    jobs = Jobs(root, slots)
+    searches = Searches(root, jobs)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        jobs.start()
+        yield
+        await run_in_threadpool(jobs.stop)
+
+    app = FastAPI(title="pegsearch", summary="Exhaustive peg-solitaire searches over HTTP",
+                  lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url="/api/openapi.json")
+    _errors(app)
+    app.add_middleware(BodyLimit, limit=MAX_BODY)
+    if token:
+        app.middleware("http")(_bearer(token))
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def dashboard() -> FileResponse:
+        return FileResponse(str(STATIC / "index.html"))
+
+    @app.get("/api/boards")
+    def boards() -> list[dict]:
+        """The shipped boards, with hole coordinates and pictures."""
+        return [board_document(load_board(name)) for name in shipped_boards()]
+
+    @app.get("/api/boards/{name}")
+    def board(name: str) -> dict:
+        return board_document(_shipped(name))
+
+    @app.post("/api/boards/check")
+    def check_board(upload: BoardUpload) -> dict:
+        """Parse an uploaded board file (to draw it before submitting); 400 says what is wrong."""
+        return board_document(_uploaded(upload.board_file))
+
+    @app.post("/api/searches", status_code=202)
+    def submit(request: SearchRequest) -> dict:
+        """Queue a search; answers its id at once."""
+        record = _record(request)
+        jobs.submit(record)
+        return {"id": record.id, "status": "queued", "url": f"/api/searches/{record.id}"}
+
+    @app.get("/api/searches")
+    def listing() -> list[dict]:
+        return searches.listing()
+
+    @app.get("/api/searches/{search_id}")
+    def one(search_id: str) -> dict:
+        return searches.document(search_id)
+
+    @app.get("/api/searches/{search_id}/events")
+    async def events(search_id: str) -> StreamingResponse:
+        """Server-sent events: `level` per finished level, `status` on every change of status."""
+        await run_in_threadpool(searches.find, search_id)
+        return StreamingResponse(_stream(searches, search_id), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache"})
+
+    @app.post("/api/searches/{search_id}/cancel")
+    def cancel(search_id: str) -> dict:
+        """Stop a queued or running search; its run keeps its levels and can be resumed."""
+        status = searches.status(search_id, *searches.find(search_id))
+        if status not in ("queued", "running"):
+            raise Refused(409, f"search {search_id} is {status}, not queued or running")
+        jobs.cancel(search_id)
+        return {"id": search_id, "status": "interrupted"}
+
+    @app.post("/api/searches/{search_id}/resume", status_code=202)
+    def resume(search_id: str) -> dict:
+        """Queue an interrupted or failed search again, from its last complete level."""
+        status = searches.status(search_id, *searches.find(search_id))
+        if status not in ("interrupted", "failed"):
+            raise Refused(409, f"search {search_id} is {status}: only an interrupted or failed"
+                               " search can be resumed")
+        jobs.resume(search_id)
+        return {"id": search_id, "status": "queued"}
+
+    @app.delete("/api/searches/{search_id}")
+    def delete(search_id: str) -> dict:
+        """Stop the search if needed and remove its run directory."""
+        searches.find(search_id)
+        jobs.delete(search_id)
+        return {"id": search_id, "deleted": True}
+
+    @app.get("/api/searches/{search_id}/counts")
+    def counts(search_id: str, winnable: bool = False, finish: int | None = None) -> dict:
+        """States per level (and winnable positions per level with `winnable`)."""
+        return counts_document(searches.complete_run(search_id), winnable, finish)
+
+    @app.get("/api/searches/{search_id}/solution")
+    def solution(search_id: str, finish: int | None = None) -> dict:
+        """One solution as jumps and pictures, or a line reaching the fewest pegs."""
+        return solution_document(searches.complete_run(search_id), finish)
+
+    @app.get("/api/searches/{search_id}/levels/{level}")
+    def level(search_id: str, level: int) -> dict:
+        """A stored level: its states and the URLs of its Parquet part files."""
+        run, _ = searches.find(search_id)
+        if run is None:
+            raise Refused(404, f"search {search_id} has no stored levels yet")
+        parts = level_parts(run, level)
+        base = f"/api/searches/{search_id}/levels/{level}/parts"
+        return {"level": level, "states": run.levels[level]["states"],
+                "parts": [{"index": i, "url": f"{base}/{i}"} for i in range(len(parts))]}
+
+    @app.get("/api/searches/{search_id}/levels/{level}/parts/{index}")
+    def part(search_id: str, level: int, index: int) -> Response:
+        """One Parquet part file of a level, as stored (checked against the manifest first)."""
+        run, _ = searches.find(search_id)
+        parts = level_parts(run, level) if run is not None else []
+        if not 0 <= index < len(parts):
+            raise Refused(404, f"level {level} of {search_id} has no part {index}")
+        name = f"{search_id}-level-{level:03d}-part-{index}.parquet"
+        return Response(part_bytes(run, level, parts[index]),
+                        media_type="application/vnd.apache.parquet",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    return app
+
+
+def _shipped(name: str) -> Board:
+    """A shipped board by name only: a client never names a file on the server."""
+    if name not in shipped_boards():
+        raise Refused(404, f"unknown board '{name[:80]}': use one of {', '.join(shipped_boards())}")
+    return load_board(name)
+
+
+def _uploaded(text: str) -> Board:
+    if len(text.encode()) > MAX_BOARD_FILE:
+        raise Refused(413, f"the board file is larger than {MAX_BOARD_FILE // 1024} KiB")
+    return parse_board(text, "uploaded board file")
+
+
+def _record(request: SearchRequest) -> Record:
+    """Check a search request as the CLI checks its arguments, and make its record."""
+    if (request.board is None) == (request.board_file is None):
+        raise Refused(400, "give either 'board' (a shipped board's name) or 'board_file' (its text)")
+    if request.board is not None:
+        if request.board not in shipped_boards():
+            raise Refused(400, f"unknown board '{request.board[:80]}': use one of"
+                               f" {', '.join(shipped_boards())} or upload a board file")
+        board = load_board(request.board)
+    else:
+        board = _uploaded(request.board_file)
+    if request.survey:
+        given = sorted({"start", "symmetry"} & request.model_fields_set)
+        if given:
+            raise Refused(400, f"a survey searches every start hole, each reduced by the symmetries"
+                               f" fixing it: drop '{given[0]}'")
+        start = []
+    else:
+        start = sorted({board.hole_of(h) for h in request.start}) if request.start else list(board.empty)
+    if not start and not request.survey:
+        raise Refused(400, f"{board.name} has no empty hole to start from: give 'start'")
+    if len(start) >= board.holes:
+        raise Refused(400, "'start' empties every hole: leave at least one peg")
+    foreign = sorted(set(request.settings) - set(SERVICE_SETTINGS))
+    if foreign:
+        raise Refused(400, f"setting '{foreign[0]}' is not accepted (use {', '.join(SERVICE_SETTINGS)})")
+    # Sizes, runners and masters are words, as on the command line (a bare 5 is not 5 bytes).
+    settings = {key: value if key == "batch_size" else str(value) for key, value in request.settings.items()}
+    make_engine(request.engine, **settings)
+    return Record(id=new_id(board.name, start, request.symmetry, request.count_paths, request.survey),
+                  board=board.definition(), start=start, symmetry=request.symmetry,
+                  count_paths=request.count_paths, engine=request.engine, settings=settings,
+                  survey=request.survey)
+
+
+async def _stream(searches: Searches, search_id: str) -> AsyncIterator[str]:
+    """Levels as they are committed and status changes, until the search is no longer held.
+
+    Event kinds: `level` ({"level", "pegs", "states"[, "paths"]}), `status` ({"status", and
+    "verdict", "solvable", "error" when known}); progress inside a level can come as a third kind,
+    `progress` ({"level", "done", "total"}), without changing these.
+    """
+    sent, last = 0, None
+    while True:
+        try:
+            document = await run_in_threadpool(searches.document, search_id, False)
+        except Refused:
+            yield _event("status", {"status": "deleted"})
+            return
+        for level in document["levels"][sent:]:
+            yield _event("level", level)
+        sent = len(document["levels"])
+        if document["status"] != last:
+            last = document["status"]
+            yield _event("status", {key: document[key] for key in ("status", "verdict", "solvable", "error")
+                                    if key in document})
+        if last not in ("queued", "running"):
+            return
+        await asyncio.sleep(POLL)
+
+
+def _event(kind: str, data: dict) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data)}\n\n"
+
+
+def _bearer(token: str) -> Callable[[Request, Callable[[Request], Awaitable[Response]]], Awaitable[Response]]:
+    """Every API request must carry ``Authorization: Bearer TOKEN``; the dashboard's static files
+    (which hold no data) load without it, so the page can ask for the token."""
+    expected = f"Bearer {token}".encode()
+
+    async def check(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        if request.url.path.startswith("/api"):
+            given = request.headers.get("authorization", "").encode()
+            if not secrets.compare_digest(given, expected):
+                return _error(401, "missing or wrong token: send 'Authorization: Bearer TOKEN'")
+        return await call_next(request)
+
+    return check
+
+
+class BodyLimit:
+    """Refuse request bodies over `limit` bytes (413), counted as they arrive, whatever the headers
+    say: the body is read (it is small) before the application sees it."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = _error(413, f"request body larger than {self.limit // 1024} KiB")
+        declared = dict(scope["headers"]).get(b"content-length", b"0")
+        if declared.isdigit() and int(declared) > self.limit:
+            await refusal(scope, receive, send)
+            return
+        messages: list[Message] = []
+        seen = 0
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                await refusal(scope, receive, send)
+                return
+            if not message.get("more_body"):
+                break
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": " ".join(message.split())}, status_code=status)
+
+
+def _errors(app: FastAPI) -> None:
+    """Every failure as one line of JSON: the client never sees a traceback."""
+
+    @app.exception_handler(Refused)
+    async def refused(request: Request, exc: Refused) -> JSONResponse:
+        return _error(exc.status, str(exc))
+
+    @app.exception_handler(UsageError)
+    async def usage(request: Request, exc: UsageError) -> JSONResponse:
+        return _error(400, str(exc))
+
+    @app.exception_handler(HTTPException)
+    async def http(request: Request, exc: HTTPException) -> JSONResponse:
+        return _error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0]
+        if first["type"] == "json_invalid":
+            return _error(400, f"the body is not valid JSON ({first.get('ctx', {}).get('error', '')})")
+        where = ".".join(str(part) for part in first["loc"] if part != "body")
+        if not where:
+            return _error(400, "the body must be a JSON object (send Content-Type: application/json)")
+        return _error(400, f"{where}: {first['msg']}")
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        return _error(500, f"internal error ({type(exc).__name__}); see the server's log")

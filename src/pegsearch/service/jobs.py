@@ -1,0 +1,149 @@
+"""The job queue: searches waiting, searches running in worker processes, N at a time, in order.
+
+A scheduler thread starts the oldest wanted search whenever a slot is free and reaps the workers
+that ended: exit 0 means the run is complete; a cancelled (or otherwise interrupted) worker leaves
+its run interrupted; any other ending stores the worker's last line as the search's failure. At
+start the queue is rebuilt from the records, so searches a crashed or stopped server was running
+(or had queued) are resumed.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+from collections import deque
+from pathlib import Path
+
+from pegsearch.service.records import Record, Records
+from pegsearch.service.storage import is_complete, open_run, remove_run
+from pegsearch.service.worker import INTERRUPTED
+from pegsearch.store import Run
+
+TICK = 0.2  # seconds between scheduler rounds
+
+
+class Jobs:
+    """Queued and running searches of one runs root; every method is safe to call from any thread."""
+
+    def __init__(self, root: Path, slots: int) -> None:
+        self.root = root
+        self.slots = slots
+        self.records = Records(root)
+        self.queue: deque[str] = deque()
+        self.running: dict[str, subprocess.Popen] = {}
+        self.cancelled: set[str] = set()
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._schedule, name="pegsearch-jobs", daemon=True)
+
+    # ----- life cycle
+    def start(self) -> None:
+        """Queue every search still wanted and not complete (a restart resumes them), then run."""
+        for record in self.records.all():
+            if record.wanted and record.error is None and not is_complete(self.root, record.id):
+                self.queue.append(record.id)
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Interrupt running workers (their runs stay resumable, their records still wanted)."""
+        self.stopping.set()
+        self.thread.join()
+        with self.lock:
+            for process in self.running.values():
+                process.send_signal(signal.SIGTERM)
+            for process in self.running.values():
+                process.wait()
+            self.running.clear()
+
+    # ----- requests
+    def submit(self, record: Record) -> None:
+        """Store the record and queue the search, unless the service already holds it."""
+        with self.lock:
+            self.records.put(record)
+            if record.id not in self.queue and record.id not in self.running:
+                self.queue.append(record.id)
+
+    def state(self, search_id: str) -> str | None:
+        """"running" or "queued" while the service holds the search, else None (see the manifest)."""
+        with self.lock:
+            if search_id in self.running:
+                return "running"
+            return "queued" if search_id in self.queue else None
+
+    def cancel(self, search_id: str) -> subprocess.Popen | None:
+        """Take a search out of the queue or interrupt its worker (returned, to wait for); a
+        cancelled search is not resumed on restart."""
+        with self.lock:
+            record = self.records.get(search_id)
+            if record is not None:
+                record.wanted = False
+                self.records.put(record)
+            if search_id in self.queue:
+                self.queue.remove(search_id)
+            process = self.running.get(search_id)
+            if process is not None:
+                self.cancelled.add(search_id)
+                process.send_signal(signal.SIGTERM)
+            return process
+
+    def resume(self, search_id: str) -> None:
+        """Queue an interrupted or failed search again (a run made by the CLI gets a record first)."""
+        record = self.records.get(search_id) or _adopt(open_run(self.root, search_id), search_id)
+        record.wanted, record.error = True, None
+        self.submit(record)
+
+    def delete(self, search_id: str) -> None:
+        """Stop the search if it runs, then remove its run directory and its record."""
+        process = self.cancel(search_id)
+        if process is not None:
+            process.wait()
+        with self.lock:
+            self._reap()
+            remove_run(self.root, search_id)
+            self.records.remove(search_id)
+
+    # ----- the scheduler
+    def _schedule(self) -> None:
+        while not self.stopping.wait(TICK):
+            with self.lock:
+                self._reap()
+                while self.queue and len(self.running) < self.slots:
+                    search_id = self.queue.popleft()
+                    self.running[search_id] = self._launch(search_id)
+
+    def _launch(self, search_id: str) -> subprocess.Popen:
+        with open(self.records.log(search_id), "w", encoding="utf-8") as log:  # the child keeps a copy
+            return subprocess.Popen([sys.executable, "-m", "pegsearch.service.worker",
+                                     str(self.root), search_id],
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                    # A terminal's Ctrl-C reaches the server, which stops its workers.
+                                    start_new_session=True)
+
+    def _reap(self) -> None:
+        for search_id, process in list(self.running.items()):
+            code = process.poll()
+            if code is None:
+                continue
+            del self.running[search_id]
+            if search_id in self.cancelled:
+                self.cancelled.discard(search_id)
+            elif code not in (0, INTERRUPTED):  # interrupted from outside: resumable, not failed
+                self._failed(search_id, code)
+
+    def _failed(self, search_id: str, code: int) -> None:
+        record = self.records.get(search_id)
+        if record is None:
+            return
+        lines = [line for line in self.records.log(search_id).read_text(errors="replace").splitlines()
+                 if line.strip()]
+        record.error = lines[-1].strip() if lines else f"the worker ended with exit code {code}"
+        self.records.put(record)
+
+
+def _adopt(run: Run, search_id: str) -> Record:
+    """A record for a run the service did not start (one made by `pegsearch run`), from its manifest."""
+    return Record(id=search_id, board=run.board.definition(), start=list(run.start),
+                  symmetry=run.identity.symmetry, count_paths=run.count_paths,
+                  engine=run.manifest["engine"])

@@ -1,0 +1,106 @@
+"""Queue records: what the service must remember about a search beyond its run directory.
+
+The manifest says which levels exist and whether the run finished; a record adds what the manifest
+cannot: the request (so a search that never started can start after a restart), whether the user
+still wants it to run (a cancelled search is not resumed by a restarted server), the submission
+order, and why it failed. Records live under ``ROOT/.pegsearch-service/records/ID.json``, written
+atomically, so nothing is lost with the server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from pegsearch.store import Location
+
+SERVICE_FOLDER = ".pegsearch-service"
+# Ids are folder names the server made (or the CLI's run names): no dots, slashes or other path syntax.
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+
+
+def valid_id(search_id: str) -> bool:
+    """Whether `search_id` can name a search: a plain folder name, never a path."""
+    return ID_PATTERN.fullmatch(search_id) is not None
+
+
+def new_id(board_name: str, start: list[int], symmetry: str, count_paths: bool, survey: bool) -> str:
+    """A fresh id in the CLI's run-name style, with a random tail so two submissions never collide.
+
+    The board name may come from an uploaded file, so only its letters, digits and dashes are kept.
+    """
+    slug = re.sub(r"[^a-z0-9]+", "-", board_name.lower()).strip("-")[:40] or "board"
+    paths = "-paths" if count_paths else ""
+    if survey:
+        what = f"survey-{slug}{paths}"
+    else:
+        symmetric = {"board": "", "start": "-bystart", "none": "-raw"}[symmetry]
+        what = f"{slug}-h{'-'.join(map(str, start))[:40]}{symmetric}{paths}"
+    return f"{what}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+
+
+@dataclass
+class Record:
+    """One submitted search: the request, whether it should run, and its failure if it failed.
+
+    A `survey` searches every class of start holes (`start` is then empty) into one folder.
+    """
+
+    id: str
+    board: dict[str, str]
+    start: list[int]
+    symmetry: str
+    count_paths: bool
+    engine: str
+    settings: dict[str, str | int] = field(default_factory=dict)
+    submitted: int = field(default_factory=time.time_ns)
+    wanted: bool = True
+    error: str | None = None
+    survey: bool = False
+
+
+class Records:
+    """The records of one runs root."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.folder = root / SERVICE_FOLDER / "records"
+        self.logs = root / SERVICE_FOLDER / "logs"
+        self.locks = root / SERVICE_FOLDER / "locks"
+        for folder in (self.folder, self.logs, self.locks):
+            folder.mkdir(parents=True, exist_ok=True)
+
+    def get(self, search_id: str) -> Record | None:
+        path = self.folder / f"{search_id}.json"
+        if not path.is_file():
+            return None
+        return Record(**json.loads(path.read_text(encoding="utf-8")))
+
+    def put(self, record: Record) -> None:
+        write_json(self.folder / f"{record.id}.json", asdict(record))
+
+    def remove(self, search_id: str) -> None:
+        for path in (self.folder / f"{search_id}.json", self.logs / f"{search_id}.log",
+                     self.locks / f"{search_id}.lock"):
+            path.unlink(missing_ok=True)
+
+    def all(self) -> list[Record]:
+        """Every record, oldest submission first (the queue order)."""
+        records = [self.get(path.stem) for path in self.folder.glob("*.json")]
+        return sorted((r for r in records if r is not None), key=lambda r: r.submitted)
+
+    def log(self, search_id: str) -> Path:
+        return self.logs / f"{search_id}.log"
+
+    def lock(self, search_id: str) -> Path:
+        return self.locks / f"{search_id}.lock"
+
+
+def write_json(path: Path, document: dict) -> None:
+    """Replace a small JSON file whole (a reader sees the old or the new one, never a mix)."""
+    text = json.dumps(document, indent=1) + "\n"
+    Location.parse(path.parent).replace(path.name, text.encode())

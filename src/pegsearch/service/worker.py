@@ -1,0 +1,81 @@
+"""One search in its own process: ``python -m pegsearch.service.worker ROOT ID``.
+
+The server never runs the driver in its request loop: a search takes seconds to days and the kernels
+hold the interpreter. A worker rebuilds the request from its record and calls the same `search` as
+the CLI, resuming when the run directory already exists. SIGTERM (cancel, server shutdown) becomes
+a KeyboardInterrupt, so the driver marks the run interrupted and it stays resumable. If the server
+dies, the worker notices it was orphaned and stops the same way; an exclusive lock on the search
+keeps a restarted server's worker from touching the run until the old one has let go.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+from pegsearch.board import board_from_definition
+from pegsearch.engines import make_engine
+from pegsearch.errors import UsageError
+from pegsearch.paths import PathCountOverflow
+from pegsearch.search import search
+from pegsearch.service.records import Records
+from pegsearch.service.storage import has_run, store_survey_results
+from pegsearch.store import Identity
+from pegsearch.survey import survey
+
+INTERRUPTED = 130
+
+
+def run_search(root: Path, search_id: str) -> None:
+    """Search (or resume) the recorded request into ``root/search_id``; a survey reuses its
+    finished start runs and resumes the others."""
+    record = Records(root).get(search_id)
+    if record is None:
+        raise UsageError(f"no record of search {search_id}")
+    board = board_from_definition(record.board, f"search {search_id} (board)")
+    if record.survey:
+        results = survey(board, root / search_id, lambda: make_engine(record.engine, **record.settings),
+                         record.count_paths)
+        starts = [result.document() for result in results]
+        store_survey_results(root, search_id, {"board": board.name, "starts": starts})
+        return
+    identity = Identity(board, tuple(record.start), record.symmetry, record.count_paths)
+    engine = make_engine(record.engine, **record.settings)
+    search(identity, root / search_id, engine, resume=has_run(root, search_id))
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _watch_parent(parent: int) -> None:
+    """Stop this worker when the server that started it is gone (a crash leaves no one to cancel)."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def main(argv: list[str]) -> int:
+    root, search_id = Path(argv[0]), argv[1]
+    signal.signal(signal.SIGTERM, _stop)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    try:
+        with open(Records(root).lock(search_id), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            run_search(root, search_id)
+    except KeyboardInterrupt:
+        print("interrupted; completed levels are kept", file=sys.stderr)
+        return INTERRUPTED
+    except (UsageError, PathCountOverflow) as exc:
+        print(str(exc).splitlines()[0], file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,326 @@
+"""The search service's HTTP API, against a real `pegsearch serve` process on 127.0.0.1."""
+
+from __future__ import annotations
+
+import http.client
+import io
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pegsearch.analysis import legal_jumps
+from pegsearch.board import load_board
+from pegsearch.store import Run
+from tests.helpers import pegsearch
+from tests.serving import Server, free_port
+
+SKIPPY_TOTAL = 7_937_410  # reduced states of skippy-xl from the apex, as `pegsearch run` finds them
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Server:
+    root = tmp_path_factory.mktemp("service") / "runs"
+    started = Server(root, "--jobs", "2")
+    yield started
+    started.stop()
+
+
+@pytest.fixture(scope="module")
+def corner(server: Server) -> str:
+    """A finished raw search of triangle-5 from the corner, counting paths."""
+    search_id = server.submit({"board": "triangle-5", "start": [1], "symmetry": "none", "count_paths": True})
+    server.wait(search_id)
+    return search_id
+
+
+@pytest.mark.parametrize("hole", ["1", "2", "4", "5"])
+def test_triangle_5_raw_levels_are_the_published_ones(server: Server, published: dict, hole: str) -> None:
+    status, answer = server.json("POST", "/api/searches",
+                                 {"board": "triangle-5", "start": [int(hole)], "symmetry": "none"})
+    assert status == 202 and set(answer) >= {"id", "status"}
+    document = server.wait(answer["id"])
+    figures = published["triangle5_raw_per_level"]
+    expected = next(v for k, v in figures.items() if k.startswith(f"start_hole_{hole}_"))
+    assert [level["states"] for level in document["levels"]] == expected
+    assert sum(expected) == figures["totals"][hole]
+    assert [level["level"] for level in document["levels"]] == list(range(len(expected)))
+    assert [level["pegs"] for level in document["levels"]] == [14 - k for k in range(len(expected))]
+    assert document["reduced"] is False and document["start"] == [int(hole)]
+
+
+def test_boards_are_listed_with_pictures(server: Server) -> None:
+    boards = {board["name"]: board for board in server.get("/api/boards")}
+    assert {"triangle-5", "skippy-xl", "english-33"} <= set(boards)
+    english = boards["english-33"]
+    assert (english["holes"], english["jumps"], english["symmetries"], english["empty"]) == (33, 76, 8, [17])
+    assert len(english["cells"]) == 33
+    assert "o o o . o o o" in english["start_picture"]
+    assert server.get("/api/boards/triangle-5")["picture"].splitlines()[0].strip() == "1"
+
+
+def test_paths_counts_winnable_and_a_solution(server: Server, corner: str, published: dict) -> None:
+    document = server.get(f"/api/searches/{corner}")
+    assert document["status"] == "complete" and document["solvable"] is True
+    solutions = published["triangle5_solutions"]
+    assert document["levels"][-1]["paths"] == solutions["by_start_hole"]["1"]
+    per_hole = {str(f["hole"]): f["paths"] for f in document["finishes"]}
+    assert per_hole == solutions["corner_start_by_final_hole"]
+    counts = server.get(f"/api/searches/{corner}/counts?winnable=true")
+    winnable = [level["winnable"] for level in counts["levels"]]
+    states = [level["states"] for level in counts["levels"]]
+    assert winnable[0] == 1 and winnable[-1] == 4
+    assert all(w <= n for w, n in zip(winnable, states, strict=True)) and winnable != states
+    line = server.get(f"/api/searches/{corner}/solution?finish=13")
+    assert line["solved"] is True and len(line["jumps"]) == 13
+    assert line["positions"][-1] == [13] and len(line["pictures"]) == 14
+    board = load_board("triangle-5")
+    position = board.start_position((1,))
+    for jump, after in zip(line["jumps"], line["positions"][1:], strict=True):
+        moves = {(j.start, j.over, j.to): child for j, child in legal_jumps(board, position)}
+        position = moves[(jump["from"], jump["over"], jump["to"])]
+        assert [h for h in range(1, 16) if position >> (h - 1) & 1] == after
+
+
+def test_a_level_downloads_as_its_parquet_parts(server: Server, corner: str, tmp_path: Path) -> None:
+    listing = server.get(f"/api/searches/{corner}/levels/2")
+    assert listing["states"] == 8 and listing["parts"]
+    rows = []
+    for part in listing["parts"]:
+        status, data = server.request("GET", part["url"])
+        assert status == 200 and data[:4] == b"PAR1"
+        rows += pq.read_table(io.BytesIO(data)).column("position").to_pylist()
+    run = Run.open(_root(server) / corner)
+    assert sorted(r & (2**64 - 1) for r in rows) == sorted(int(p) for p in run.read_level(2))
+
+
+def test_a_cli_run_in_the_root_is_listed_and_answers(server: Server) -> None:
+    result = pegsearch("run", "triangle-5", "--start", "5", "--out", str(_root(server) / "made-by-the-cli"))
+    assert result.returncode == 0, result.stderr
+    listed = {row["id"]: row for row in server.get("/api/searches")}
+    assert listed["made-by-the-cli"]["status"] == "complete"
+    assert listed["made-by-the-cli"]["states"] == sum(r["states"] for r in Run.open(
+        _root(server) / "made-by-the-cli").levels)
+    assert server.get("/api/searches/made-by-the-cli/solution")["solved"] is True
+
+
+def test_delete_removes_the_run(server: Server) -> None:
+    search_id = server.submit({"board": "triangle-5", "start": [4]})
+    server.wait(search_id)
+    status, answer = server.json("DELETE", f"/api/searches/{search_id}")
+    assert status == 200 and answer["deleted"] is True
+    assert not (_root(server) / search_id).exists()
+    assert server.request("GET", f"/api/searches/{search_id}")[0] == 404
+
+
+def test_an_uploaded_board_file_is_searched(server: Server) -> None:
+    text = (Path(__file__).parents[1] / "src/pegsearch/boards/triangle-5.toml").read_text()
+    text = text.replace('name = "triangle-5"', 'name = "my ../../triangle"')
+    status, board = server.json("POST", "/api/boards/check", {"board_file": text})
+    assert status == 200 and board["holes"] == 15
+    search_id = server.submit({"board_file": text, "start": [2], "symmetry": "none"})
+    assert "/" not in search_id and ".." not in search_id
+    document = server.wait(search_id)
+    assert document["board"] == "my ../../triangle"
+    assert sum(level["states"] for level in document["levels"]) == 2377  # raw, from hole 2
+
+
+def test_a_search_that_cannot_run_fails_with_one_line_and_can_be_retried(server: Server) -> None:
+    folder = _root(server) / "foreign-engine"
+    assert pegsearch("run", "triangle-5", "--out", str(folder)).returncode == 0
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest.update(engine="abacus", status="interrupted", levels=manifest["levels"][:3])
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    assert server.get("/api/searches/foreign-engine")["status"] == "interrupted"
+    status, answer = server.json("POST", "/api/searches/foreign-engine/resume")
+    assert status == 202 and answer["status"] == "queued"
+    document = server.wait("foreign-engine", ("failed",))
+    assert document["error"].startswith("unknown engine 'abacus'") and "\n" not in document["error"]
+    assert len(document["levels"]) == 3
+    assert server.json("POST", "/api/searches/foreign-engine/resume")[0] == 202  # failed can be retried
+    assert server.wait("foreign-engine", ("failed",))["error"] == document["error"]
+
+
+def test_a_survey_answers_every_start_hole(server: Server, published: dict) -> None:
+    status, answer = server.json("POST", "/api/searches",
+                                 {"board": "triangle-5", "survey": True, "count_paths": True})
+    assert status == 202 and answer["id"].startswith("survey-triangle-5-paths-")
+    document = server.wait(answer["id"])
+    assert document["kind"] == "survey" and [s["start"] for s in document["starts"]] == list(range(1, 16))
+    solutions = {str(s["start"]): s["solutions"] for s in document["starts"]}
+    expected = published["triangle5_solutions"]["by_start_hole"]
+    assert {hole: solutions[hole] for hole in expected} == expected
+    assert all(s["solvable"] for s in document["starts"])
+    assert document["verdict"] == "one peg is reachable from 15 of 15 start holes"
+    status, refusal = server.json("GET", f"/api/searches/{answer['id']}/solution")
+    assert status == 400 and "is a survey" in refusal["error"]
+
+
+BAD_BOARD = 'name = "x"\ngrid = "triangle"\nlayout = """\n  .\n o x\n"""\n'
+BAD_REQUESTS = [
+    ("POST", "/api/searches", {"board": "no-such-board"}, 400, "unknown board 'no-such-board'"),
+    ("POST", "/api/searches", {"board": "/etc/passwd.toml"}, 400, "unknown board"),
+    ("POST", "/api/searches", {"board": "triangle-5", "start": [16]}, 400, "hole 16 does not exist"),
+    ("POST", "/api/searches", {"board": "triangle-5", "start": [0]}, 400, "hole 0 does not exist"),
+    ("POST", "/api/searches", {"board_file": BAD_BOARD}, 400, "unexpected 'x' in layout"),
+    ("POST", "/api/searches", {"board_file": "name = [unclosed"}, 400, "not valid TOML"),
+    ("POST", "/api/searches", {"board_file": "o" * 20_000}, 413, "larger than 16 KiB"),
+    ("POST", "/api/searches", '{"board_file": "' + "o" * 100_000 + '"}', 413, "larger than 64 KiB"),
+    ("POST", "/api/searches", {"board": "triangle-5", "engine": "hadoop"}, 400, "unknown engine"),
+    ("POST", "/api/searches", {"board": "triangle-5", "symmetry": "some"}, 400, "symmetry"),
+    ("POST", "/api/searches", {"board": "triangle-5", "settings": {"mrjob_conf": "/etc/passwd"}}, 400,
+     "not accepted"),
+    ("POST", "/api/searches", {"board": "triangle-5", "surprise": 1}, 400, "surprise"),
+    ("POST", "/api/searches", {"board": "triangle-5", "settings": {"memory": 5}}, 400, "too small"),
+    ("POST", "/api/searches", "{not json", 400, "not valid JSON"),
+    ("POST", "/api/searches", {}, 400, "give either 'board'"),
+    ("POST", "/api/searches", {"board": "triangle-5", "survey": True, "start": [1]}, 400, "drop 'start'"),
+    ("GET", "/api/searches/..", None, 404, "no search"),
+    ("GET", "/api/searches/..%2F..%2Fetc%2Fpasswd", None, 404, ""),
+    ("GET", "/api/searches/%2Fetc%2Fpasswd/solution", None, 404, ""),
+    ("GET", "/api/searches/runs.manifest.json", None, 404, "no search"),
+    ("GET", "/api/searches/.pegsearch-service", None, 404, "no search"),
+    ("GET", "/api/searches/no-such-search/events", None, 404, "no search"),
+    ("DELETE", "/api/searches/nothing-here", None, 404, "no search"),
+    ("GET", "/api/boards/..%2Fboards%2Ftriangle-5", None, 404, ""),
+    ("GET", "/api/boards/nope", None, 404, "unknown board"),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "status", "reason"), BAD_REQUESTS)
+def test_bad_requests_get_a_4xx_and_one_line(server: Server, method: str, path: str, body: object,
+                                            status: int, reason: str) -> None:
+    answered, data = server.request(method, path, body)
+    assert answered == status, data
+    text = data.decode()
+    assert "\n" not in text.strip() and "Traceback" not in text
+    assert reason in json.loads(text)["error"]
+
+
+def test_a_chunked_body_is_limited_as_it_arrives(server: Server) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    chunks = (b'{"board_file": "' if i == 0 else b"o" * 8192 for i in range(12))
+    connection.request("POST", "/api/searches", body=chunks, encode_chunked=True,
+                       headers={"Content-Type": "application/json"})
+    response = connection.getresponse()
+    assert response.status == 413
+    assert "larger than 64 KiB" in json.loads(response.read())["error"]
+    connection.close()
+
+
+def test_asking_for_answers_or_levels_too_early_is_refused(server: Server, corner: str) -> None:
+    assert server.request("GET", f"/api/searches/{corner}/levels/99")[0] == 404
+    assert server.request("GET", f"/api/searches/{corner}/levels/0/parts/7")[0] == 404
+    assert server.request("POST", f"/api/searches/{corner}/cancel")[0] == 409
+    assert server.request("POST", f"/api/searches/{corner}/resume")[0] == 409
+    status, answer = server.json("GET", f"/api/searches/{corner}/solution?finish=99")
+    assert status == 400 and "hole 99 does not exist" in answer["error"]
+
+
+def test_a_non_loopback_bind_without_a_token_is_refused() -> None:
+    result = subprocess.run([sys.executable, "-m", "pegsearch.cli", "serve", "--host", "0.0.0.0",
+                             "--port", str(free_port())], capture_output=True, text=True, timeout=60,
+                            env={"PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "without a token" in result.stderr
+
+
+def test_with_a_token_every_api_request_carries_it(tmp_path: Path) -> None:
+    guarded = Server(tmp_path / "runs", token="s3cret-token")
+    try:
+        for token, status in (("", 401), ("wrong", 401), ("s3cret-token", 200)):
+            answered, data = guarded.request("GET", "/api/boards", token=token)
+            assert answered == status
+            if status == 401:
+                assert "token" in json.loads(data)["error"] and b"\n" not in data.strip()
+        answered, _ = guarded.request("POST", "/api/searches", {"board": "triangle-5"}, token="")
+        assert answered == 401
+        assert guarded.request("GET", "/api/openapi.json", token="")[0] == 401
+        answered, page = guarded.request("GET", "/", token="")  # the dashboard asks for the token itself
+        assert answered == 200 and b"pegsearch" in page
+    finally:
+        guarded.stop()
+    assert "Traceback" not in guarded.log.read_text()
+
+
+@pytest.fixture(scope="module")
+def skippy_levels(tmp_path_factory: pytest.TempPathFactory) -> list[int]:
+    """The per-level counts of skippy-xl from an uninterrupted `pegsearch run`."""
+    out = tmp_path_factory.mktemp("skippy") / "run"
+    result = pegsearch("run", "skippy-xl", "--out", str(out), "--json")
+    assert result.returncode == 0, result.stderr
+    return [level["states"] for level in json.loads(result.stdout)["levels"]]
+
+
+@pytest.mark.slow
+def test_skippy_xl_progress_streams_to_completion(server: Server, skippy_levels: list[int]) -> None:
+    search_id = server.submit({"board": "skippy-xl"})
+    events = list(server.events(search_id))
+    levels = [data for kind, data in events if kind == "level"]
+    statuses = [data["status"] for kind, data in events if kind == "status"]
+    assert [level["level"] for level in levels] == list(range(26))
+    assert [level["states"] for level in levels] == skippy_levels
+    assert sum(skippy_levels) == SKIPPY_TOTAL
+    assert statuses[-1] == "complete" and set(statuses) <= {"queued", "running", "complete"}
+    assert events[-1][1]["verdict"].startswith("one peg is not reachable: the fewest pegs reachable is 2")
+    assert server.get(f"/api/searches/{search_id}")["levels"][-1] == {"level": 25, "pegs": 2, "states": 24}
+
+
+@pytest.mark.slow
+def test_cancel_keeps_the_levels_and_resume_finishes(server: Server, skippy_levels: list[int]) -> None:
+    search_id = server.submit({"board": "skippy-xl", "settings": {"memory": "256M"}})
+    server.wait(search_id, ("running",), levels=8)
+    assert server.get(f"/api/searches/{search_id}")["settings"] == {"memory": "256M"}
+    status, answer = server.json("POST", f"/api/searches/{search_id}/cancel")
+    assert status == 200 and answer["status"] == "interrupted"
+    document = server.wait(search_id, ("interrupted",))
+    kept = len(document["levels"])
+    assert 8 <= kept < 26
+    _until(lambda: Run.open(_root(server) / search_id).status == "interrupted")
+    time.sleep(1)
+    assert len(server.get(f"/api/searches/{search_id}")["levels"]) == kept  # nothing runs any more
+    status, answer = server.json("POST", f"/api/searches/{search_id}/resume")
+    assert status == 202 and answer["status"] == "queued"
+    document = server.wait(search_id)
+    assert [level["states"] for level in document["levels"]] == skippy_levels
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ending", ["kill", "stop"])
+def test_a_restarted_server_resumes_what_a_crash_or_a_stop_interrupted(
+        tmp_path: Path, skippy_levels: list[int], ending: str) -> None:
+    root = tmp_path / "runs"
+    first = Server(root)
+    search_id = first.submit({"board": "skippy-xl", "settings": {"memory": "256M"}})
+    waiting = first.submit({"board": "triangle-5", "symmetry": "none"})
+    first.wait(search_id, ("running",), levels=8)
+    assert first.get(f"/api/searches/{waiting}")["status"] == "queued"  # one at a time, in order
+    getattr(first, ending)()  # SIGKILL (a crash) or SIGTERM (a service manager stopping it)
+    run = root / search_id
+    _until(lambda: Run.open(run).status == "interrupted")  # an orphaned worker stops itself
+    before = Run.open(run).levels
+    assert len(before) < 26
+    second = Server(root)
+    try:
+        assert second.get(f"/api/searches/{search_id}")["status"] in ("queued", "running")
+        document = second.wait(search_id)
+        assert [level["states"] for level in document["levels"]] == skippy_levels
+        assert Run.open(run).levels[:len(before)] == before  # resumed, not started again
+        assert second.wait(waiting)["levels"][-1]["states"] == 4  # the queued one ran too
+    finally:
+        second.stop()
+
+
+def _root(server: Server) -> Path:
+    return Path(server.process.args[server.process.args.index("--runs") + 1])
+
+
+def _until(condition: object, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.1)

@@ -1,0 +1,142 @@
+"""The dashboard in a real headless Chromium (Debian's, driven by Playwright): submit, watch, step.
+
+Screenshots go to docs/screenshots/, where the README shows them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, sync_playwright
+
+from tests.serving import Server
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = Path(__file__).parents[1] / "docs" / "screenshots"
+BOARDS = Path(__file__).parents[1] / "src" / "pegsearch" / "boards"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    started = Server(tmp_path / "runs", token="dashboard-token")
+    yield started
+    started.stop()
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    """A Chromium page that answers the dashboard's one token prompt and fails on script errors."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (see .ci/run)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("dialog", lambda dialog: dialog.accept("dashboard-token"))
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        yield page
+        browser.close()
+    assert errors == [], errors
+
+
+def rows(page: Page) -> int:
+    return page.locator("#levels tbody tr").count()
+
+
+def submit(page: Page, board: str, start: tuple[int, ...]) -> None:
+    """Choose a board and its start holes on the form (by clicking holes) and submit."""
+    page.locator("#board-select").select_option(board)
+    for hole in page.locator("#start-holes").inner_text().split(", "):
+        page.locator(f'#board-picture circle[data-hole="{hole}"]').click()  # fill the drawn start
+    for hole in start:
+        page.locator(f'#board-picture circle[data-hole="{hole}"]').click()
+    assert page.locator("#start-holes").inner_text() == ", ".join(map(str, start))
+    page.locator("#submit").click()
+    page.wait_for_url(re.compile(rf"#/search/{board}-h"))
+
+
+def test_a_search_fills_in_live(server: Server, page: Page) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.goto(server.url + "/")
+    page.locator("#board-select").select_option("skippy-xl")
+    assert page.locator("#board-picture circle").count() == 28
+    assert page.locator("#board-picture circle.peg").count() == 27
+    page.screenshot(path=str(SHOTS / "submit.png"), full_page=True)
+
+    page.locator("#settings").fill("memory=512M")
+    submit(page, "skippy-xl", (1,))
+    page.wait_for_function("document.querySelectorAll('#levels tbody tr').length >= 8")
+    seen_while_running = rows(page)
+    assert "engine local (memory=512M)" in page.locator("#search-settings").inner_text()
+    assert page.locator("#search").is_visible() and not page.locator("#home").is_visible()
+    assert page.locator("#status").inner_text() in ("running", "complete")
+    page.screenshot(path=str(SHOTS / "running.png"), full_page=True)
+
+    page.locator("#verdict").filter(has_text="one peg is not reachable").wait_for(timeout=300_000)
+    assert page.locator("#status").inner_text() == "complete"
+    assert seen_while_running < rows(page) == 26  # the table filled in as levels came
+    assert page.locator("#chart rect.bar").count() == 26
+    assert page.locator("#total").inner_text() == "7,937,410"
+
+    page.goto(server.url + "/#/")
+    page.locator("#searches tbody tr").first.wait_for()
+    assert "complete" in page.locator("#searches tbody tr").first.inner_text()
+    page.screenshot(path=str(SHOTS / "searches.png"), full_page=True)
+
+
+def test_an_uploaded_board_and_a_solution_step_by_step(server: Server, page: Page, tmp_path: Path) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    board_file = tmp_path / "cracker-barrel.toml"
+    board_file.write_text(BOARDS.joinpath("triangle-5.toml").read_text()
+                          .replace('name = "triangle-5"', 'name = "cracker-barrel"'))
+    page.goto(server.url + "/")
+    page.locator("#board-select").select_option("")
+    page.locator("#board-file").set_input_files(str(board_file))
+    page.locator("#board-description").filter(has_text="15 holes, 36 jumps").wait_for()
+    assert page.locator("#board-picture circle").count() == 15
+    page.locator('#board-picture circle[data-hole="1"]').click()
+    page.locator('#board-picture circle[data-hole="5"]').click()
+    assert page.locator("#start-holes").inner_text() == "5"
+    page.locator("#submit").click()
+    page.wait_for_url(re.compile(r"#/search/cracker-barrel-h5-"))
+    page.locator("#verdict").filter(has_text="one peg is reachable").wait_for(timeout=120_000)
+    assert rows(page) == 14
+    page.locator("#solve").click()
+    page.locator("#solution-steps").wait_for(state="visible", timeout=120_000)
+    assert page.locator("#solution-caption").inner_text() == "start"
+    assert page.locator("#solution-board circle.peg").count() == 14
+    for step in range(1, 6):
+        page.locator("#solution-next").click()
+        assert re.fullmatch(rf"{step}\. \d+-\d+-\d+", page.locator("#solution-caption").inner_text())
+        assert page.locator("#solution-board circle.peg").count() == 14 - step
+        assert page.locator("#solution-board circle.to").count() == 1
+    page.screenshot(path=str(SHOTS / "solution.png"), full_page=True)
+    page.locator("#solution-last").click()
+    assert page.locator("#solution-board circle.peg").count() == 1
+    assert page.locator("#solution-caption").inner_text().startswith("13. ")
+    page.locator("#solution-prev").click()
+    assert page.locator("#solution-board circle.peg").count() == 2
+
+
+def test_a_survey_from_the_form(server: Server, page: Page) -> None:
+    page.goto(server.url + "/")
+    page.locator("#board-select").select_option("triangle-5")
+    page.locator("#survey").check()
+    assert not page.locator("#start-line").is_visible() and not page.locator("#symmetry-label").is_visible()
+    page.locator("#count-paths").check()
+    page.locator("#submit").click()
+    page.wait_for_url(re.compile(r"#/search/survey-triangle-5-paths-"))
+    page.locator("#verdict").filter(has_text="from 15 of 15 start holes").wait_for(timeout=120_000)
+    page.locator("#starts tbody tr").nth(14).wait_for()
+    assert page.locator("#starts tbody tr").count() == 15
+    first = page.locator("#starts tbody tr").first.inner_text().split("\t")
+    assert first[:2] == ["1", "yes"] and first[3] == "29,760"
+    assert not page.locator("#level-cards").is_visible()
+    page.screenshot(path=str(SHOTS / "survey.png"), full_page=True)
