@@ -242,10 +242,10 @@ async def _stream(searches: Searches, search_id: str) -> AsyncIterator[str]:
     """Levels as they are committed and status changes, until the search is no longer held.
 
     Event kinds: `level` ({"level", "pegs", "states"[, "paths"]}), `status` ({"status", and
-    "verdict", "solvable", "error" when known}); progress inside a level can come as a third kind,
-    `progress` ({"level", "done", "total"}), without changing these.
+    "verdict", "solvable", "error" when known}) and, while a level is made, `progress` ({"level",
+    "pegs", "done", "total"}: parents expanded out of the total, as the terminal's bar shows).
     """
-    sent, last = 0, None
+    sent, last, moving = 0, None, None
     while True:
         try:
             document = await run_in_threadpool(searches.document, search_id, False)
@@ -255,6 +255,10 @@ async def _stream(searches: Searches, search_id: str) -> AsyncIterator[str]:
         for level in document["levels"][sent:]:
             yield _event("level", level)
         sent = len(document["levels"])
+        progress = searches.jobs.records.latest_progress(search_id)
+        if progress and progress.get("level") == sent and progress != moving:
+            moving = progress
+            yield _event("progress", progress)
         if document["status"] != last:
             last = document["status"]
             yield _event("status", {key: document[key] for key in ("status", "verdict", "solvable", "error")

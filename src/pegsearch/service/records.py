@@ -71,7 +71,8 @@ class Records:
         self.folder = root / SERVICE_FOLDER / "records"
         self.logs = root / SERVICE_FOLDER / "logs"
         self.locks = root / SERVICE_FOLDER / "locks"
-        for folder in (self.folder, self.logs, self.locks):
+        self.progress_folder = root / SERVICE_FOLDER / "progress"
+        for folder in (self.folder, self.logs, self.locks, self.progress_folder):
             folder.mkdir(parents=True, exist_ok=True)
 
     def get(self, search_id: str) -> Record | None:
@@ -85,7 +86,7 @@ class Records:
 
     def remove(self, search_id: str) -> None:
         for path in (self.folder / f"{search_id}.json", self.logs / f"{search_id}.log",
-                     self.locks / f"{search_id}.lock"):
+                     self.locks / f"{search_id}.lock", self.progress(search_id)):
             path.unlink(missing_ok=True)
 
     def all(self) -> list[Record]:
@@ -98,6 +99,17 @@ class Records:
 
     def lock(self, search_id: str) -> Path:
         return self.locks / f"{search_id}.lock"
+
+    def progress(self, search_id: str) -> Path:
+        """The latest progress inside the level being made ({"level", "pegs", "done", "total"}),
+        written by the search's worker a few times a second."""
+        return self.progress_folder / f"{search_id}.json"
+
+    def latest_progress(self, search_id: str) -> dict | None:
+        try:
+            return json.loads(self.progress(search_id).read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return None
 
 
 def write_json(path: Path, document: dict) -> None:

@@ -23,12 +23,13 @@ from pegsearch.engines import make_engine
 from pegsearch.errors import UsageError
 from pegsearch.paths import PathCountOverflow
 from pegsearch.search import search
-from pegsearch.service.records import Records
+from pegsearch.service.records import Records, write_json
 from pegsearch.service.storage import has_run, store_survey_results
 from pegsearch.store import Identity
 from pegsearch.survey import survey
 
 INTERRUPTED = 130
+PROGRESS_SECONDS = 0.25
 
 
 def run_search(root: Path, search_id: str) -> None:
@@ -46,7 +47,25 @@ def run_search(root: Path, search_id: str) -> None:
         return
     identity = Identity(board, tuple(record.start), record.symmetry, record.count_paths)
     engine = make_engine(record.engine, **record.settings)
-    search(identity, root / search_id, engine, resume=has_run(root, search_id))
+    search(identity, root / search_id, engine, resume=has_run(root, search_id),
+           progress=ProgressFile(Records(root).progress(search_id)))
+
+
+class ProgressFile:
+    """The driver's progress events inside a level, kept in a small file the server streams from;
+    written at most every PROGRESS_SECONDS (and at a level's end), never per chunk."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.written = 0.0
+
+    def __call__(self, event: dict) -> None:
+        if "done" not in event:
+            return  # committed levels reach the server through the manifest
+        now = time.monotonic()
+        if now - self.written >= PROGRESS_SECONDS or event["done"] == event["total"]:
+            write_json(self.path, event)
+            self.written = now
 
 
 def _stop(signum: int, frame: object) -> None:

@@ -198,6 +198,15 @@ function renderHeading() {
   $("resume").disabled = !["interrupted", "failed"].includes(d.status);
 }
 
+// Inside the level being made: parents expanded so far out of the total (all passes).
+function showProgress(data) {
+  $("progress").hidden = false;
+  $("progress-bar").max = data.total;
+  $("progress-bar").value = data.done;
+  $("progress-text").textContent =
+    `making level ${data.level} (${data.pegs} pegs): ${number(data.done)} of ${number(data.total)} parents`;
+}
+
 function renderLevels() {
   const levels = current.document.levels;
   const counted = current.document.count_paths;
@@ -276,7 +285,7 @@ function drawChart(container, levels) {
   container.replaceChildren(svg);
 }
 
-// Server-sent events read with fetch (so the bearer header goes along): `level` and `status`.
+// Server-sent events read with fetch (so the bearer header goes along): `level`, `progress`, `status`.
 async function follow(id) {
   if (stream) stream.abort();
   stream = new AbortController();
@@ -306,8 +315,12 @@ function onEvent(block) {
   if (!current) return;
   if (kind === "level") {
     current.document.levels.push(data);
+    $("progress").hidden = true;
     renderLevels();
+  } else if (kind === "progress") {
+    showProgress(data);
   } else if (kind === "status") {
+    if (data.status !== "running") $("progress").hidden = true;
     if (data.status === "deleted") { location.hash = "#/"; return; }
     if (data.status === "complete" && current.document.kind === "survey" && !current.document.starts) {
       showSearch(current.id);  // the answers for every start hole come with the whole document
