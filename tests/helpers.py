@@ -36,15 +36,20 @@ def limbs(values: list[int]) -> np.ndarray:
     return np.array([[v & (2**64 - 1), v >> 64] for v in values], dtype=np.uint64)
 
 
-def one_level_run(out: Path, engine: str, holes: list[int], paths: list[int]) -> Run:
+def one_level_run(out: Path, engine: str, holes: list[int], paths: list[int],
+                  split: bool = False) -> Run:
     """A counting run of triangle-5 whose level 0 holds the start positions of `holes` with the
-    given path counts: the way to make an engine add numbers near the limit without a huge board."""
+    given path counts: the way to make an engine add numbers near the limit without a huge board.
+    `split` stores each position as a part of its own (so a cluster engine maps them apart)."""
     board = load_board("triangle-5")
     run = Run.create_or_resume(out, Identity(board, (holes[0],), count_paths=True), engine, {},
                                resume=False)
     positions = np.array([board.start_position((hole,)) for hole in holes], dtype=np.uint64)
     writer = run.level_writer(0)
-    writer.write(0, positions, limbs(paths))
+    order = np.argsort(positions)
+    pieces = [[k] for k in order] if split else [order]
+    for index, rows in enumerate(pieces):
+        writer.write(index, positions[rows], limbs(paths)[rows])
     run.commit_level(writer, 0.0)
     return run
 

@@ -168,13 +168,6 @@ def test_an_unreachable_store_is_one_line_before_any_work(variables: dict, fragm
     assert not store_of(f"{s3}/nowhere").exists()
 
 
-def test_spark_engine_refuses_a_run_on_s3_before_touching_it(s3: str) -> None:
-    uri = f"{s3}/spark"
-    result = pegsearch("run", "triangle-5", "--engine", "spark", "--out", uri)
-    assert_one_line_error(result, "search a s3:// run with the local or mrjob engine")
-    assert not store_of(uri).exists()
-
-
 def test_unknown_scheme_and_s3_layout(tmp_path: Path) -> None:
     assert_one_line_error(pegsearch("counts", "ftp://host/run"), "unknown storage scheme 'ftp://'")
     local = Location.parse(f"file://{tmp_path}/run")

@@ -22,18 +22,18 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-import pyarrow.parquet as pq
 import pytest
 
 pytest.importorskip("pyspark")
 
 from pegsearch.analysis import winnable_counts
+from pegsearch.blocks import decode_block, encode_block
 from pegsearch.board import load_board
 from pegsearch.engines.local import LocalEngine
-from pegsearch.engines.spark import TASK_ROWS, SparkEngine, level_set
+from pegsearch.engines.spark import TASK_ROWS, SparkEngine
 from pegsearch.paths import LIMIT, PathCountOverflow, as_int
 from pegsearch.search import search
-from pegsearch.store import Identity, Run, positions_of
+from pegsearch.store import Identity, Location, Run, level_name
 from tests.helpers import level_sets, local_run, one_level_run, parts_of, pegsearch, written
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,35 +91,24 @@ def engine() -> Iterator[SparkEngine]:
         yield started
 
 
-def test_level_set_sorts_parts_as_unsigned(engine: SparkEngine, tmp_path: Path) -> None:
-    """64-hole boards set bit 63: such positions are negative int64 but must sort last."""
-    values = [5, -1, 3, -(1 << 63), 5, (1 << 63) - 1, -1, 0]
-    children = engine.spark.createDataFrame([(v,) for v in values], "position long")
-    level_set(children).write.parquet(str(tmp_path / "level"))
-    parts = [positions_of(pq.read_table(f).column(0))
-             for f in sorted((tmp_path / "level").glob("part-*.parquet"))]
-    for part in parts:
-        assert np.all(part[1:] > part[:-1])
-    together = np.sort(np.concatenate(parts))
-    expected = np.unique(np.array(values, dtype=np.int64).view(np.uint64))
-    np.testing.assert_array_equal(together, expected)
+def test_blocks_keep_positions_with_bit_63_and_path_counts() -> None:
+    """64-hole boards set bit 63: such positions must survive a block's deltas and stay sorted."""
+    keys = np.array([0, 3, 5, (1 << 63) - 1, 1 << 63, (1 << 64) - 1], dtype=np.uint64)
+    paths = np.arange(12, dtype=np.uint64).reshape(-1, 2)
+    back, back_paths = decode_block(encode_block(keys, paths))
+    np.testing.assert_array_equal(back, keys)
+    np.testing.assert_array_equal(back_paths, paths)
+    alone, none = decode_block(encode_block(keys))
+    np.testing.assert_array_equal(alone, keys)
+    assert none is None
 
 
-@pytest.fixture
-def batch_rows(engine: SparkEngine) -> Iterator[None]:
-    """Parents one per Arrow batch, so that two parents' children meet only in the JVM's sum."""
-    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
-    before = engine.spark.conf.get(key)
-    engine.spark.conf.set(key, "1")
-    yield
-    engine.spark.conf.set(key, before)
-
-
-def test_a_path_count_at_the_limit_is_kept_exactly(engine: SparkEngine, batch_rows: None,
-                                                   tmp_path: Path) -> None:
-    """Holes 2 and 3 (mirror images) share both child signatures: each child's count is the
-    JVM's sum of two, exactly 10**38 - 1, written as decimal(38, 0) and read back by the store."""
-    run = one_level_run(tmp_path / "run", "spark", [2, 3], [LIMIT // 2, LIMIT // 2 + 1])
+def test_a_path_count_at_the_limit_is_kept_exactly(engine: SparkEngine, tmp_path: Path) -> None:
+    """Holes 2 and 3 (mirror images, in two parts, so two map tasks) share both child signatures:
+    each child's count is a reduce task's sum of two, exactly 10**38 - 1, written as
+    decimal(38, 0) and read back by the store."""
+    run = one_level_run(tmp_path / "run", "spark", [2, 3], [LIMIT // 2, LIMIT // 2 + 1],
+                        split=True)
     writer = run.level_writer(1)
     engine.next_level(run, 0, writer)
     (positions, paths), = written(writer)
@@ -128,15 +117,15 @@ def test_a_path_count_at_the_limit_is_kept_exactly(engine: SparkEngine, batch_ro
 
 
 @pytest.mark.parametrize(("holes", "paths", "where"), [
-    # Hole 1's two jumps are mirror images: one parent's children are summed in the Python worker.
+    # Hole 1's two jumps are mirror images: one parent's children are summed in its map task.
     ([1], [LIMIT // 2 + 1], "in a map task"),
-    # Holes 2 and 3, one per batch, share their children: the counts meet in the JVM's sum.
-    ([2, 3], [LIMIT // 2, LIMIT // 2 + 2], "in Spark's sum"),
+    # Holes 2 and 3, one part (one map task) each, share their children: they meet in a reduce.
+    ([2, 3], [LIMIT // 2, LIMIT // 2 + 2], "in a reduce task"),
 ])
-def test_a_path_count_past_the_limit_fails_never_wraps(engine: SparkEngine, batch_rows: None,
-                                                       holes: list[int], paths: list[int],
-                                                       where: str, tmp_path: Path) -> None:
-    run = one_level_run(tmp_path / "run", "spark", holes, paths)
+def test_a_path_count_past_the_limit_fails_never_wraps(engine: SparkEngine, holes: list[int],
+                                                       paths: list[int], where: str,
+                                                       tmp_path: Path) -> None:
+    run = one_level_run(tmp_path / "run", "spark", holes, paths, split=True)
     with pytest.raises(PathCountOverflow, match=rf"level 1: a path count exceeds .*\({where}\)"):
         engine.next_level(run, 0, run.level_writer(1))
 
@@ -272,27 +261,28 @@ def standalone_cluster(folder: Path, workers: int) -> Iterator[dict]:
         assert not [pid for pid in pids if alive(pid)], "a daemon survived `stop`"
 
 
-def submit(cluster: dict, board: str, out: Path) -> subprocess.Popen:
+def submit(cluster: dict, board: str, out: str | Path, logs: Path,
+           *options: str) -> subprocess.Popen:
     """spark-submit the whole search of `board` to the cluster, as a user would.
 
-    Output goes to files next to `out` (OUT.stdout, OUT.stderr): a pipe nobody reads while the
-    test waits could fill up and stall the job.
+    Output goes to files (LOGS.stdout, LOGS.stderr): a pipe nobody reads while the test waits
+    could fill up and stall the job.
     """
-    with open(f"{out}.stdout", "w") as stdout, open(f"{out}.stderr", "w") as stderr:
+    with open(f"{logs}.stdout", "w") as stdout, open(f"{logs}.stderr", "w") as stderr:
         return subprocess.Popen([str(BIN / "spark-submit"), "--master", cluster["url"],
-                                 str(JOB), board, "--out", str(out)], env=cluster["env"],
-                                stdout=stdout, stderr=stderr)
+                                 str(JOB), board, "--out", str(out), *options],
+                                env=cluster["env"], stdout=stdout, stderr=stderr)
 
 
-def finished(job: subprocess.Popen, out: Path) -> tuple[int, str, str]:
+def finished(job: subprocess.Popen, logs: Path) -> tuple[int, str, str]:
     """Wait for a submitted search; its exit code, stdout and stderr."""
     code = job.wait(timeout=600)
-    return code, Path(f"{out}.stdout").read_text(), Path(f"{out}.stderr").read_text()
+    return code, Path(f"{logs}.stdout").read_text(), Path(f"{logs}.stderr").read_text()
 
 
-def committed_levels(out: Path) -> int:
+def committed_levels(out: str | Path) -> int:
     try:
-        return len(json.loads((out / "manifest.json").read_text())["levels"])
+        return len(json.loads(Location.parse(out).read("manifest.json"))["levels"])
     except (FileNotFoundError, json.JSONDecodeError):
         return 0
 
@@ -301,7 +291,7 @@ def committed_levels(out: Path) -> int:
 def test_cluster_spark_submit_matches_local_engine(tmp_path: Path) -> None:
     out = tmp_path / "run"
     with standalone_cluster(tmp_path / "cluster", workers=2) as cluster:
-        code, stdout, stderr = finished(submit(cluster, "triangle-6", out), out)
+        code, stdout, stderr = finished(submit(cluster, "triangle-6", out, out), out)
         registered = (tmp_path / "cluster" / "logs" / "master.out").read_text()
     assert code == 0, stderr
     assert "one peg is reachable" in stdout
@@ -318,7 +308,7 @@ def test_cluster_spark_submit_matches_local_engine(tmp_path: Path) -> None:
 def test_cluster_survives_a_killed_worker(tmp_path: Path) -> None:
     out = tmp_path / "run"
     with standalone_cluster(tmp_path / "cluster", workers=2) as cluster:
-        job = submit(cluster, "triangle-6", out)
+        job = submit(cluster, "triangle-6", out, out)
         try:
             wait_until(lambda: committed_levels(out) >= 9 or job.poll() is not None, 300,
                        "level 8 to be committed")
@@ -369,3 +359,68 @@ def test_cluster_that_cannot_see_the_run_directory(tmp_path: Path) -> None:
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("pegsearch: error: Spark executors on ")
     assert f"cannot see the run directory {hidden / 'run'}" in last
+
+
+# ----- runs on S3 (a real SeaweedFS on 127.0.0.1, see tests/s3_server.py)
+
+def test_local2_searches_a_run_on_s3_like_the_local_engine(s3: str, tmp_path: Path) -> None:
+    uri = f"{s3}/spark-triangle-6"
+    result = pegsearch("run", "triangle-6", "--engine", "spark", "--master", "local[2]",
+                       "--count-paths", "--out", uri)
+    assert result.returncode == 0, result.stderr
+    reference = search(Identity(load_board("triangle-6"), (1,), count_paths=True),
+                       tmp_path / "local", LocalEngine())
+    assert_same_levels(Run.open(uri), reference)
+    assert pegsearch("verify", uri).returncode == 0
+
+
+@pytest.mark.slow
+def test_a_spark_run_on_s3_killed_then_resumed_on_spark(s3: str, tmp_path: Path) -> None:
+    uri = f"{s3}/spark-resumed"
+    command = [sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl", "--engine", "spark",
+               "--master", "local[2]", "--out", uri]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        wait_until(lambda: committed_levels(uri) >= 12 or process.poll() is not None, 300,
+                   "level 11 to be committed")
+        assert process.poll() is None, "the search ended before it could be killed"
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the driver and the JVM it started
+        process.wait()
+    assert Run.open(uri).status == "running" and len(Run.open(uri).levels) < 26
+    resumed = pegsearch("run", "skippy-xl", "--engine", "spark", "--master", "local[2]",
+                        "--out", uri, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert_same_levels(Run.open(uri), local_run("skippy-xl", tmp_path / "local"))
+    assert pegsearch("verify", uri).returncode == 0
+
+
+@pytest.mark.slow
+def test_cluster_searches_skippy_on_s3_through_a_killed_worker(s3: str, tmp_path: Path) -> None:
+    """A real 2-worker standalone cluster: executors read and write the run on S3 themselves;
+    one worker is killed by SIGKILL mid-search, and the levels still equal the local engine's."""
+    uri, logs = f"{s3}/cluster-skippy", tmp_path / "job"
+    with standalone_cluster(tmp_path / "cluster", workers=2) as cluster:
+        job = submit(cluster, "skippy-xl", uri, logs)
+        try:
+            wait_until(lambda: committed_levels(uri) >= 12 or job.poll() is not None, 300,
+                       "level 11 to be committed")
+            assert job.poll() is None, "the search ended before a worker could be killed"
+            worker = int((cluster["pids"] / "worker-1.pid").read_text())
+            executors = children_of(worker)
+            assert executors, "the worker ran no executor for the search"
+            os.kill(worker, signal.SIGKILL)
+            code, _, stderr = finished(job, logs)
+        finally:
+            if job.poll() is None:
+                job.kill()
+                job.wait()
+        wait_until(lambda: not any(alive(pid) for pid in executors), 60,
+                   "the killed worker's executor to exit")
+    assert code == 0, stderr
+    assert "Lost executor" in stderr
+    run = Run.open(uri)
+    assert_same_levels(run, local_run("skippy-xl", tmp_path / "local"))
+    listed = {f"{level_name(r['level'])}/{f['name']}" for r in run.levels for f in r["files"]}
+    assert set(Location.parse(uri).files()) == listed | {"manifest.json"}

@@ -1,55 +1,62 @@
-"""The Spark engine: one Spark job per level, the shared kernel in the map, the reduce in the JVM.
+"""The Spark engine: one Spark job per level; the JVM moves blocks, never positions.
 
-Per-row Python costs 0.2-0.7 M rows/s here, so positions cross into Python only as Arrow record
-batches, each handed whole to `expand_distinct`; the shuffle and the reduce (`distinct`, or a `sum` of path
-counts by position) stay on the JVM side.
-Each level is read back from the run directory rather than kept as a DataFrame, so lineage is one
-level long: a lost executor costs at most the current level, and the driver's commit and resume work
-as for every other engine. One SparkSession serves the whole run, because starting one takes seconds.
+Per-row Python costs 0.2-0.7 M rows/s here, and a row per child through the JVM (Arrow to rows, a
+hash aggregate, the shuffle, a sort, the Parquet writer) cost 4-5 times the local engine. So a
+level is one job of two stages over Python RDDs of a few large values:
+- map: one task per parent part. It reads the part from the run's store itself (checked against
+  the manifest), expands it with the shared kernel routed to the level's partitions, drops repeats
+  (or sums path counts) in each partition with the local engine's tables, and emits one block per
+  partition (sorted deltas, zstd; see blocks.py);
+- the shuffle moves those blocks by partition;
+- reduce: one task per partition merges its blocks with the same tables and writes its part file
+  straight into the store under a name unique to the attempt, and returns the part's entry.
+The driver collects the entries and commits the level through the manifest like every engine, so
+a failed or speculative attempt's part is never listed (and is swept). Executors reach the store
+through the package's storage layer (a shared folder, S3, GCS, HDFS): no Hadoop connector jars.
 
-A level's fixed cost is kept to one Spark job of two stages: the schema is given (no job to read
-footers), the shuffle is sized to the level before it runs (a small level is one task, not 200
-merged afterwards by adaptive execution, whose extra planning jobs it also saves), and the Python
-workers stay alive between levels so the kernel is imported and loaded from numba's cache once.
+Each level is read back from the store rather than kept in Spark, so lineage is one level long: a
+lost executor costs at most the current level. One SparkSession serves the whole run, because
+starting one takes seconds, and Python workers are reused so the kernel loads once per executor.
 
-Every way this can fail before real work starts (no Java, no master, no executors, executors that do
-not share the run directory) is checked up front and reported as one line within a bounded time.
+Every way this can fail before real work starts (no Java, no master, no executors, executors that
+cannot reach the run's store) is checked up front and reported as one line within a bounded time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import secrets
 import shutil
 import socket
 import sys
 import tempfile
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 from pyspark.broadcast import Broadcast
-from pyspark.errors import ArithmeticException, PythonException
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
+from pyspark.sql import SparkSession
 from pyspark.util import InheritableThread
 
 from pegsearch.analysis import parents_reaching
+from pegsearch.blocks import Combiner, decode_block, encode_block, merge_blocks
 from pegsearch.codec import Codec
 from pegsearch.engines import Report, ignore
 from pegsearch.errors import UsageError
-from pegsearch.expand import expand_distinct
-from pegsearch.paths import LIMIT, PATHS, PathCountOverflow, from_arrow, to_arrow
-from pegsearch.store import NO_PATHS, POSITION, LevelWriter, Location, Run, positions_of
+from pegsearch.paths import LIMIT, PathCountOverflow, total
+from pegsearch.store import DamagedLevel, LevelWriter, Location, Run, level_name
+from pegsearch.store.parts import iter_parts, write_part
 
-# A level file's columns; decimal(38, 0) is paths.ARROW_TYPE, which the JVM sums exactly.
-SCHEMAS = {False: f"{POSITION} long", True: f"{POSITION} long, {PATHS} decimal(38, 0)"}
-# Parents per Arrow batch. The batch is also the combiner's reach (repeats are dropped, or path
-# counts summed, within a batch before the rows go back to the JVM), so it is large: about 1 M
-# parents make about 10 M children, some 100-200 MB in the Python worker at the peak.
+# Parents a map task expands at a time: about 1 M parents make about 10 M children, some
+# 100-200 MB in the Python worker at the peak.
 BATCH_ROWS = 1 << 20
+# How a task names a path-count overflow to the driver (the text is all that crosses the JVM).
+OVERFLOW = "pegsearch-path-count-overflow-in-"
 # Shuffle partitions per level: one per TASK_ROWS parents, at most one per core, unless a partition
 # would pass MAX_TASK_ROWS. A small level is then one task, and a big one spreads over every core.
 TASK_ROWS = 1 << 15
@@ -86,7 +93,7 @@ class SparkEngine:
         self.master = master
         self.spark: SparkSession | None = None
         self._log_folder: Path | None = None
-        self._shared: set[Path] = set()  # run directories the executors were shown to share
+        self._shared: set[str] = set()  # run URIs the executors were shown to reach
 
     def options(self) -> dict:
         return {"master": self.master, "batch_rows": BATCH_ROWS}
@@ -102,20 +109,16 @@ class SparkEngine:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         builder = (SparkSession.builder.appName("pegsearch")
                    .config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(BATCH_ROWS))
                    # Spark already runs one task per core: the kernel must not add threads.
                    .config("spark.executorEnv.NUMBA_NUM_THREADS", "1")
-                   # Each level sizes its own shuffle (see _partitions); adaptive execution would
-                   # only add a planning job per level to merge partitions that are right already.
-                   .config("spark.sql.adaptive.enabled", "false")
                    # A Python worker imports the kernel and loads it from numba's cache once (about
                    # a second); reused workers pay that once per run instead of once per task.
-                   .config("spark.python.worker.reuse", "true")
-                   # An overflowing sum of path counts must fail the level, never become null.
-                   .config("spark.sql.ansi.enabled", "true")
-                   # The driver commits a level by its part files; no _SUCCESS marker to write.
-                   .config("spark.hadoop.mapreduce.fileoutputcommitter.marksuccessfuljobs",
-                           "false"))
+                   .config("spark.python.worker.reuse", "true"))
+        # Executors open the run's store themselves: they get the driver's S3 settings (a cluster
+        # with instance roles or its own credentials needs none of them).
+        for name, value in os.environ.items():
+            if name.startswith("AWS_"):
+                builder = builder.config(f"spark.executorEnv.{name}", value)
         if self.master or not submitted:
             builder = builder.master(master)
         if not submitted:  # the JVM starts with this session: give it quiet logs
@@ -135,79 +138,80 @@ class SparkEngine:
             self.spark = None
 
     def check_location(self, location: Location) -> None:
-        if location.local is None:
-            raise UsageError(f"{location}: the spark engine reads and writes levels through a"
-                             " filesystem its executors mount, so its runs live on a local or shared"
-                             f" path for now; search a {location.scheme}:// run with the local or"
-                             " mrjob engine")
+        return None  # executors reach the store themselves; _check_store proves it per run
 
     def next_level(self, run: Run, level: int, writer: LevelWriter, report: Report = ignore) -> None:
+        """One Spark job: map tasks (one per parent part) send blocks, reduce tasks (one per
+        partition) merge them and write the parts; the driver collects the parts' entries."""
         assert self.spark is not None, "next_level outside `with engine:`"
-        self._check_shared(run.location.local.resolve())
-        schema = SCHEMAS[run.count_paths]
-        self.spark.conf.set("spark.sql.shuffle.partitions",
-                            str(self._partitions(run.levels[level]["states"])))
-        parents = self.spark.read.schema(schema).parquet(
-            *[f.resolve().as_uri() for f in run.local_level_files(level)])
-        children = parents.mapInArrow(partial(_expand_batches, run.codec()), schema)
-        try:
-            level_set(children).write.mode("append").option("compression", "zstd").parquet(
-                writer.spool().resolve().as_uri())
-        except ArithmeticException:  # the JVM's sum, in ANSI mode
-            raise _overflow(level + 1, "in Spark's sum") from None
-        except PythonException as exc:  # a batch's own sum; only its text names the Python error
-            if PathCountOverflow.__name__ in str(exc):
-                raise _overflow(level + 1, "in a map task") from None
-            raise
-        writer.adopt_spool()
+        self._check_store(run.location)
+        entries = run.levels[level]["files"]
         parents = run.levels[level]["states"]
+        plan = Plan(run.uri, level, run.codec(), run.count_paths, self._partition_bits(parents))
+        try:
+            made = (self.spark.sparkContext.parallelize(entries, len(entries))
+                    .mapPartitions(partial(_map_task, plan))
+                    .partitionBy(1 << plan.pbits, _partition)
+                    .mapPartitionsWithIndex(partial(_reduce_task, plan))
+                    .collect())
+        except Exception as exc:
+            raise _task_error(exc, level + 1) from None
+        for partition, entry, paths in made:
+            writer.add(partition, entry, int(paths))
+        writer.sweep()  # parts of failed or speculative task attempts: never listed
         report(parents, parents)  # a Spark job reports nothing on its way
 
     def winnable_parents(self, run: Run, level: int, winnable: np.ndarray) -> np.ndarray:
-        """One step of the backward walk as a Spark job: a broadcast semi-join of the level with
-        the next level's winnable set (sorted, shipped once to each executor), kept parents back.
-
-        Executors expand their Arrow batches with the shared kernel and keep a parent when a child's
-        signature is in the set; only the kept parents, at most one level, return to the driver.
-        """
+        """One step of the backward walk as a Spark job: each task reads one part of the level,
+        expands it with the shared kernel and keeps a parent when a child's signature is in the
+        next level's winnable set (broadcast once to each executor); kept parents come back as
+        blocks."""
         assert self.spark is not None, "winnable_parents outside `with engine:`"
+        self._check_store(run.location)
+        entries = run.levels[level]["files"]
+        plan = Plan(run.uri, level, run.codec(), False, 0)
         shared = self.spark.sparkContext.broadcast(winnable)
         try:
-            parents = self.spark.read.schema(SCHEMAS[False]).parquet(
-                *[f.resolve().as_uri() for f in run.local_level_files(level)])
-            kept = parents.mapInArrow(partial(_winnable_batches, run.codec(), shared),
-                                      SCHEMAS[False]).toArrow()
+            kept = (self.spark.sparkContext.parallelize(entries, len(entries))
+                    .mapPartitions(partial(_winnable_task, plan, shared)).collect())
+        except Exception as exc:
+            raise _task_error(exc, level) from None
         finally:
             shared.unpersist()
-        return np.sort(positions_of(kept.column(POSITION)))
+        pieces = [decode_block(block)[0] for block in kept]
+        return np.sort(np.concatenate(pieces)) if pieces else np.empty(0, np.uint64)
 
-    def _partitions(self, parents: int) -> int:
-        """Shuffle partitions for the level made from `parents` positions (see TASK_ROWS)."""
+    def _partition_bits(self, parents: int) -> int:
+        """Reduce partitions for the level made from `parents` positions, as a power of two: one
+        per TASK_ROWS parents, at most one per core, unless a partition would pass MAX_TASK_ROWS.
+        A small level is then one task, and a big one spreads over every core."""
         cores = self.spark.sparkContext.defaultParallelism
-        return max(min(cores, -(-parents // TASK_ROWS)), -(-parents // MAX_TASK_ROWS), 1)
+        wanted = max(min(cores, -(-parents // TASK_ROWS)), -(-parents // MAX_TASK_ROWS), 1)
+        return (wanted - 1).bit_length()
 
-    def _check_shared(self, folder: Path) -> None:
-        """Show that executors read and write `folder` exactly where this driver does.
+    def _check_store(self, location: Location) -> None:
+        """Show that executors read and write the run's store exactly where this driver does.
 
-        Without this, executors on machines that do not share the folder would fail deep inside a
-        job, or worse, commit their parts somewhere the driver never looks and leave a level empty.
-        Running the probe also proves the cluster gives us executors at all, within PROBE_SECONDS.
-        It runs once per run directory, before the first level.
+        Without this, executors on machines that cannot reach it (another mount, no credentials)
+        would fail deep inside a job, or worse, write their parts somewhere the driver never
+        looks. Running the probe also proves the cluster gives us executors at all, within
+        PROBE_SECONDS. It runs once per run, before the first level.
         """
         spark_context = self.spark.sparkContext
-        if folder in self._shared or spark_context.master.startswith("local"):
-            return  # local[N]: the executor is this machine's driver JVM, which sees what we see
-        probe = folder / f".spark-probe-{uuid.uuid4().hex}"
-        probe.mkdir()
+        local_run = location.local is not None and spark_context.master.startswith("local")
+        if location.uri in self._shared or local_run:
+            return  # local[N] on local disk: the executors are this machine, which sees what we see
         token = uuid.uuid4().hex
-        (probe / "driver").write_text(token)
+        probe = location / f"spark-probe-{token}"
+        probe.make()
+        probe.write("driver", token.encode())
         tasks = 2 * spark_context.defaultParallelism  # enough to reach every executor, usually
-        visit = partial(_visit_probe, str(probe), token)
+        visit = partial(_visit_probe, probe.uri, token)
         answers: list[tuple[int, str, bool, bool]] = []
         group = f"pegsearch-probe-{token}"
 
         def run_probe() -> None:
-            spark_context.setJobGroup(group, "pegsearch: can executors see the run directory?",
+            spark_context.setJobGroup(group, "pegsearch: can executors reach the run's store?",
                                       interruptOnCancel=True)
             answers.extend(spark_context.parallelize(range(tasks), tasks)
                            .mapPartitionsWithIndex(visit).collect())
@@ -226,17 +230,18 @@ class SparkEngine:
                 raise UsageError(f"the Spark cluster at {spark_context.master} failed a probe job"
                                  " before the search; see the Spark log above")
             blind = sorted({host for _, host, read, _ in answers if not read})
-            written = {int(p.name.split("-")[1]) for p in probe.glob("task-*")}
+            written = {int(name.split("-")[1]) for name in probe.files() if name.startswith("task-")}
             lost = sorted({host for index, host, _, wrote in answers
                            if not wrote or index not in written})
             if blind or lost:
                 raise UsageError(f"Spark executors on {', '.join(blind or lost)} cannot"
-                                 f" {'see' if blind else 'write to'} the run directory {folder}"
-                                 " as this driver does: put --out on storage every node mounts at"
-                                 " the same path")
+                                 f" {'read' if blind else 'write to'} the run {location}"
+                                 " as this driver does: put --out on storage every node reaches"
+                                 " (a folder mounted at the same path everywhere, or s3://...)")
         finally:
-            shutil.rmtree(probe, ignore_errors=True)
-        self._shared.add(folder)
+            with contextlib.suppress(OSError):
+                probe.remove_tree("")
+        self._shared.add(location.uri)
 
     def _quiet_logs(self) -> str:
         """A log4j2 file (URI) that keeps the JVM this process starts to errors only."""
@@ -251,47 +256,78 @@ class SparkEngine:
             self._log_folder = None
 
 
-def level_set(children: DataFrame) -> DataFrame:
-    """The reduce step: each signature once (with its paths summed when the children carry them),
-    partitions disjoint (hashed) and each sorted as uint64.
+@dataclass(frozen=True)
+class Plan:
+    """What every task of one level's job needs: where the run is, which level it reads, the
+    kernel's tables, whether paths are counted, and the partitions (``2**pbits``) of the shuffle."""
 
-    The sum of decimal(38, 0) is decimal(38, 0); in ANSI mode (set by the engine) a sum past
-    10**38 - 1 fails the task instead of becoming null. Bit 63 set means negative as int64 but
-    largest as unsigned, so the sort key is the position with bit 63 flipped: signed order of the
-    key is unsigned order of the position, and one long key lets Spark radix-sort on it.
-    """
-    if PATHS in children.columns:
-        reduced = children.groupBy(POSITION).agg(F.sum(PATHS).alias(PATHS))
-    else:
-        reduced = children.distinct()
-    return reduced.sortWithinPartitions(F.col(POSITION).bitwiseXOR(F.lit(-(1 << 63))))
+    uri: str
+    level: int
+    codec: Codec
+    counted: bool
+    pbits: int
 
-
-def _winnable_batches(codec: Codec, shared: Broadcast,
-                      batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """A Python worker's share of the semi-join: the parents of each batch that reach `shared`."""
-    for batch in batches:
-        parents = positions_of(batch.column(0))
-        kept = parents_reaching(codec, parents, shared.value).view(np.int64)
-        yield pa.RecordBatch.from_arrays([pa.array(kept, type=pa.int64())], names=[POSITION])
+    def folder(self, level: int) -> Location:
+        return Location.parse(self.uri) / level_name(level)
 
 
-def _expand_batches(codec: Codec, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The map step, in a Python worker: a batch of parents in, their distinct children out.
+def _partition(partition: int) -> int:
+    return partition
 
-    With path counts, each parent's count goes to every one of its children (a jump sequence to
-    the parent plus one jump), and a child's counts are summed. Reducing within the batch is a free
-    combiner: fewer rows go back through Arrow and the JVM's shuffle.
-    """
-    for batch in batches:
-        parents = positions_of(batch.column(0))
-        counted = batch.num_columns > 1
-        paths = from_arrow(batch.column(1)) if counted else NO_PATHS
-        keys, sums = expand_distinct(codec, parents, paths)
-        columns = {POSITION: pa.array(keys.view(np.int64), type=pa.int64())}
-        if counted:
-            columns[PATHS] = to_arrow(sums)
-        yield pa.RecordBatch.from_pydict(columns)
+
+def _map_task(plan: Plan, entries: Iterator[dict]) -> Iterator[tuple[int, bytes]]:
+    """A map task: its parent parts, read from the store and checked, expanded with the shared
+    kernel; the children routed to the level's partitions and deduplicated in each (the combiner),
+    then one block per partition, for the shuffle."""
+    folder = plan.folder(plan.level)
+    where = f"level {plan.level} of {plan.uri}"
+    for entry in entries:
+        combiner = Combiner(plan.pbits, plan.counted, 2 * entry["rows"])
+        for parents, paths in iter_parts(folder, [entry], BATCH_ROWS, plan.counted, where):
+            try:
+                combiner.add(plan.codec, parents, paths)
+            except PathCountOverflow:
+                raise PathCountOverflow(f"{OVERFLOW}map") from None
+        yield from combiner.blocks()
+
+
+def _reduce_task(plan: Plan, partition: int,
+                 pairs: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, dict, str]]:
+    """A reduce task: its partition's blocks from every map task merged (repeats dropped, path
+    counts summed) and written as one part file, under a name unique to this attempt, straight
+    into the store; the part's manifest entry goes back to the driver, which alone commits it."""
+    try:
+        keys, sums = merge_blocks([block for _, block in pairs], plan.counted)
+    except PathCountOverflow:
+        raise PathCountOverflow(f"{OVERFLOW}reduce") from None
+    if len(keys):
+        name = f"part-{partition:05d}-{secrets.token_hex(4)}.parquet"
+        entry = write_part(plan.folder(plan.level + 1), name, keys,
+                           sums if plan.counted else None)
+        yield partition, entry, str(total(sums)) if plan.counted else "0"
+
+
+def _winnable_task(plan: Plan, shared: Broadcast, entries: Iterator[dict]) -> Iterator[bytes]:
+    """A task's share of the semi-join: the parents of its parts that reach `shared`, as blocks."""
+    folder = plan.folder(plan.level)
+    for entry in entries:
+        for parents, _ in iter_parts(folder, [entry], BATCH_ROWS, False,
+                                     f"level {plan.level} of {plan.uri}"):
+            yield encode_block(np.sort(parents_reaching(plan.codec, parents, shared.value)))
+
+
+def _task_error(exc: Exception, level: int) -> Exception:
+    """A failed job's error as the user should see it: a path count too large, or a damaged part
+    (named by the task that found it), in one line; anything else as it came."""
+    text = str(exc)
+    if f"{OVERFLOW}map" in text:
+        return _overflow(level, "in a map task")
+    if f"{OVERFLOW}reduce" in text:
+        return _overflow(level, "in a reduce task")
+    damaged = re.search(rf"{DamagedLevel.__name__}: (.+)", text)
+    if damaged:
+        return DamagedLevel(damaged[1].strip())
+    return exc
 
 
 def _overflow(level: int, where: str) -> PathCountOverflow:
@@ -303,13 +339,13 @@ def _overflow(level: int, where: str) -> PathCountOverflow:
 def _visit_probe(probe: str, token: str, index: int,
                  _rows: Iterator[int]) -> Iterator[tuple[int, str, bool, bool]]:
     """One probe task: can this executor read the driver's token and leave a file for the driver?"""
-    folder = Path(probe)
+    folder = Location.parse(probe)
     try:
-        read = (folder / "driver").read_text() == token
+        read = folder.read("driver") == token.encode()
     except OSError:
         read = False
     try:
-        (folder / f"task-{index}").write_text(token)
+        folder.write(f"task-{index}", token.encode())
         wrote = True
     except OSError:
         wrote = False

@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,17 +28,12 @@ from pegsearch import __version__
 from pegsearch.board import Board, board_from_definition
 from pegsearch.codec import Codec
 from pegsearch.errors import UsageError
-from pegsearch.paths import PATHS
-from pegsearch.paths import from_arrow as paths_from_arrow
 from pegsearch.paths import total as total_paths
 from pegsearch.store.location import Location, reason, sync_folder
 from pegsearch.store.lock import LEASE, LOCK_FILE, WriterLock
 from pegsearch.store.parts import (
     NO_PATHS,
-    entry_for,
     iter_parts,
-    parse,
-    read_checked,
     write_part,
 )
 
@@ -226,18 +219,6 @@ class Run:
         pieces = [paths for _, paths in self.iter_level(level, 1 << 62, with_paths=True)]
         return np.concatenate(pieces) if pieces else NO_PATHS
 
-    def local_level_files(self, level: int) -> list[Path]:
-        """A committed level's part files as local paths (for readers such as Spark that open files
-        themselves), each checked against the manifest first; None-free only on local disk."""
-        folder = self.level_folder(level)
-        if folder.local is None:
-            raise UsageError(f"{self.where(level)}: this reader needs the run on a local or shared"
-                             " filesystem")
-        entries = self.levels[level]["files"]
-        for entry in entries:
-            parse(read_checked(folder, entry, self.where(level)), self.where(level))
-        return [folder.local / entry["name"] for entry in entries]
-
     # ----- writing
     def save(self) -> None:
         data = (json.dumps(self.manifest, indent=1) + "\n").encode()
@@ -299,8 +280,8 @@ class Run:
 class LevelWriter:
     """Writes one level's parts under names unique to this attempt; the driver commits them.
 
-    Engines call `write` (from any thread) with sorted, distinct positions, or hand over a folder
-    of part files made by a writer of their own (`spool`, `adopt_spool`, for Spark).
+    Engines call `write` (from any thread) with sorted, distinct positions, or `add` the entries
+    of parts their tasks wrote into the level's folder (Spark).
     """
 
     def __init__(self, run: Run, level: int) -> None:
@@ -311,7 +292,6 @@ class LevelWriter:
         self.paths = 0  # the path counts written so far, summed (counting runs)
         self._entries: dict[int, dict] = {}
         self._guard = threading.Lock()
-        self._spool: Path | None = None
         _guard(self.folder, "create the level folder", self.folder.make)
 
     def write(self, index: int, positions: np.ndarray, paths: np.ndarray | None = None) -> None:
@@ -333,37 +313,25 @@ class LevelWriter:
     def entries(self) -> list[dict]:
         return [self._entries[index] for index in sorted(self._entries)]
 
-    def spool(self) -> Path:
-        """A local folder for an engine's own Parquet writer: inside the level's folder on local
-        (or shared) disk, so executors on other machines can reach it; a temporary one otherwise."""
-        if self._spool is None:
-            local = self.folder.local
-            self._spool = (local / f"spool-{self.attempt}" if local is not None
-                           else Path(tempfile.mkdtemp(prefix="pegsearch-spool-")))
-        return self._spool
+    def add(self, index: int, entry: dict, paths: int = 0) -> None:
+        """Take part number `index` written by someone else (a Spark reduce task, through
+        `write_part`) with its manifest entry and path total."""
+        with self._guard:
+            if index in self._entries:
+                raise RuntimeError(f"part {index} of level {self.level} written twice")
+            self._entries[index] = entry
+            self.paths += paths
 
-    def adopt_spool(self) -> None:
-        """Take the part files an engine wrote into `spool` as this level's parts: checksummed,
-        named for this attempt, moved (or uploaded) next to the others; the spool is removed."""
-        if self._spool is None:
-            return
-        files = sorted(self._spool.glob("part-*.parquet"))
-        first = len(self._entries)
-        for offset, file in enumerate(files):
-            data = file.read_bytes()
-            name = f"part-{first + offset:05d}-{self.attempt}.parquet"
-            part = parse(data, self.run.where(self.level))
-            self._entries[first + offset] = entry_for(name, data, part.metadata.num_rows)
-            if self.run.count_paths:
-                self.paths += total_paths(paths_from_arrow(part.read(columns=[PATHS]).column(0)))
-            _guard(self.folder, "write a part file", lambda n=name, d=data: self.folder.write(n, d))
-        shutil.rmtree(self._spool, ignore_errors=True)
-        self._spool = None
+    def sweep(self) -> None:
+        """Remove the level folder's files this writer has not taken: parts of failed or
+        speculative task attempts (which `--resume` would remove too)."""
+        taken = {entry["name"] for entry in self._entries.values()}
+        for name in self.folder.files():
+            if name not in taken:
+                self.folder.remove(name)
 
     def discard(self) -> None:
         """Drop what this attempt wrote (an empty level is not committed)."""
-        if self._spool is not None:
-            shutil.rmtree(self._spool, ignore_errors=True)
         for entry in self._entries.values():
             self.folder.remove(entry["name"])
         if not self.folder.files():
