@@ -44,37 +44,54 @@ def decode_block(block: bytes) -> tuple[np.ndarray, np.ndarray | None]:
     return keys, np.frombuffer(raw, dtype=np.uint64).reshape(-1, 2).copy()
 
 
+# Slots a combiner's table aims at, as the local engine's do: small enough to stay in cache.
+TABLE_SLOTS = 1 << 12
+MAX_PBITS = 14
+
+
 class Combiner:
     """A map task's children, routed to `2**pbits` partitions and deduplicated in each (path
-    counts summed) as batches of parents arrive, then handed out one block per partition."""
+    counts summed) as batches of parents arrive, then handed out one block per partition.
+
+    Each partition is split `2**extra` ways more, so every table stays small enough for the cache
+    (as the local engine's): the top `pbits` bits of a child's hash name its partition, the next
+    `extra` bits its table, and a partition's block is its tables drained together, sorted.
+    """
 
     def __init__(self, pbits: int, counted: bool, expected: int) -> None:
         self.pbits, self.counted = pbits, counted
-        parts = 1 << pbits
-        self.tables = Tables(pbits, 0, parts, table_bits(-(-expected // parts)), counted,
-                             budget=1 << 62)
+        self.extra = 0
+        while (pbits + self.extra < MAX_PBITS
+               and expected >> (pbits + self.extra) > TABLE_SLOTS // 2):
+            self.extra += 1
+        tables = 1 << (pbits + self.extra)
+        self.tables = Tables(pbits + self.extra, 0, tables, table_bits(-(-expected // tables)),
+                             counted, budget=1 << 62)
         self.scratch = Scratch()
 
     def add(self, codec: Codec, parents: np.ndarray, paths: np.ndarray) -> None:
         """Expand a batch of parents (`paths` is ``(0, 2)`` when not counted) into the tables."""
-        parts = 1 << self.pbits
-        self.tables.add(*expand_routed(codec, parents, paths, self.pbits, 0, parts, self.scratch))
+        bits = self.pbits + self.extra
+        self.tables.add(*expand_routed(codec, parents, paths, bits, 0, 1 << bits, self.scratch))
 
     def blocks(self) -> list[tuple[int, bytes]]:
         """(partition, block) for every partition that received a child."""
         out = []
         for partition in range(1 << self.pbits):
-            if self.tables.filled[partition]:
-                keys, sums = self.tables.drain(partition, partition + 1)
+            first, last = partition << self.extra, (partition + 1) << self.extra
+            if self.tables.filled[first:last].any():
+                keys, sums = self.tables.drain(first, last)
                 out.append((partition, encode_block(keys, sums if self.counted else None)))
         return out
 
 
-def merge_blocks(blocks: list[bytes], counted: bool) -> tuple[np.ndarray, np.ndarray]:
-    """A reduce task's blocks (one partition, from every map task) as its distinct positions,
-    sorted, with path counts summed across blocks (``(0, 2)`` when not counted)."""
+def merge_blocks(blocks: list[bytes], counted: bool, pbits: int,
+                 partition: int) -> tuple[np.ndarray, np.ndarray]:
+    """A reduce task's blocks (partition `partition` of ``2**pbits``, from every map task) as its
+    distinct positions, sorted, with path counts summed across blocks (``(0, 2)`` when not
+    counted)."""
     decoded = [decode_block(block) for block in blocks]
     keys = np.concatenate([k for k, _ in decoded]) if decoded else np.empty(0, np.uint64)
     paths = (np.concatenate([p for _, p in decoded]) if counted and decoded
              else np.empty((0, 2), np.uint64))
-    return distinct(keys, paths)
+    return distinct(keys, paths, pbits=pbits, partition=partition)

@@ -245,18 +245,20 @@ class Tables:
         return radix_sort(keys, values)
 
 
-def distinct(keys: np.ndarray, values: np.ndarray,
-             bounds: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def distinct(keys: np.ndarray, values: np.ndarray, bounds: np.ndarray | None = None,
+             pbits: int = 0, partition: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """The distinct keys of one batch, sorted, with path counts summed (`values` may be ``(0, 2)``).
 
     The reduce for callers that hold a whole batch at once (the mrjob and Spark mappers, the mrjob
-    driver): one table, filled in one call, drained once. `bounds` are `expand_routed`'s when the
-    batch comes routed (to one partition); by default the batch is one stretch.
+    driver, a Spark reduce task): one table, filled in one call, drained once. `bounds` are
+    `expand_routed`'s when the batch comes routed (to one partition); by default the batch is one
+    stretch. Keys that all belong to one `partition` of ``2**pbits`` must say so: their hashes
+    share those top bits, and a table that used them would fill a fraction of its slots.
     """
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     counted = values.shape[0] > 0
     if bounds is None:
         bounds = np.array([[0, len(keys)]], dtype=np.int64)
-    tables = Tables(0, 0, 1, table_bits(len(keys)), counted, budget=1 << 62)
+    tables = Tables(pbits, partition, 1, table_bits(len(keys)), counted, budget=1 << 62)
     tables.add(keys, np.ascontiguousarray(values, dtype=np.uint64) if counted else values, bounds)
     return tables.drain(0, 1)

@@ -17,7 +17,9 @@ from typing import Any
 
 import numba
 
-WORKERS = os.cpu_count() or 1
+# Threads per kernel call: every core, unless NUMBA_NUM_THREADS says fewer (Spark sets it to 1 on
+# its executors, which already run one task per core).
+WORKERS = int(os.environ.get("NUMBA_NUM_THREADS") or 0) or os.cpu_count() or 1
 
 
 @cache

@@ -297,7 +297,8 @@ def _reduce_task(plan: Plan, partition: int,
     counts summed) and written as one part file, under a name unique to this attempt, straight
     into the store; the part's manifest entry goes back to the driver, which alone commits it."""
     try:
-        keys, sums = merge_blocks([block for _, block in pairs], plan.counted)
+        keys, sums = merge_blocks([block for _, block in pairs], plan.counted, plan.pbits,
+                                  partition)
     except PathCountOverflow:
         raise PathCountOverflow(f"{OVERFLOW}reduce") from None
     if len(keys):
