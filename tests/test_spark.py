@@ -305,10 +305,16 @@ def test_cluster_spark_submit_matches_local_engine(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_cluster_survives_a_killed_worker(tmp_path: Path) -> None:
-    out = tmp_path / "run"
+@pytest.mark.parametrize(("board", "store"), [("triangle-6", "folder"), ("skippy-xl", "s3")])
+def test_cluster_survives_a_killed_worker(board: str, store: str, tmp_path: Path,
+                                          request: pytest.FixtureRequest) -> None:
+    """A real 2-worker standalone cluster, one worker killed by SIGKILL mid-search: the levels
+    still equal the local engine's, with the run in a shared folder or on S3, where the executors
+    read and write the parts themselves (and leave none that the manifest does not list)."""
+    out = tmp_path / "run" if store == "folder" else f"{request.getfixturevalue('s3')}/cluster"
+    logs = tmp_path / "job"
     with standalone_cluster(tmp_path / "cluster", workers=2) as cluster:
-        job = submit(cluster, "triangle-6", out, out)
+        job = submit(cluster, board, out, logs)
         try:
             wait_until(lambda: committed_levels(out) >= 9 or job.poll() is not None, 300,
                        "level 8 to be committed")
@@ -317,7 +323,7 @@ def test_cluster_survives_a_killed_worker(tmp_path: Path) -> None:
             executors = children_of(worker)
             assert executors, "the worker ran no executor for the search"
             os.kill(worker, signal.SIGKILL)
-            code, _, stderr = finished(job, out)
+            code, _, stderr = finished(job, logs)
         finally:
             if job.poll() is None:
                 job.kill()
@@ -326,7 +332,10 @@ def test_cluster_survives_a_killed_worker(tmp_path: Path) -> None:
                    "the killed worker's executor to exit")
     assert code == 0, stderr
     assert "Lost executor" in stderr  # the search really lost the worker's executor mid-run
-    assert_same_levels(Run.open(out), local_run("triangle-6", tmp_path / "local"))
+    run = Run.open(out)
+    assert_same_levels(run, local_run(board, tmp_path / "local"))
+    listed = {f"{level_name(r['level'])}/{f['name']}" for r in run.levels for f in r["files"]}
+    assert set(Location.parse(str(out)).files()) - {".lock"} == listed | {"manifest.json"}
 
 
 @pytest.mark.slow
@@ -394,33 +403,3 @@ def test_a_spark_run_on_s3_killed_then_resumed_on_spark(s3: str, tmp_path: Path)
     assert resumed.returncode == 0, resumed.stderr
     assert_same_levels(Run.open(uri), local_run("skippy-xl", tmp_path / "local"))
     assert pegsearch("verify", uri).returncode == 0
-
-
-@pytest.mark.slow
-def test_cluster_searches_skippy_on_s3_through_a_killed_worker(s3: str, tmp_path: Path) -> None:
-    """A real 2-worker standalone cluster: executors read and write the run on S3 themselves;
-    one worker is killed by SIGKILL mid-search, and the levels still equal the local engine's."""
-    uri, logs = f"{s3}/cluster-skippy", tmp_path / "job"
-    with standalone_cluster(tmp_path / "cluster", workers=2) as cluster:
-        job = submit(cluster, "skippy-xl", uri, logs)
-        try:
-            wait_until(lambda: committed_levels(uri) >= 12 or job.poll() is not None, 300,
-                       "level 11 to be committed")
-            assert job.poll() is None, "the search ended before a worker could be killed"
-            worker = int((cluster["pids"] / "worker-1.pid").read_text())
-            executors = children_of(worker)
-            assert executors, "the worker ran no executor for the search"
-            os.kill(worker, signal.SIGKILL)
-            code, _, stderr = finished(job, logs)
-        finally:
-            if job.poll() is None:
-                job.kill()
-                job.wait()
-        wait_until(lambda: not any(alive(pid) for pid in executors), 60,
-                   "the killed worker's executor to exit")
-    assert code == 0, stderr
-    assert "Lost executor" in stderr
-    run = Run.open(uri)
-    assert_same_levels(run, local_run("skippy-xl", tmp_path / "local"))
-    listed = {f"{level_name(r['level'])}/{f['name']}" for r in run.levels for f in r["files"]}
-    assert set(Location.parse(uri).files()) == listed | {"manifest.json"}
