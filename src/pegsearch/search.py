@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from pegsearch.board import check_start
 from pegsearch.engines import Engine
+from pegsearch.interrupts import check
 from pegsearch.paths import ones
 from pegsearch.store import Identity, Run, discard, staged_rows, write_parts
 
@@ -31,6 +33,8 @@ class Verdict:
     level: int
 
     def sentence(self) -> str:
+        if self.solvable and self.level == 0:
+            return "one peg is reachable: the start already has one peg, no jump to make"
         if self.solvable:
             return (f"one peg is reachable: {self.positions:,} one-peg position"
                     f"{'s' if self.positions != 1 else ''} after {self.level} jumps")
@@ -47,16 +51,22 @@ def verdict(run: Run) -> Verdict:
 
 def search(identity: Identity, out: Path, engine: Engine, resume: bool = False,
            progress: Progress | None = None) -> Run:
-    """Run (or resume) a search into `out` with `engine`; returns the finished run."""
-    run = Run.create_or_resume(out, identity, engine.name, engine.options(), resume)
-    if not run.levels:
-        _write_start(run)
-    for record in run.levels:
-        if progress:
-            progress(record)
-    try:
-        with engine:
+    """Run (or resume) a search into `out` with `engine`; returns the finished run.
+
+    The start is checked and the engine entered (a Spark session started, its master reached)
+    before the run directory is made, so a search that cannot start leaves nothing behind.
+    """
+    check_start(identity.board, identity.start)
+    with engine:
+        run = Run.create_or_resume(out, identity, engine.name, engine.options(), resume)
+        try:
+            if not run.levels:
+                _write_start(run)
+            for record in run.levels:
+                if progress:
+                    progress(record)
             while run.levels[-1]["pegs"] > 1:
+                check()  # a signal whose KeyboardInterrupt an engine swallowed stops the search here
                 level = len(run.levels) - 1
                 staging = run.staging(level + 1)
                 began = time.perf_counter()
@@ -67,10 +77,10 @@ def search(identity: Identity, out: Path, engine: Engine, resume: bool = False,
                 record = run.commit_level(level + 1, staging, time.perf_counter() - began)
                 if progress:
                     progress(record)
-    except BaseException:
-        run.finish("interrupted")
-        raise
-    run.finish("complete")
+        except BaseException:
+            run.finish("interrupted")
+            raise
+        run.finish("complete")
     return run
 
 
