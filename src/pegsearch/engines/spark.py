@@ -19,6 +19,7 @@ not share the run directory) is checked up front and reported as one line within
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import sys
@@ -53,16 +54,22 @@ BATCH_ROWS = 1 << 20
 # would pass MAX_TASK_ROWS. A small level is then one task, and a big one spreads over every core.
 TASK_ROWS = 1 << 15
 MAX_TASK_ROWS = 1 << 22
+# The masters Spark accepts (SparkContext's and SparkSubmit's patterns), checked before its JVM starts.
+MASTER_FORMS = re.compile(r"local(\[([1-9]\d*|\*)(\s*,\s*\d+)?\])?"
+                          r"|local-cluster\[\s*[1-9]\d*\s*,\s*[1-9]\d*\s*,\s*[1-9]\d*\s*\]"
+                          r"|yarn|spark://.+|k8s://.+")
 CONNECT_SECONDS = 5  # to open a TCP connection to a spark:// master
 PROBE_SECONDS = 120  # for the cluster to run its first tasks (executors start, register, run)
 
-# Used when this process starts the JVM itself (not under spark-submit): errors only, no banner.
-# Spark's loggers are named so that Spark keeps this level rather than announce a shell WARN level.
+# Used when this process starts the JVM itself (not under spark-submit): nothing while the session
+# starts (a failed start is a page of Java stack traces, and reaches the user as one line from the
+# Python side), errors only once it has started (see _log_errors); no banner. Spark's loggers are
+# named so that Spark keeps this level rather than announce a shell WARN level.
 QUIET_LOG4J2 = """\
-rootLogger.level = error
+rootLogger.level = off
 rootLogger.appenderRef.stderr.ref = console
 logger.spark.name = org.apache.spark
-logger.spark.level = error
+logger.spark.level = off
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
@@ -126,6 +133,8 @@ class SparkEngine:
             raise UsageError(f"Spark did not start: {_first_line(exc)}") from None
         finally:
             self._remove_log_folder()  # log4j read it as the JVM started
+        if not submitted:
+            _log_errors(self.spark)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -240,6 +249,13 @@ class SparkEngine:
             self._log_folder = None
 
 
+def _log_errors(spark: SparkSession) -> None:
+    """Let the JVM this process started log errors again, now that its session is up."""
+    jvm = spark.sparkContext._jvm
+    jvm.org.apache.logging.log4j.core.config.Configurator.setAllLevels(
+        "", jvm.org.apache.logging.log4j.Level.ERROR)
+
+
 def level_set(children: DataFrame) -> DataFrame:
     """The reduce step: each signature once (with its paths summed when the children carry them),
     partitions disjoint (hashed) and each sorted as uint64.
@@ -318,7 +334,15 @@ def _check_java() -> None:
 
 
 def _check_master(master: str) -> None:
-    """Fail fast on a spark:// master nobody answers at; Spark itself retries for a minute or more."""
+    """Refuse a master Spark would refuse, before the JVM starts: spark-submit prints a Java stack
+    trace for a malformed one, and retries a spark:// master nobody answers at for a minute or more.
+    """
+    if not MASTER_FORMS.fullmatch(master):
+        raise UsageError(f"--master {master}: not a Spark master; use local[N], spark://HOST:PORT,"
+                         " yarn or k8s://HOST:PORT (N at least 1)")
+    if master == "yarn" and not (os.environ.get("HADOOP_CONF_DIR") or os.environ.get("YARN_CONF_DIR")):
+        raise UsageError("--master yarn needs HADOOP_CONF_DIR or YARN_CONF_DIR: point one at the"
+                         " cluster's Hadoop configuration")
     if not master.startswith("spark://"):
         return
     for address in master.removeprefix("spark://").split(","):  # several masters = HA standby
@@ -344,4 +368,10 @@ def _first_line(exc: Exception) -> str:
     """The Java message of a Spark failure without its stack trace (or the Python message)."""
     java = getattr(exc, "java_exception", None)
     message = java.getMessage() if java is not None else str(exc)
-    return (message or type(exc).__name__).strip().splitlines()[0]
+    first = (message or type(exc).__name__).strip().splitlines()[0]
+    root = java
+    while root is not None and root.getCause() is not None:
+        root = root.getCause()
+    if root is None or root is java or not root.getMessage():
+        return first
+    return f"{first} ({root.getMessage().strip().splitlines()[0]})"  # the vague top, the real cause
