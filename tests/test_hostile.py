@@ -13,6 +13,7 @@ import os
 import random
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -80,6 +81,13 @@ def make_fifo(folder: Path) -> Path:
     return path
 
 
+def make_socket(folder: Path) -> Path:
+    path = folder / "socket.toml"
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+    return path
+
+
 def make_dangling(folder: Path) -> Path:
     path = folder / "dangling.toml"
     path.symlink_to("nowhere.toml")
@@ -96,6 +104,7 @@ def make_newline_name(folder: Path) -> Path:
     (make_directory, "is a directory"),
     (make_loop, "is a symbolic link that leads back to itself"),
     (make_fifo, "is a named pipe (FIFO), not a regular file"),
+    (make_socket, "is a socket, not a regular file"),
     (make_dangling, "is a symbolic link to nowhere.toml, which does not exist"),
     (make_newline_name, "two\\nlines.toml does not exist"),
 ])
@@ -184,12 +193,19 @@ def listed_levels(out: Path) -> int:
         return 0
 
 
+def default_signals() -> None:
+    """In the child: SIGINT as a terminal would deliver it. A test run in the background of a
+    shell inherits SIGINT ignored, and pegsearch, like Python, leaves an ignored SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_and_resume(board: str, signum: int, levels: int, delay: float, counts: list[int],
                          out: Path) -> None:
     """Send `signum` `delay` seconds after `levels` levels are listed; check the one line, the exit
     code and the status; then `--resume` must finish with `counts`, verified."""
     process = subprocess.Popen([sys.executable, "-m", "pegsearch.cli", "run", board, "--out",
-                                str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=default_signals)
     deadline = time.monotonic() + 120
     while listed_levels(out) < levels and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.002)

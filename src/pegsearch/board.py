@@ -158,9 +158,9 @@ def check_start(board: Board, empty: tuple[int, ...]) -> None:
     zero pegs as the fewest reachable. (One peg is a start already solved: a run of one level.)"""
     if board.start_position(empty) == 0:
         drawn = " (the layout draws every hole empty)" if set(empty) == set(board.empty) else ""
-        raise UsageError(f"the start leaves no peg on {board.name}: all {board.holes} holes are"
-                         f" empty{drawn}; leave at least one hole with a peg (--start names the"
-                         " holes empty at the start)")
+        holes = f"all {board.holes} holes are" if board.holes > 1 else "its one hole is"
+        raise UsageError(f"the start leaves no peg on {board.name}: {holes} empty{drawn}; leave at"
+                         " least one hole with a peg (--start names the holes empty at the start)")
 
 
 def _to_lattice(grid: str, col: int, row: int) -> tuple[int, int]:
@@ -285,7 +285,7 @@ def read_board_file(path: Path) -> str:
         if not stat.S_ISREG(mode):
             raise UsageError(f"board file {path} is {_kind(mode)}, not a regular file: save the"
                              " board in a .toml file")
-        data = b"" if size > MAX_BOARD_BYTES else os.read(handle, MAX_BOARD_BYTES + 1)
+        data = b"" if size > MAX_BOARD_BYTES else _read_at_most(handle, MAX_BOARD_BYTES + 1)
     except OSError as exc:
         raise UsageError(f"board file {path} cannot be read: {exc.strerror}") from None
     finally:
@@ -300,6 +300,15 @@ def read_board_file(path: Path) -> str:
                          f" offset {exc.start}): save it as UTF-8") from None
 
 
+def _read_at_most(handle: int, limit: int) -> bytes:
+    """Up to `limit` bytes from `handle`, to its end (a file that grew since it was measured is
+    still read no further than the limit)."""
+    chunks: list[bytes] = []
+    while (got := sum(map(len, chunks))) < limit and (chunk := os.read(handle, limit - got)):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _open_problem(path: Path, exc: OSError) -> str:
     """Why `path` could not be opened, as the end of a sentence naming it."""
     if exc.errno == errno.ENOENT:
@@ -308,6 +317,8 @@ def _open_problem(path: Path, exc: OSError) -> str:
         return "does not exist"
     if exc.errno == errno.ELOOP:
         return "is a symbolic link that leads back to itself (a loop): link it to a real file"
+    if exc.errno == errno.ENXIO:  # a socket, or a device with nothing behind it
+        return f"is {_kind(os.stat(path).st_mode)}, not a regular file: save the board in a .toml file"
     if exc.errno == errno.EACCES:
         return "cannot be read: permission denied (check its permissions and its folders')"
     return f"cannot be opened: {exc.strerror}"
