@@ -14,7 +14,9 @@ dispatcher have swallowed it, so a signal can delay a search by one block but ne
 
 from __future__ import annotations
 
+import os
 import signal
+from functools import partial
 from types import FrameType
 
 HANDLED = (signal.SIGINT, signal.SIGTERM)
@@ -35,8 +37,12 @@ def install() -> None:
     A signal the process was started ignoring (``nohup``, a shell's background job) stays ignored.
     """
     for signum in HANDLED:
-        if signal.getsignal(signum) is not signal.SIG_IGN:
+        before = signal.getsignal(signum)
+        if before is not signal.SIG_IGN and before is not _handle:
             signal.signal(signum, _handle)
+            # A forked child (mrjob's local runner's pool workers) is not the search: it keeps the
+            # handling it had, so that its pool can end it with SIGTERM without a traceback.
+            os.register_at_fork(after_in_child=partial(signal.signal, signum, before))
 
 
 def _handle(signum: int, _frame: FrameType | None) -> None:
