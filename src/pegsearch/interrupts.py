@@ -4,11 +4,11 @@ Python's own SIGINT handler raises KeyboardInterrupt wherever the main thread ha
 of a search's time the main thread is inside a numba dispatcher or waiting on the kernel threads,
 and a KeyboardInterrupt raised while a dispatcher is between its Python and compiled halves comes
 out as ``SystemError: CPUDispatcher(...) returned a result with an exception set``, with the
-KeyboardInterrupt as its cause (about one Ctrl-C in eight did). SIGTERM, by default, kills the
-process without unwinding, leaving the manifest saying "running". So `install` gives both signals
-one handler that raises `Interrupted` (a KeyboardInterrupt, so every ``except KeyboardInterrupt`` and
-``except BaseException`` cleanup already applies); `interruption` finds it again behind a
-SystemError; and `check`, called between kernel calls and levels, raises it again should a
+KeyboardInterrupt as its cause (issue 11 saw it after about one Ctrl-C in eight). SIGTERM, by
+default, kills the process without unwinding, leaving the manifest saying "running". So `install`
+gives both signals one handler that raises `Interrupted` (a KeyboardInterrupt, so every ``except
+KeyboardInterrupt`` and ``except BaseException`` cleanup already applies); `interruption` finds it
+again behind a SystemError; and `check`, called between kernel calls and levels, raises it again should a
 dispatcher have swallowed it, so a signal can delay a search by one block but never be lost.
 """
 
@@ -38,11 +38,12 @@ def install() -> None:
     """
     for signum in HANDLED:
         before = signal.getsignal(signum)
-        if before is not signal.SIG_IGN and before is not _handle:
-            signal.signal(signum, _handle)
-            # A forked child (mrjob's local runner's pool workers) is not the search: it keeps the
-            # handling it had, so that its pool can end it with SIGTERM without a traceback.
-            os.register_at_fork(after_in_child=partial(signal.signal, signum, before))
+        if before in (signal.SIG_IGN, None) or before is _handle:  # None: set outside Python
+            continue
+        signal.signal(signum, _handle)
+        # A forked child (mrjob's local runner's pool workers) is not the search: it keeps the
+        # handling it had, so that its pool can end it with SIGTERM without a traceback.
+        os.register_at_fork(after_in_child=partial(signal.signal, signum, before))
 
 
 def _handle(signum: int, _frame: FrameType | None) -> None:
