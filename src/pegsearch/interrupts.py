@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from types import FrameType
 
 HANDLED = (signal.SIGINT, signal.SIGTERM)
 _received: list[int] = []  # the signals handled so far, in order
+_installed: list[bool] = []  # whether `install` was called: the command line's process, not a library
 
 
 class Interrupted(KeyboardInterrupt):
@@ -36,19 +40,62 @@ def install() -> None:
 
     A signal the process was started ignoring (``nohup``, a shell's background job) stays ignored.
     """
+    _installed.append(True)
     for signum in HANDLED:
         before = signal.getsignal(signum)
         if before in (signal.SIG_IGN, None) or before is _handle:  # None: set outside Python
             continue
         signal.signal(signum, _handle)
-        # A forked child (mrjob's local runner's pool workers) is not the search: it keeps the
-        # handling it had, so that its pool can end it with SIGTERM without a traceback.
-        os.register_at_fork(after_in_child=partial(signal.signal, signum, before))
+        # A forked child (mrjob's local runner's pool workers) is not the search, which reports the
+        # signal: the child ends at once and silently (Ctrl-C reaches the whole process group),
+        # and the SIGTERM its pool ends it with keeps its old meaning.
+        child = _quiet_exit if signum == signal.SIGINT else before
+        os.register_at_fork(after_in_child=partial(signal.signal, signum, child))
 
 
 def _handle(signum: int, _frame: FrameType | None) -> None:
     _received.append(signum)
     raise Interrupted(signum)
+
+
+def _quiet_exit(signum: int, _frame: FrameType | None) -> None:
+    os._exit(128 + signum)
+
+
+def reclaim() -> None:
+    """Take SIGINT and SIGTERM back from a library that put in its own handler (pyspark does when
+    its SparkContext starts), if `install` was called in this process."""
+    if _installed:
+        for signum in HANDLED:
+            if signal.getsignal(signum) not in (signal.SIG_IGN, None):
+                signal.signal(signum, _handle)
+
+
+@contextmanager
+def cancelling(cancel: Callable[[], None]) -> Iterator[None]:
+    """Around calls that block in another runtime (a Spark job, through py4j), where raising
+    KeyboardInterrupt would leave the call half-done and print that runtime's tracebacks: a signal
+    there is recorded and `cancel` run on a thread of its own; the blocked call then fails (or
+    returns), and `Interrupted` is raised in place of whatever it raised."""
+    if not _installed or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def record(signum: int, _frame: FrameType | None) -> None:
+        _received.append(signum)
+        threading.Thread(target=cancel, name="pegsearch-cancel", daemon=True).start()
+
+    previous = {signum: signal.signal(signum, record)
+                for signum in HANDLED if signal.getsignal(signum) is _handle}
+    try:
+        yield
+    except BaseException:
+        check()  # the call's failure is the cancel's doing: it ends as the signal's
+        raise
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    check()
 
 
 def check() -> None:

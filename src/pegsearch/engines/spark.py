@@ -41,6 +41,7 @@ from pegsearch.analysis import parents_reaching
 from pegsearch.codec import Codec
 from pegsearch.errors import UsageError
 from pegsearch.expand import expand_distinct
+from pegsearch.interrupts import cancelling, reclaim
 from pegsearch.paths import LIMIT, PATHS, PathCountOverflow, from_arrow, to_arrow
 from pegsearch.store import NO_PATHS, POSITION, Run, positions_of
 
@@ -63,7 +64,7 @@ PROBE_SECONDS = 120  # for the cluster to run its first tasks (executors start, 
 
 # Used when this process starts the JVM itself (not under spark-submit): nothing while the session
 # starts (a failed start is a page of Java stack traces, and reaches the user as one line from the
-# Python side), errors only once it has started (see _log_errors); no banner. Spark's loggers are
+# Python side), errors only once it has started (see _log_level); no banner. Spark's loggers are
 # named so that Spark keeps this level rather than announce a shell WARN level.
 QUIET_LOG4J2 = """\
 rootLogger.level = off
@@ -134,16 +135,34 @@ class SparkEngine:
         finally:
             self._remove_log_folder()  # log4j read it as the JVM started
         if not submitted:
-            _log_errors(self.spark)
+            _log_level(self.spark, "ERROR")  # now that the session is up (see QUIET_LOG4J2)
+        reclaim()  # the SparkContext put in its own SIGINT handler
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.spark is not None:
+            if exc[0] is not None:
+                # Stopping mid-job (Ctrl-C, an error already reported): the tasks it cuts short
+                # would each log a stack trace about a failure that is ours, not news.
+                _log_level(self.spark, "OFF")
             self.spark.stop()
             self.spark = None
 
     def next_level(self, run: Run, level: int, staging: Path) -> None:
         assert self.spark is not None, "next_level outside `with engine:`"
+        # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
+        # py4j's tracebacks and leave its connection half-read (see interrupts.cancelling).
+        with cancelling(self._cancel):
+            self._make_level(run, level, staging)
+
+    def _cancel(self) -> None:
+        """Stop the running job for a signal, quietly: its tasks' failures are ours, not news."""
+        assert self.spark is not None
+        _log_level(self.spark, "OFF")
+        self.spark.sparkContext.cancelAllJobs()
+
+    def _make_level(self, run: Run, level: int, staging: Path) -> None:
+        assert self.spark is not None
         self._check_shared(run.path.resolve())
         schema = SCHEMAS[run.count_paths]
         self.spark.conf.set("spark.sql.shuffle.partitions",
@@ -249,11 +268,11 @@ class SparkEngine:
             self._log_folder = None
 
 
-def _log_errors(spark: SparkSession) -> None:
-    """Let the JVM this process started log errors again, now that its session is up."""
+def _log_level(spark: SparkSession, level: str) -> None:
+    """Set the level of every logger of the driver's JVM (log4j's level names: ERROR, OFF)."""
     jvm = spark.sparkContext._jvm
     jvm.org.apache.logging.log4j.core.config.Configurator.setAllLevels(
-        "", jvm.org.apache.logging.log4j.Level.ERROR)
+        "", jvm.org.apache.logging.log4j.Level.getLevel(level))
 
 
 def level_set(children: DataFrame) -> DataFrame:
