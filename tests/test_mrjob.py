@@ -9,6 +9,7 @@ fail the level, never wrap.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -28,6 +29,10 @@ from tests.helpers import level_sets, one_level_run, pegsearch, written
 
 pytest.importorskip("mrjob")
 
+# CI also runs this file on Python 3.13 with only the mrjob and tests extras installed.
+needs_pyspark = pytest.mark.skipif(importlib.util.find_spec("pyspark") is None,
+                                   reason="the mrjob spark runner needs pyspark: pip install"
+                                          " 'pegsearch[spark]'")
 ROOT = Path(__file__).parents[1]
 CONF = ROOT / "cluster" / "mrjob.conf"
 
@@ -175,6 +180,7 @@ def test_launcher_runs_the_job_from_the_command_line(triangle_5: Run, tmp_path: 
     assert {int(key): int(count) for key, count in lines} == level_paths(triangle_5, 1)
 
 
+@needs_pyspark
 def test_spark_runner_computes_the_widest_level_like_local_engine(triangle_5: Run,
                                                                    tmp_path: Path) -> None:
     """One spark-submit per level costs 10-20 s here, so the quick test runs the widest level only
@@ -191,6 +197,7 @@ def test_spark_runner_computes_the_widest_level_like_local_engine(triangle_5: Ru
 
 
 @pytest.mark.slow
+@needs_pyspark
 def test_spark_runner_full_search_matches_local_engine(triangle_5: Run, tmp_path: Path) -> None:
     board = load_board("triangle-5")
     run = search(Identity(board, board.empty), tmp_path / "run",

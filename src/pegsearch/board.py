@@ -8,8 +8,11 @@ board needs nothing but its drawing. Holes are numbered from 1, row by row, left
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,6 +23,9 @@ from pathlib import Path
 from pegsearch.errors import UsageError
 
 MAX_HOLES = 64
+# A drawing of at most 64 holes is a few hundred bytes; anything past this is not a board file, and
+# parsing it whole would take seconds and gigabytes before the layout check could refuse it.
+MAX_BOARD_BYTES = 1 << 20
 PEG, EMPTY = "o", "."
 
 # Unit steps of each grid, in lattice coordinates. Square grids: (column, row) with holes two text
@@ -147,6 +153,16 @@ class Board:
                 "layout": self.layout}
 
 
+def check_start(board: Board, empty: tuple[int, ...]) -> None:
+    """Refuse a start with no peg: there is nothing to jump, and a "complete" run of it would report
+    zero pegs as the fewest reachable. (One peg is a start already solved: a run of one level.)"""
+    if board.start_position(empty) == 0:
+        drawn = " (the layout draws every hole empty)" if set(empty) == set(board.empty) else ""
+        holes = f"all {board.holes} holes are" if board.holes > 1 else "its one hole is"
+        raise UsageError(f"the start leaves no peg on {board.name}: {holes} empty{drawn}; leave at"
+                         " least one hole with a peg (--start names the holes empty at the start)")
+
+
 def _to_lattice(grid: str, col: int, row: int) -> tuple[int, int]:
     if grid == "triangle":
         return ((col - row) // 2, row)
@@ -207,7 +223,7 @@ def _read_layout(layout: str, grid: str, source: str,
             if char.isspace():
                 continue
             if char not in (PEG, EMPTY):
-                raise UsageError(f"{where}: unexpected '{char}' in layout"
+                raise UsageError(f"{where}: unexpected {char!r} in layout"
                                  f" (draw a hole with '{PEG}' for a peg or '{EMPTY}' for empty)")
             here = (col + row) % 2 if grid == "triangle" else col % 2
             if parity is None:
@@ -233,17 +249,88 @@ def shipped_boards() -> list[str]:
 
 
 def load_board(name_or_path: str) -> Board:
-    """Load a shipped board by name, or any board file by path."""
+    """Load a shipped board by name, or any board file by path.
+
+    A name of a shipped board wins over a folder of that name (a run directory made with
+    ``--out english-33``); a regular file of that name, or any ``.toml`` path, is read as a file.
+    """
     path = Path(name_or_path)
-    if path.suffix == ".toml" or path.exists():
-        if not path.is_file():
-            raise UsageError(f"board file {name_or_path} does not exist")
-        return parse_board(path.read_text(encoding="utf-8"), str(path))
     shipped = resources.files("pegsearch") / "boards" / f"{name_or_path}.toml"
-    if not shipped.is_file():
-        raise UsageError(f"unknown board '{name_or_path}': use one of {', '.join(shipped_boards())}"
-                         " or a path to a .toml board file")
-    return parse_board(shipped.read_text(encoding="utf-8"), f"boards/{name_or_path}.toml")
+    named = path.suffix != ".toml" and "/" not in name_or_path and shipped.is_file()
+    if named and not path.is_file():
+        return parse_board(shipped.read_text(encoding="utf-8"), f"boards/{name_or_path}.toml")
+    if path.suffix == ".toml" or os.path.lexists(path):
+        return parse_board(read_board_file(path), str(path))
+    raise UsageError(f"unknown board '{name_or_path}': use one of {', '.join(shipped_boards())}"
+                     " or a path to a .toml board file")
+
+
+def read_board_file(path: Path) -> str:
+    """The text of a board file, or one line saying why it cannot be one.
+
+    What it is, and its size, are checked on the open descriptor before a byte is read: opening is
+    non-blocking, so a FIFO with no writer is refused rather than waited on forever, and a file
+    larger than MAX_BOARD_BYTES is refused without being read. A UTF-8 byte-order mark (an editor on
+    Windows) is allowed.
+    """
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise UsageError(f"board file {path} {_open_problem(path, exc)}") from None
+    try:
+        info = os.fstat(handle)
+        mode, size = info.st_mode, info.st_size
+        if stat.S_ISDIR(mode):
+            raise UsageError(f"board file {path} is a directory: give the path of a .toml file")
+        if not stat.S_ISREG(mode):
+            raise UsageError(f"board file {path} is {_kind(mode)}, not a regular file: save the"
+                             " board in a .toml file")
+        data = b"" if size > MAX_BOARD_BYTES else _read_at_most(handle, MAX_BOARD_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"board file {path} cannot be read: {exc.strerror}") from None
+    finally:
+        os.close(handle)
+    if size > MAX_BOARD_BYTES or len(data) > MAX_BOARD_BYTES:
+        raise UsageError(f"board file {path} is {max(size, len(data)):,} bytes, too large for a"
+                         f" board file (at most {MAX_BOARD_BYTES:,}): is it the right file?")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"board file {path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at"
+                         f" offset {exc.start}): save it as UTF-8") from None
+
+
+def _read_at_most(handle: int, limit: int) -> bytes:
+    """Up to `limit` bytes from `handle`, to its end (a file that grew since it was measured is
+    still read no further than the limit)."""
+    chunks: list[bytes] = []
+    while (got := sum(map(len, chunks))) < limit and (chunk := os.read(handle, limit - got)):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _open_problem(path: Path, exc: OSError) -> str:
+    """Why `path` could not be opened, as the end of a sentence naming it."""
+    if exc.errno == errno.ENOENT:
+        if path.is_symlink():
+            return f"is a symbolic link to {os.readlink(path)}, which does not exist"
+        return "does not exist"
+    if exc.errno == errno.ELOOP:
+        return "is a symbolic link that leads back to itself (a loop): link it to a real file"
+    if exc.errno == errno.ENXIO:  # a socket, or a device with nothing behind it
+        return f"is {_kind(os.stat(path).st_mode)}, not a regular file: save the board in a .toml file"
+    if exc.errno == errno.EACCES:
+        return "cannot be read: permission denied (check its permissions and its folders')"
+    return f"cannot be opened: {exc.strerror}"
+
+
+def _kind(mode: int) -> str:
+    """What a non-regular, non-directory file is, with an article."""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file"
 
 
 def board_from_definition(definition: dict[str, str], source: str) -> Board:

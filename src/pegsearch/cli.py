@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import sys
 import time
 from dataclasses import asdict
@@ -19,6 +20,7 @@ from pegsearch.board import load_board, shipped_boards
 from pegsearch.codec import render
 from pegsearch.engines import ENGINES, Engine, engine_class, make_engine
 from pegsearch.errors import UsageError
+from pegsearch.interrupts import install, interruption, signal_of
 from pegsearch.paths import PathCountOverflow
 from pegsearch.plot import board_strip, check_picture_path, level_plot
 from pegsearch.report import (
@@ -44,7 +46,9 @@ RUN_OPTIONS = "Options after -- are passed to `pegsearch run`, e.g. -- --memory 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: user errors become one line on stderr and exit code 2."""
+    """Entry point: user errors become one line on stderr and exit code 2; SIGINT and SIGTERM one
+    line and 128 + the signal's number."""
+    install()
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     run_options: list[str] = []
@@ -59,21 +63,31 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except UsageError as exc:
-        print(f"pegsearch: error: {exc}", file=sys.stderr)
+        print(f"pegsearch: error: {one_line(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except PathCountOverflow as exc:
         print(f"pegsearch: error: {exc}; the levels before it are kept", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("pegsearch: interrupted; completed levels are kept (resume with --resume)",
+    except (KeyboardInterrupt, SystemError) as exc:
+        interrupt = interruption(exc)  # a SystemError from numba's dispatcher may wrap one
+        if interrupt is None:
+            raise
+        signum = signal_of(interrupt)
+        what = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+        print(f"pegsearch: {what}; completed levels are kept (resume with --resume)",
               file=sys.stderr)
-        return 130
+        return 128 + signum
     except BrokenPipeError:
         # The reader went away (`pegsearch counts RUN | head`): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     finally:
         close_stores()
+
+
+def one_line(message: str) -> str:
+    """`message` with control characters (a newline in a file name) escaped: an error is one line."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in message)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,6 +26,9 @@ import argparse
 import json
 from collections.abc import Iterable, Iterator
 
+import pegsearch.mrjob_compat  # noqa: F401  (before mrjob, which needs `pipes`, gone in Python 3.13)
+
+# isort: split
 from mrjob.job import MRJob
 from mrjob.protocol import RawProtocol
 

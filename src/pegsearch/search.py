@@ -15,7 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
+from pegsearch.board import check_start
 from pegsearch.engines import Engine
+from pegsearch.interrupts import check
 from pegsearch.paths import ones
 from pegsearch.store import Identity, Location, Run
 
@@ -35,6 +37,8 @@ class Verdict:
     level: int
 
     def sentence(self) -> str:
+        if self.solvable and self.level == 0:
+            return "one peg is reachable: the start already has one peg, no jump to make"
         if self.solvable:
             return (f"one peg is reachable: {self.positions:,} one-peg position"
                     f"{'s' if self.positions != 1 else ''} after {self.level} jumps")
@@ -51,24 +55,31 @@ def verdict(run: Run) -> Verdict:
 
 def search(identity: Identity, out: str | Path | Location, engine: Engine, resume: bool = False,
            progress: Progress | None = None) -> Run:
-    """Run (or resume) a search into `out` (a path or URI) with `engine`; returns the finished run."""
+    """Run (or resume) a search into `out` (a path or URI) with `engine`; returns the finished run.
+
+    The start is checked, the store reached and the engine entered (a Spark session started, its
+    master reached) before the run is made, so a search that cannot start leaves nothing behind.
+    """
+    check_start(identity.board, identity.start)
     location = out if isinstance(out, Location) else Location.parse(out)
     engine.check_location(location)
-    run = Run.create_or_resume(location, identity, engine.name, engine.options(), resume)
-    try:
-        if not run.levels:
-            _write_start(run)
-        for record in run.levels:
-            if progress:
-                progress(record)
-        with engine:
+    location.check()
+    with engine:
+        run = Run.create_or_resume(location, identity, engine.name, engine.options(), resume)
+        try:
+            if not run.levels:
+                _write_start(run)
+            for record in run.levels:
+                if progress:
+                    progress(record)
             while run.levels[-1]["pegs"] > 1:
+                check()  # a signal whose KeyboardInterrupt an engine swallowed stops the search here
                 if not _next_level(run, engine, progress):
                     break
-    except BaseException:
-        run.finish("interrupted")
-        raise
-    run.finish("complete")
+        except BaseException:
+            run.finish("interrupted")
+            raise
+        run.finish("complete")
     return run
 
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import numba
 
+from pegsearch.interrupts import check
+
 # Threads per kernel call: every core, unless NUMBA_NUM_THREADS says fewer (Spark sets it to 1 on
 # its executors, which already run one task per core).
 WORKERS = int(os.environ.get("NUMBA_NUM_THREADS") or 0) or os.cpu_count() or 1
@@ -41,4 +43,6 @@ def spread(function: Callable[..., Any], items: int, *args: Any) -> list[Any]:
     """
     step = max(1, min(WORKERS, items))
     calls = [_pool().submit(function, *args, first, step) for first in range(step)]
-    return [call.result() for call in calls]
+    results = [call.result() for call in calls]
+    check()  # a signal whose KeyboardInterrupt a dispatcher swallowed stops the search here
+    return results

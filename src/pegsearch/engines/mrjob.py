@@ -29,6 +29,10 @@ from urllib.parse import urlparse
 
 import numpy as np
 import pyarrow as pa
+
+import pegsearch.mrjob_compat  # noqa: F401  (before mrjob, which needs `pipes`, gone in Python 3.13)
+
+# isort: split
 from mrjob.conf import find_mrjob_conf, load_opts_from_mrjob_confs
 from mrjob.fs.hadoop import HadoopFilesystem
 from mrjob.step import StepFailedException
@@ -42,6 +46,9 @@ from pegsearch.store import NO_PATHS, LevelWriter, Location, Run, level_name
 
 RUNNERS = ("inline", "local", "spark", "hadoop", "emr", "dataproc")
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+# Where mrjob's setup wrapper script (mrjob.bin, _setup_cmd_content) puts a lock file per job:
+# "/tmp/wrapper.lock.<job key>", the folder written into the script, whatever TMPDIR says.
+WRAPPER_LOCKS = Path("/tmp")
 TEXT_SLICE = 1 << 20  # positions converted to text at a time
 # Spark's default logging, warnings only, without the native-Hadoop notice every spark-submit prints.
 # The layout is Spark's default, which mrjob parses to find a failed step's error.
@@ -92,6 +99,10 @@ class MRJobEngine:
 
     def __exit__(self, *exc: object) -> None:
         if self.work is not None:
+            # The local runner's task wrapper takes a lock file per job in /tmp and never removes
+            # it (about twenty a run); the jobs are labelled with the work folder's unique name.
+            for lock in WRAPPER_LOCKS.glob(f"wrapper.lock.{self.work.name}.*"):
+                lock.unlink(missing_ok=True)
             shutil.rmtree(self.work, ignore_errors=True)
             self.work = None
 
@@ -129,7 +140,8 @@ class MRJobEngine:
     def _job_args(self, search: Path, inputs: Path, folder: Path, count_paths: bool) -> list[str]:
         """The job's command line: runner, board file, what is counted, input folder and where
         Spark keeps files."""
-        args = ["--runner", self.runner, "--search", str(search),
+        assert self.work is not None
+        args = ["--runner", self.runner, "--label", self.work.name, "--search", str(search),
                 "--batch-size", str(self.batch_size), str(inputs)]
         args += ["--count-paths"] if count_paths else []
         args += ["--conf-path", str(self.conf_path)] if self.conf else ["--no-conf"]

@@ -48,6 +48,7 @@ from pegsearch.blocks import Combiner, decode_block, encode_block, merge_blocks
 from pegsearch.codec import Codec
 from pegsearch.engines import Report, ignore
 from pegsearch.errors import UsageError
+from pegsearch.interrupts import cancelling, reclaim
 from pegsearch.paths import LIMIT, PathCountOverflow, total
 from pegsearch.store import DamagedLevel, LevelWriter, Location, Run, level_name
 from pegsearch.store.parts import iter_parts, write_part
@@ -61,16 +62,22 @@ OVERFLOW = "pegsearch-path-count-overflow-in-"
 # would pass MAX_TASK_ROWS. A small level is then one task, and a big one spreads over every core.
 TASK_ROWS = 1 << 15
 MAX_TASK_ROWS = 1 << 22
+# The masters Spark accepts (SparkContext's and SparkSubmit's patterns), checked before its JVM starts.
+MASTER_FORMS = re.compile(r"local(\[([1-9]\d*|\*)(\s*,\s*\d+)?\])?"
+                          r"|local-cluster\[\s*[1-9]\d*\s*,\s*[1-9]\d*\s*,\s*[1-9]\d*\s*\]"
+                          r"|yarn|spark://.+|k8s://.+")
 CONNECT_SECONDS = 5  # to open a TCP connection to a spark:// master
 PROBE_SECONDS = 120  # for the cluster to run its first tasks (executors start, register, run)
 
-# Used when this process starts the JVM itself (not under spark-submit): errors only, no banner.
-# Spark's loggers are named so that Spark keeps this level rather than announce a shell WARN level.
+# Used when this process starts the JVM itself (not under spark-submit): nothing while the session
+# starts (a failed start is a page of Java stack traces, and reaches the user as one line from the
+# Python side), errors only once it has started (see _log_level); no banner. Spark's loggers are
+# named so that Spark keeps this level rather than announce a shell WARN level.
 QUIET_LOG4J2 = """\
-rootLogger.level = error
+rootLogger.level = off
 rootLogger.appenderRef.stderr.ref = console
 logger.spark.name = org.apache.spark
-logger.spark.level = error
+logger.spark.level = off
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
@@ -130,10 +137,17 @@ class SparkEngine:
             raise UsageError(f"Spark did not start: {_first_line(exc)}") from None
         finally:
             self._remove_log_folder()  # log4j read it as the JVM started
+        if not submitted:
+            _log_level(self.spark, "ERROR")  # now that the session is up (see QUIET_LOG4J2)
+        reclaim()  # the SparkContext put in its own SIGINT handler
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.spark is not None:
+            if exc[0] is not None:
+                # Stopping mid-job (Ctrl-C, an error already reported): the tasks it cuts short
+                # would each log a stack trace about a failure that is ours, not news.
+                _log_level(self.spark, "OFF")
             self.spark.stop()
             self.spark = None
 
@@ -148,18 +162,27 @@ class SparkEngine:
         entries = run.levels[level]["files"]
         parents = run.levels[level]["states"]
         plan = Plan(run.uri, level, run.codec(), run.count_paths, self._partition_bits(parents))
-        try:
-            made = (self.spark.sparkContext.parallelize(entries, len(entries))
-                    .mapPartitions(partial(_map_task, plan))
-                    .partitionBy(1 << plan.pbits, _partition)
-                    .mapPartitionsWithIndex(partial(_reduce_task, plan))
-                    .collect())
-        except Exception as exc:
-            raise _task_error(exc, level + 1) from None
+        # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
+        # py4j's tracebacks and leave its connection half-read (see interrupts.cancelling).
+        with cancelling(self._cancel):
+            try:
+                made = (self.spark.sparkContext.parallelize(entries, len(entries))
+                        .mapPartitions(partial(_map_task, plan))
+                        .partitionBy(1 << plan.pbits, _partition)
+                        .mapPartitionsWithIndex(partial(_reduce_task, plan))
+                        .collect())
+            except Exception as exc:
+                raise _task_error(exc, level + 1) from None
         for partition, entry, paths in made:
             writer.add(partition, entry, int(paths))
         writer.sweep()  # parts of failed or speculative task attempts: never listed
         report(parents, parents)  # a Spark job reports nothing on its way
+
+    def _cancel(self) -> None:
+        """Stop the running job for a signal, quietly: its tasks' failures are ours, not news."""
+        assert self.spark is not None
+        _log_level(self.spark, "OFF")
+        self.spark.sparkContext.cancelAllJobs()
 
     def winnable_parents(self, run: Run, level: int, winnable: np.ndarray) -> np.ndarray:
         """One step of the backward walk as a Spark job: each task reads one part of the level,
@@ -172,8 +195,9 @@ class SparkEngine:
         plan = Plan(run.uri, level, run.codec(), False, 0)
         shared = self.spark.sparkContext.broadcast(winnable)
         try:
-            kept = (self.spark.sparkContext.parallelize(entries, len(entries))
-                    .mapPartitions(partial(_winnable_task, plan, shared)).collect())
+            with cancelling(self._cancel):
+                kept = (self.spark.sparkContext.parallelize(entries, len(entries))
+                        .mapPartitions(partial(_winnable_task, plan, shared)).collect())
         except Exception as exc:
             raise _task_error(exc, level) from None
         finally:
@@ -254,6 +278,13 @@ class SparkEngine:
         if self._log_folder is not None:
             shutil.rmtree(self._log_folder, ignore_errors=True)
             self._log_folder = None
+
+
+def _log_level(spark: SparkSession, level: str) -> None:
+    """Set the level of every logger of the driver's JVM (log4j's level names: ERROR, OFF)."""
+    jvm = spark.sparkContext._jvm
+    jvm.org.apache.logging.log4j.core.config.Configurator.setAllLevels(
+        "", jvm.org.apache.logging.log4j.Level.getLevel(level))
 
 
 @dataclass(frozen=True)
@@ -366,7 +397,15 @@ def _check_java() -> None:
 
 
 def _check_master(master: str) -> None:
-    """Fail fast on a spark:// master nobody answers at; Spark itself retries for a minute or more."""
+    """Refuse a master Spark would refuse, before the JVM starts: spark-submit prints a Java stack
+    trace for a malformed one, and retries a spark:// master nobody answers at for a minute or more.
+    """
+    if not MASTER_FORMS.fullmatch(master):
+        raise UsageError(f"--master {master}: not a Spark master; use local[N], spark://HOST:PORT,"
+                         " yarn or k8s://HOST:PORT (N at least 1)")
+    if master == "yarn" and not (os.environ.get("HADOOP_CONF_DIR") or os.environ.get("YARN_CONF_DIR")):
+        raise UsageError("--master yarn needs HADOOP_CONF_DIR or YARN_CONF_DIR: point one at the"
+                         " cluster's Hadoop configuration")
     if not master.startswith("spark://"):
         return
     for address in master.removeprefix("spark://").split(","):  # several masters = HA standby
@@ -392,4 +431,10 @@ def _first_line(exc: Exception) -> str:
     """The Java message of a Spark failure without its stack trace (or the Python message)."""
     java = getattr(exc, "java_exception", None)
     message = java.getMessage() if java is not None else str(exc)
-    return (message or type(exc).__name__).strip().splitlines()[0]
+    first = (message or type(exc).__name__).strip().splitlines()[0]
+    root = java
+    while root is not None and root.getCause() is not None:
+        root = root.getCause()
+    if root is None or root is java or not root.getMessage():
+        return first
+    return f"{first} ({root.getMessage().strip().splitlines()[0]})"  # the vague top, the real cause

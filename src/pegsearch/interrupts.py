@@ -1,0 +1,121 @@
+"""Ctrl-C and SIGTERM end a search one clean way: the run is marked interrupted, one line, 128 + signal.
+
+Python's own SIGINT handler raises KeyboardInterrupt wherever the main thread happens to be. Most
+of a search's time the main thread is inside a numba dispatcher or waiting on the kernel threads,
+and a KeyboardInterrupt raised while a dispatcher is between its Python and compiled halves comes
+out as ``SystemError: CPUDispatcher(...) returned a result with an exception set``, with the
+KeyboardInterrupt as its cause (issue 11 saw it after about one Ctrl-C in eight). SIGTERM, by
+default, kills the process without unwinding, leaving the manifest saying "running". So `install`
+gives both signals one handler that raises `Interrupted` (a KeyboardInterrupt, so every ``except
+KeyboardInterrupt`` and ``except BaseException`` cleanup already applies); `interruption` finds it
+again behind a SystemError; and `check`, called between kernel calls and levels, raises it again should a
+dispatcher have swallowed it, so a signal can delay a search by one block but never be lost.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from types import FrameType
+
+HANDLED = (signal.SIGINT, signal.SIGTERM)
+_received: list[int] = []  # the signals handled so far, in order
+_installed: list[bool] = []  # whether `install` was called: the command line's process, not a library
+
+
+class Interrupted(KeyboardInterrupt):
+    """The search was stopped by a signal; the process exits with 128 + its number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def install() -> None:
+    """Handle SIGINT and SIGTERM by raising `Interrupted` in the main thread.
+
+    A signal the process was started ignoring (``nohup``, a shell's background job) stays ignored.
+    """
+    _installed.append(True)
+    for signum in HANDLED:
+        before = signal.getsignal(signum)
+        if before in (signal.SIG_IGN, None) or before is _handle:  # None: set outside Python
+            continue
+        signal.signal(signum, _handle)
+        # A forked child (mrjob's local runner's pool workers) is not the search, which reports the
+        # signal: the child ends at once and silently (Ctrl-C reaches the whole process group),
+        # and the SIGTERM its pool ends it with keeps its old meaning.
+        child = _quiet_exit if signum == signal.SIGINT else before
+        os.register_at_fork(after_in_child=partial(signal.signal, signum, child))
+
+
+def _handle(signum: int, _frame: FrameType | None) -> None:
+    _received.append(signum)
+    raise Interrupted(signum)
+
+
+def _quiet_exit(signum: int, _frame: FrameType | None) -> None:
+    os._exit(128 + signum)
+
+
+def reclaim() -> None:
+    """Take SIGINT and SIGTERM back from a library that put in its own handler (pyspark does when
+    its SparkContext starts), if `install` was called in this process."""
+    if _installed:
+        for signum in HANDLED:
+            if signal.getsignal(signum) not in (signal.SIG_IGN, None):
+                signal.signal(signum, _handle)
+
+
+@contextmanager
+def cancelling(cancel: Callable[[], None]) -> Iterator[None]:
+    """Around calls that block in another runtime (a Spark job, through py4j), where raising
+    KeyboardInterrupt would leave the call half-done and print that runtime's tracebacks: a signal
+    there is recorded and `cancel` run on a thread of its own; the blocked call then fails (or
+    returns), and `Interrupted` is raised in place of whatever it raised."""
+    if not _installed or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def record(signum: int, _frame: FrameType | None) -> None:
+        _received.append(signum)
+        threading.Thread(target=cancel, name="pegsearch-cancel", daemon=True).start()
+
+    previous = {signum: signal.signal(signum, record)
+                for signum in HANDLED if signal.getsignal(signum) is _handle}
+    try:
+        yield
+    except BaseException:
+        check()  # the call's failure is the cancel's doing: it ends as the signal's
+        raise
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    check()
+
+
+def check() -> None:
+    """Raise `Interrupted` if a signal has arrived: its first raise may have been swallowed."""
+    if _received:
+        raise Interrupted(_received[0])
+
+
+def interruption(exc: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt behind `exc`: `exc` itself, or the cause or context of the SystemError
+    a numba dispatcher wraps it in; None when `exc` has nothing to do with an interrupt."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def signal_of(interrupt: KeyboardInterrupt) -> int:
+    """The signal behind an interrupt (SIGINT for a KeyboardInterrupt raised another way)."""
+    return interrupt.signum if isinstance(interrupt, Interrupted) else signal.SIGINT
