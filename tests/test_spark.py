@@ -367,7 +367,7 @@ def test_cluster_that_cannot_see_the_run_directory(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("pegsearch: error: Spark executors on ")
-    assert f"cannot see the run directory {hidden / 'run'}" in last
+    assert f"cannot read the run {hidden / 'run'}" in last
 
 
 # ----- runs on S3 (a real SeaweedFS on 127.0.0.1, see tests/s3_server.py)

@@ -5,9 +5,11 @@ a non-zero exit, and never leaves a finished-looking run or changes one."""
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -168,3 +170,35 @@ def test_two_runs_started_together_one_is_refused(tmp_path: Path) -> None:
     assert "is being written by" in refused or "already holds this run" in refused
     assert Run.open(out).status == "complete"
     assert pegsearch("verify", str(out)).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def english_counts(tmp_path_factory: pytest.TempPathFactory) -> list[int]:
+    out = tmp_path_factory.mktemp("whole") / "run"
+    result = pegsearch("run", "english-33", "--out", str(out), "--json")
+    return [level["states"] for level in json.loads(result.stdout)["levels"]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("trial", range(3))
+def test_sigkill_at_random_moments_then_resume_gives_the_verified_counts(
+        trial: int, english_counts: list[int], tmp_path: Path) -> None:
+    """SIGKILL at a random level and a random moment inside it (kernel, table drain, a part being
+    written, the manifest being replaced): `--resume` finishes to the uninterrupted counts and the
+    run verifies, with nothing left that the manifest does not list."""
+    chance = random.Random(f"{trial}-{time.time_ns()}")
+    out = tmp_path / "run"
+    process = subprocess.Popen([sys.executable, "-m", "pegsearch.cli", "run", "english-33",
+                                "--out", str(out)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    wait_for_levels(out, chance.randint(1, 24))
+    time.sleep(chance.uniform(0, 0.5))
+    process.kill()
+    process.wait()
+    resumed = pegsearch("run", "english-33", "--out", str(out), "--resume", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert [level["states"] for level in json.loads(resumed.stdout)["levels"]] == english_counts
+    assert pegsearch("verify", str(out)).returncode == 0
+    run = Run.open(out)
+    listed = {f"level-{r['level']:03d}/{f['name']}" for r in run.levels for f in r["files"]}
+    assert set(run.location.files()) == listed | {MANIFEST, ".lock"}
