@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from pegsearch.codec import Codec
-from pegsearch.dedup import Tables, distinct, table_bits
+from pegsearch.dedup import Tables, distinct, partition_bits, table_bits
 from pegsearch.expand import Scratch, expand_routed
 
 CODEC = "zstd"
@@ -44,11 +44,6 @@ def decode_block(block: bytes) -> tuple[np.ndarray, np.ndarray | None]:
     return keys, np.frombuffer(raw, dtype=np.uint64).reshape(-1, 2).copy()
 
 
-# Slots a combiner's table aims at, as the local engine's do: small enough to stay in cache.
-TABLE_SLOTS = 1 << 12
-MAX_PBITS = 14
-
-
 class Combiner:
     """A map task's children, routed to `2**pbits` partitions and deduplicated in each (path
     counts summed) as batches of parents arrive, then handed out one block per partition.
@@ -60,10 +55,7 @@ class Combiner:
 
     def __init__(self, pbits: int, counted: bool, expected: int) -> None:
         self.pbits, self.counted = pbits, counted
-        self.extra = 0
-        while (pbits + self.extra < MAX_PBITS
-               and expected >> (pbits + self.extra) > TABLE_SLOTS // 2):
-            self.extra += 1
+        self.extra = partition_bits(expected, least=pbits) - pbits
         tables = 1 << (pbits + self.extra)
         self.tables = Tables(pbits + self.extra, 0, tables, table_bits(-(-expected // tables)),
                              counted, budget=1 << 62)

@@ -169,6 +169,21 @@ def radix_sort(keys, values):
     return keys, values
 
 
+# Slots a partition's table aims at: 32 KiB of keys, so probes hit a core's cache.
+TABLE_SLOTS = 1 << 12
+# At most 16384 partitions: past that, the per-block routing bookkeeping costs more than it saves.
+MAX_PBITS = 14
+
+
+def partition_bits(expected: int, least: int = 0) -> int:
+    """Partitions for `expected` distinct keys, as a power of two, at least ``2**least``: enough
+    that each table stays near TABLE_SLOTS (in cache), up to ``2**MAX_PBITS``."""
+    bits = least
+    while bits < MAX_PBITS and expected >> bits > TABLE_SLOTS // 2:
+        bits += 1
+    return bits
+
+
 def table_bits(count: int) -> int:
     """Slot bits of a table that holds `count` keys below the load limit."""
     bits = 4

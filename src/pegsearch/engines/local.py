@@ -16,7 +16,8 @@ import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 
-from pegsearch.dedup import Tables, table_bits
+from pegsearch.dedup import MAX_PBITS, Tables, table_bits
+from pegsearch.dedup import partition_bits as table_partition_bits
 from pegsearch.engines import Report, ignore
 from pegsearch.errors import UsageError
 from pegsearch.expand import Scratch, expand_routed
@@ -30,10 +31,6 @@ MAPPING_SHARE = 4
 # fraction of the board's jumps, to turn that share into parents per chunk.
 CHILD_BYTES = {False: 10, True: 28}
 FANOUT_SHARE = 4
-# Slots a partition's table aims at: 32 KiB of keys, so probes hit a core's cache.
-TABLE_SLOTS = 1 << 12
-# At most 16384 partitions: past that, the per-block routing bookkeeping costs more than it saves.
-MAX_PBITS = 14
 # Below this many positions a pass writes a single part file.
 SMALL_PART = 1 << 16
 
@@ -70,11 +67,9 @@ def expected_states(run: Run, level: int) -> int:
 
 
 def partition_bits(expected: int, workers: int) -> int:
-    """Partitions (as a power of two): tables near TABLE_SLOTS, and enough to keep cores busy."""
-    bits = 0
-    while bits < MAX_PBITS and (expected >> bits > TABLE_SLOTS // 2 or 1 << bits < 4 * workers):
-        bits += 1
-    return bits
+    """Partitions (as a power of two): tables near the cache-sized aim, and at least four per core
+    to keep the cores busy."""
+    return table_partition_bits(expected, least=min(MAX_PBITS, (4 * workers - 1).bit_length()))
 
 
 class LocalEngine:

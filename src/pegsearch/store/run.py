@@ -113,10 +113,10 @@ class Run:
                          options: dict, resume: bool) -> Run:
         """Start a new run at `where`, or reopen the same search there when `resume` is set.
 
-        The run is locked for this process until `finish`: a second writer is refused.
+        The run is locked for this process until `finish`: a second writer is refused. The store
+        is not probed here: `search` reaches it first, before an engine starts.
         """
         location = where if isinstance(where, Location) else Location.parse(where)
-        location.check()
         if not resume and not location.is_file(MANIFEST):
             cls._check_empty(location)
         _guard(location, "create the run folder", location.make, kept=False)
@@ -272,9 +272,6 @@ class Run:
         for folder in self.location.folders():
             if folder.startswith("level-") and folder not in kept:
                 self.location.remove_tree(folder)
-            elif folder in kept:
-                for inner in (self.location / folder).folders():
-                    (self.location / folder).remove_tree(inner)
 
 
 class LevelWriter:
@@ -299,12 +296,7 @@ class LevelWriter:
         name = f"part-{index:05d}-{self.attempt}.parquet"
         entry = _guard(self.folder, "write a part file",
                        lambda: write_part(self.folder, name, positions, paths))
-        added = total_paths(paths) if paths is not None else 0
-        with self._guard:
-            if index in self._entries:
-                raise RuntimeError(f"part {index} of level {self.level} written twice")
-            self._entries[index] = entry
-            self.paths += added
+        self.add(index, entry, total_paths(paths) if paths is not None else 0)
 
     @property
     def rows(self) -> int:
@@ -314,8 +306,8 @@ class LevelWriter:
         return [self._entries[index] for index in sorted(self._entries)]
 
     def add(self, index: int, entry: dict, paths: int = 0) -> None:
-        """Take part number `index` written by someone else (a Spark reduce task, through
-        `write_part`) with its manifest entry and path total."""
+        """Take part number `index`, already in the level's folder, with its manifest entry and
+        path total (written by `write`, or by a Spark reduce task through `write_part`)."""
         with self._guard:
             if index in self._entries:
                 raise RuntimeError(f"part {index} of level {self.level} written twice")
