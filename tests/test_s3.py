@@ -168,6 +168,11 @@ def test_an_unreachable_store_is_one_line_before_any_work(variables: dict, fragm
     assert not store_of(f"{s3}/nowhere").exists()
 
 
+@pytest.mark.parametrize("uri", ["s3://", "s3:///runs/x", "gs://", "s3://runs//x"])
+def test_a_uri_without_a_bucket_and_path_is_one_line(uri: str) -> None:
+    assert_one_line_error(pegsearch("counts", uri), f"{uri}: not a bucket and path")
+
+
 def test_unknown_scheme_and_s3_layout(tmp_path: Path) -> None:
     assert_one_line_error(pegsearch("counts", "ftp://host/run"), "unknown storage scheme 'ftp://'")
     local = Location.parse(f"file://{tmp_path}/run")

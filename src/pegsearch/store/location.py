@@ -59,13 +59,11 @@ class Location:
             path = urlparse(text).path if scheme else text
             base = os.path.abspath(os.path.expanduser(path))
             return cls(pafs.LocalFileSystem(), base, text if scheme else base, "file")
+        if scheme in ("s3", "gs", "gcs"):
+            base = _bucket_path(text)
         if scheme == "s3":
-            parsed = urlparse(text)
-            base = f"{parsed.netloc}{parsed.path}".rstrip("/")
             return cls(_s3(text), base, f"s3://{base}", "s3")
         if scheme in ("gs", "gcs"):
-            parsed = urlparse(text)
-            base = f"{parsed.netloc}{parsed.path}".rstrip("/")
             store = pafs.GcsFileSystem(retry_time_limit=timedelta(seconds=REQUEST_SECONDS / 4))
             return cls(store, base, f"gs://{base}", "gs")
         if scheme in ("hdfs", "viewfs"):
@@ -106,7 +104,7 @@ class Location:
             bucket = self.base.split("/", 1)[0]
             if self.object_store and self.fs.get_file_info(bucket).type == pafs.FileType.NotFound:
                 raise UsageError(f"{self.uri}: bucket '{bucket}' does not exist; create it first")
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
             verb = "use" if self.scheme == "file" else "reach"
             raise UsageError(f"cannot {verb} {self.uri}: {reason(exc)}; {_advice(self.scheme)}") \
                 from None
@@ -181,6 +179,16 @@ class Location:
             self.fs.delete_dir(self.path(name))
 
 
+def _bucket_path(text: str) -> str:
+    """`BUCKET/PATH` of an object-store URI, refused unless it names a bucket and its path has no
+    empty segment (object keys such as `a//b` are legal but never what a user meant)."""
+    parsed = urlparse(text)
+    base = f"{parsed.netloc}{parsed.path}".rstrip("/")
+    if not parsed.netloc or "//" in base:
+        raise UsageError(f"{text}: not a bucket and path; write {parsed.scheme}://BUCKET/PATH")
+    return base
+
+
 def close_stores() -> None:
     """Shut the S3 client down before the interpreter exits: pyarrow's AWS SDK threads otherwise
     may abort the process at exit ("terminate called without an active exception", SIGABRT) after
@@ -239,13 +247,13 @@ def _advice(scheme: str) -> str:
         scheme, "check that the folder exists and can be written")
 
 
-def reason(exc: OSError) -> str:
+def reason(exc: OSError | ValueError) -> str:
     """A store's error in a few words ('No space left on device', 'Read-only file system'), not
     pyarrow's paragraph that repeats the path."""
     detail = re.search(r"Detail: \[errno \d+\] (.+)", str(exc))
     if detail:
         return detail[1].strip()
-    return exc.strerror or _first_line(exc)
+    return getattr(exc, "strerror", None) or _first_line(exc)
 
 
 def _first_line(exc: BaseException) -> str:
