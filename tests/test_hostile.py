@@ -375,17 +375,14 @@ def test_a_read_only_install_runs_for_a_user_without_a_writable_home(tmp_path: P
 
 @pytest.mark.slow
 def test_the_mrjob_local_runner_leaves_no_lock_files_in_tmp(tmp_path: Path) -> None:
-    """Run in a private, empty /tmp (a mount namespace), so files other processes leave there cannot
-    be counted: after the run /tmp holds the run directory and nothing else."""
+    """mrjob's task wrapper takes its lock files in /tmp whatever TMPDIR says: after a search on
+    the local runner, /tmp holds none that were not there before. (A private /tmp would hide a
+    checkout or interpreter that lives under /tmp, as a CI clone may.)"""
     pytest.importorskip("mrjob")
-    private = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-               'mount -t tmpfs tmpfs /tmp && "$@" && ls -A /tmp', "sh"]
-    probe = subprocess.run([*private, "true"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        pytest.skip(f"cannot make a private /tmp here: {probe.stderr.strip()}")
-    command = [*private, sys.executable, "-m", "pegsearch.cli", "run", "triangle-5", "--engine",
-               "mrjob", "--runner", "local", "--out", "/tmp/run"]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    tmp = Path("/tmp")
+    before = set(tmp.glob("wrapper.lock.*"))
+    result = run_pegsearch("run", "triangle-5", "--engine", "mrjob", "--runner", "local",
+                           "--out", str(tmp_path / "run"))
     assert result.returncode == 0, result.stderr
     assert "one peg is reachable: 3 one-peg positions after 13 jumps" in result.stdout
-    assert result.stdout.strip().splitlines()[-1] == "run", result.stdout
+    assert set(tmp.glob("wrapper.lock.*")) - before == set()
