@@ -268,7 +268,7 @@ def test_signals_at_random_moments_of_english_33(signum: int, trial: int, counts
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("flags", [("--engine", "spark", "--master", "local[2]"),
+@pytest.mark.parametrize("flags", [("--engine", "spark", "--master", "local[2]", "--driver-below", "0"),
                                    ("--engine", "mrjob", "--runner", "local")],
                          ids=["spark", "mrjob-local"])
 def test_ctrl_c_to_the_process_group_on_other_engines(flags: tuple[str, ...], counts: Counts,

@@ -40,6 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CLUSTER_SCRIPT = ROOT / "cluster" / "spark-cluster.sh"
 SPARK_CONF = ROOT / "cluster" / "spark-conf"
 JOB = ROOT / "jobs" / "spark_search.py"
+# The spark engine on local[2], every level a Spark job (none made in the driver).
+LOCAL2 = ("--engine", "spark", "--master", "local[2]", "--driver-below", "0")
 BIN = Path(sys.executable).parent  # spark-submit and spark-class of this environment
 ERROR_SECONDS = 30  # an error must arrive well before this
 
@@ -66,7 +68,7 @@ def assert_same_levels(run: Run, reference: Run) -> None:
 def test_local2_levels_equal_local_engine(tmp_path: Path) -> None:
     board = load_board("triangle-6")
     spark_run = search(Identity(board, board.empty), tmp_path / "spark",
-                       SparkEngine("local[2]"))
+                       SparkEngine("local[2]", driver_below=0))
     assert spark_run.status == "complete"
     assert_same_levels(spark_run, local_run("triangle-6", tmp_path / "local"))
     for level in range(len(spark_run.levels)):
@@ -80,6 +82,19 @@ def test_local2_levels_equal_local_engine(tmp_path: Path) -> None:
         assert len(np.unique(together)) == len(together), f"level {level}: parts overlap"
 
 
+def test_levels_made_in_the_driver_and_by_spark_jobs_equal_the_local_engine(tmp_path: Path) -> None:
+    """With the threshold at the median level, the small levels are made in the driver and the
+    large ones by Spark jobs, in one run: its levels still equal the local engine's."""
+    board = load_board("triangle-6")
+    reference = local_run("triangle-6", tmp_path / "local")
+    sizes = sorted(record["states"] for record in reference.levels)
+    engine = SparkEngine("local[2]", driver_below=sizes[len(sizes) // 2])
+    mixed = search(Identity(board, board.empty), tmp_path / "mixed", engine)
+    assert_same_levels(mixed, reference)
+    made_in_driver = engine._driver.passes  # one pass per small level
+    assert 0 < made_in_driver < len(mixed.levels) - 1
+
+
 @pytest.fixture(scope="module")
 def engine() -> Iterator[SparkEngine]:
     """One local[2] session for the tests below that drive the engine a level at a time.
@@ -87,7 +102,7 @@ def engine() -> Iterator[SparkEngine]:
     Tests that run whole searches in this process (search() starts and stops its own session)
     must come before the first test that uses this fixture.
     """
-    with SparkEngine("local[2]") as started:
+    with SparkEngine("local[2]", driver_below=0) as started:
         yield started
 
 
@@ -133,7 +148,7 @@ def test_a_path_count_past_the_limit_fails_never_wraps(engine: SparkEngine, hole
 def test_cli_counts_paths_like_local_engine_and_durango_bill(published: dict,
                                                             tmp_path: Path) -> None:
     out = tmp_path / "spark"
-    result = pegsearch("run", "triangle-5", "--engine", "spark", "--master", "local[2]",
+    result = pegsearch("run", "triangle-5", *LOCAL2,
                        "--count-paths", "--out", str(out))
     assert result.returncode == 0, result.stderr
     run = Run.open(out)
@@ -270,7 +285,8 @@ def submit(cluster: dict, board: str, out: str | Path, logs: Path,
     """
     with open(f"{logs}.stdout", "w") as stdout, open(f"{logs}.stderr", "w") as stderr:
         return subprocess.Popen([str(BIN / "spark-submit"), "--master", cluster["url"],
-                                 str(JOB), board, "--out", str(out), *options],
+                                 str(JOB), board, "--out", str(out), "--driver-below", "0",
+                                 *options],
                                 env=cluster["env"], stdout=stdout, stderr=stderr)
 
 
@@ -357,7 +373,8 @@ def test_cluster_that_cannot_see_the_run_directory(tmp_path: Path) -> None:
         try:
             began = time.monotonic()
             result = pegsearch("run", "triangle-5", "--engine", "spark", "--master",
-                               cluster["url"], "--out", str(hidden / "run"), timeout=300)
+                               cluster["url"], "--driver-below", "0", "--out", str(hidden / "run"),
+                               timeout=300)
             seconds = time.monotonic() - began
         finally:
             worker.terminate()
@@ -374,7 +391,7 @@ def test_cluster_that_cannot_see_the_run_directory(tmp_path: Path) -> None:
 
 def test_local2_searches_a_run_on_s3_like_the_local_engine(s3: str, tmp_path: Path) -> None:
     uri = f"{s3}/spark-triangle-6"
-    result = pegsearch("run", "triangle-6", "--engine", "spark", "--master", "local[2]",
+    result = pegsearch("run", "triangle-6", *LOCAL2,
                        "--count-paths", "--out", uri)
     assert result.returncode == 0, result.stderr
     reference = search(Identity(load_board("triangle-6"), (1,), count_paths=True),
@@ -387,7 +404,7 @@ def test_local2_searches_a_run_on_s3_like_the_local_engine(s3: str, tmp_path: Pa
 def test_a_spark_run_on_s3_killed_then_resumed_on_spark(s3: str, tmp_path: Path) -> None:
     uri = f"{s3}/spark-resumed"
     command = [sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl", "--engine", "spark",
-               "--master", "local[2]", "--out", uri]
+               "--master", "local[2]", "--driver-below", "0", "--out", uri]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)
     try:
@@ -398,7 +415,7 @@ def test_a_spark_run_on_s3_killed_then_resumed_on_spark(s3: str, tmp_path: Path)
         os.killpg(process.pid, signal.SIGKILL)  # the driver and the JVM it started
         process.wait()
     assert Run.open(uri).status == "running" and len(Run.open(uri).levels) < 26
-    resumed = pegsearch("run", "skippy-xl", "--engine", "spark", "--master", "local[2]",
+    resumed = pegsearch("run", "skippy-xl", *LOCAL2,
                         "--out", uri, "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert_same_levels(Run.open(uri), local_run("skippy-xl", tmp_path / "local"))

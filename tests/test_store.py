@@ -129,7 +129,7 @@ def test_a_full_disk_keeps_the_levels_made_and_resumes_elsewhere(small_disk: Pat
     result = pegsearch("run", "english-33", "--out", str(out))
     assert_one_line_error(result, "No space left on device; the levels already made are kept")
     run = Run.open(out)
-    assert run.status == "interrupted" and 0 < len(run.levels) < 31
+    assert run.status == "interrupted" and 0 < len(run.levels) < 31, result.stderr
     made = len(run.levels)
     assert pegsearch("verify", str(out)).returncode == 0
     # Moved to a roomier disk, the run continues from where the disk filled up.

@@ -219,6 +219,10 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mrjob-conf", type=Path, help="mrjob engine: an mrjob.conf file")
     parser.add_argument("--master", "--spark-master", dest="master", metavar="URL",
                         help="spark engines: local[N], spark://HOST:PORT, yarn or k8s://...")
+    parser.add_argument("--driver-below", type=int, metavar="N",
+                        help="spark engine: levels made from fewer than N parents are made in the"
+                             " driver, where they take less than a Spark job's fixed cost"
+                             " (default 131072; 0 sends every level to Spark)")
     parser.add_argument("--memory", metavar="SIZE",
                         help="local engine: bound on what it holds, e.g. 2G (default: 1/4 of RAM,"
                              " <= 4G); larger levels take several passes over their parents")
@@ -228,7 +232,8 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _engine(args: argparse.Namespace) -> Engine:
     return make_engine(args.engine, runner=args.runner, mrjob_conf=args.mrjob_conf,
-                       master=args.master, memory=args.memory, batch_size=args.batch_size)
+                       master=args.master, memory=args.memory, batch_size=args.batch_size,
+                       driver_below=args.driver_below)
 
 
 def command_counts(args: argparse.Namespace) -> int:

@@ -46,23 +46,42 @@ def _home(key, pbits, sbits):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _put(slots, sums, base, mask, key, values, k, pbits, sbits):
-    """Insert one key (and add its path count, row k of values): 1 when the key was new, 0 when
-    it was there, 2 when it was there and its path count overflowed."""
+def _find(slots, base, mask, key, pbits, sbits):
+    """Where a key is in its partition's table (from `base`), or the empty slot it goes into."""
     i = _home(key, pbits, sbits)
     while True:
         held = slots[base + i]
-        if held == key:
-            if sums.shape[0]:
-                return add_limbs(sums, base + i, values, k) * 2
-            return 0
-        if held == 0:
-            slots[base + i] = key
-            if sums.shape[0]:
-                sums[base + i, 0] = values[k, 0]
-                sums[base + i, 1] = values[k, 1]
-            return 1
+        if held == key or held == 0:
+            return base + i
         i = (i + 1) & mask
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _fill(slots, sums, base, mask, keys, values, start, end, pbits, sbits):
+    """Insert ``keys[start:end]`` (adding their path counts, rows of values, when `sums` has rows)
+    into one table; returns how many were new and whether a path count overflowed.
+
+    The counted and the uncounted loops are written apart on purpose: with the path-count branch
+    inside one loop, numba's code took 33 ns a key instead of 8.
+    """
+    new, overflow = 0, False
+    if sums.shape[0] == 0:
+        for k in range(start, end):
+            j = _find(slots, base, mask, keys[k], pbits, sbits)
+            if slots[j] == 0:
+                slots[j] = keys[k]
+                new += 1
+        return new, overflow
+    for k in range(start, end):
+        j = _find(slots, base, mask, keys[k], pbits, sbits)
+        if slots[j] == 0:
+            slots[j] = keys[k]
+            sums[j, 0] = values[k, 0]
+            sums[j, 1] = values[k, 1]
+            new += 1
+        else:
+            overflow |= add_limbs(sums, j, values, k)
+    return new, overflow
 
 
 @numba.njit(cache=True, nogil=True)
@@ -84,12 +103,9 @@ def _insert(slots, sums, filled, keys, values, bounds, next_block, pbits, sbits,
             start, end = bounds[b, q], bounds[b, q + 1]
             if filled[q] + end - start > limit:
                 break
-            for k in range(start, end):
-                outcome = _put(slots, sums, base, mask, keys[k], values, k, pbits, sbits)
-                if outcome == 1:
-                    filled[q] += 1
-                elif outcome == 2:
-                    overflow = True
+            new, lost = _fill(slots, sums, base, mask, keys, values, start, end, pbits, sbits)
+            filled[q] += new
+            overflow |= lost
             b += 1
         next_block[q] = b
     return overflow
@@ -104,8 +120,8 @@ def _rehash(slots, sums, new_slots, new_sums, pbits, old_bits, new_bits, first, 
     for q in range(slice_start(width, first, step), slice_start(width, first + 1, step)):
         for i in range(q * old_size, (q + 1) * old_size):
             if slots[i] != 0:
-                _put(new_slots, new_sums, q * new_size, new_size - 1, slots[i], sums, i, pbits,
-                     new_bits)
+                _fill(new_slots, new_sums, q * new_size, new_size - 1, slots, sums, i, i + 1, pbits,
+                      new_bits)
 
 
 @numba.njit(cache=True, nogil=True)

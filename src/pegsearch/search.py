@@ -100,14 +100,14 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
     began = time.perf_counter()
     try:
         engine.next_level(run, level, writer, report)
+        if writer.rows == 0:
+            writer.discard()
+            return False
+        record = run.commit_level(writer, time.perf_counter() - began)
     except BaseException:
         with contextlib.suppress(Exception):
-            writer.discard()
+            writer.discard()  # frees what a full disk needs to record how the run ended
         raise
-    if writer.rows == 0:
-        writer.discard()
-        return False
-    record = run.commit_level(writer, time.perf_counter() - began)
     if progress:
         progress(record)
     return True

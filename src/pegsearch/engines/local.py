@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 from pegsearch.dedup import MAX_PBITS, Tables, table_bits
 from pegsearch.dedup import partition_bits as table_partition_bits
@@ -26,7 +26,7 @@ from pegsearch.store import PART_ROWS, LevelWriter, Location, Run
 DEFAULT_BUDGET_CAP = 4 << 30
 # The share of the budget for a chunk's routed children. Large chunks matter: a partition's table
 # stays in cache only while it takes many children at once, so chunks should dwarf the tables.
-MAPPING_SHARE = 4
+MAPPING_SHARE = 16
 # Bytes per routed child (with path counts), and a generous guess at children per parent as a
 # fraction of the board's jumps, to turn that share into parents per chunk.
 CHILD_BYTES = {False: 10, True: 28}
@@ -87,6 +87,8 @@ class LocalEngine:
         self.chunk = chunk
         self.workers = os.cpu_count() or 1
         self.passes = 0  # over the engine's life: passes over parent levels (one per level at best)
+        # Kept from level to level: fresh memory costs a page fault per 4 KiB.
+        self.scratch = Scratch()
 
     def __enter__(self) -> LocalEngine:
         return self
@@ -112,7 +114,6 @@ class LocalEngine:
         fanout = max(1, len(run.board.jumps) // FANOUT_SHARE)
         chunk = self.chunk or max(1 << 12, mapping // (CHILD_BYTES[run.count_paths] * fanout))
         arena = self.budget - mapping
-        scratch = Scratch()
         written, lo, passes = 0, 0, 0
         with ThreadPoolExecutor(self.workers) as pool:
             while lo < parts:
@@ -121,7 +122,7 @@ class LocalEngine:
                 done = 0
                 for keys, paths in run.iter_level(level, chunk, run.count_paths):
                     tables.add(*expand_routed(codec, keys, paths, pbits, tables.lo, tables.hi,
-                                              scratch))
+                                              self.scratch))
                     done += len(keys)
                     # Whether another pass follows is known only when this one ends.
                     report(passes * parents + done, (passes + 1) * parents)
@@ -143,5 +144,9 @@ class LocalEngine:
             keys, values = tables.drain(edges[g], edges[g + 1])
             writer.write(written + g, keys, values if counted else None)
 
-        list(pool.map(write, range(groups)))
+        # Every write ends before any failure is raised, so none lands after the level is discarded.
+        writes = [pool.submit(write, g) for g in range(groups)]
+        wait(writes)
+        for done in writes:
+            done.result()
         return written + groups

@@ -14,6 +14,13 @@ The driver collects the entries and commits the level through the manifest like 
 a failed or speculative attempt's part is never listed (and is swept). Executors reach the store
 through the package's storage layer (a shared folder, S3, GCS, HDFS): no Hadoop connector jars.
 
+A level made from fewer than `driver_below` parents (default DRIVER_BELOW) is made in the driver by
+the local engine instead: a Spark job has a fixed cost of about 0.4 s (scheduling two stages,
+Python workers, the shuffle files), more than such a level takes in one process, and a search has
+many small levels at its start and end. The parts it writes obey the same contract (sorted,
+disjoint, listed only by the manifest), so the levels are the same whichever made them.
+`--driver-below 0` sends every level to the cluster.
+
 Each level is read back from the store rather than kept in Spark, so lineage is one level long: a
 lost executor costs at most the current level. One SparkSession serves the whole run, because
 starting one takes seconds, and Python workers are reused so the kernel loads once per executor.
@@ -47,6 +54,7 @@ from pegsearch.analysis import parents_reaching
 from pegsearch.blocks import Combiner, decode_block, encode_block, merge_blocks
 from pegsearch.codec import Codec
 from pegsearch.engines import Report, ignore
+from pegsearch.engines.local import LocalEngine
 from pegsearch.errors import UsageError
 from pegsearch.interrupts import cancelling, reclaim
 from pegsearch.paths import LIMIT, PathCountOverflow, total
@@ -66,6 +74,9 @@ MAX_TASK_ROWS = 1 << 22
 MASTER_FORMS = re.compile(r"local(\[([1-9]\d*|\*)(\s*,\s*\d+)?\])?"
                           r"|local-cluster\[\s*[1-9]\d*\s*,\s*[1-9]\d*\s*,\s*[1-9]\d*\s*\]"
                           r"|yarn|spark://.+|k8s://.+")
+# Levels made from fewer parents than this are made in the driver (see the module notes): about
+# 1.3 M children, a fraction of a second on one core.
+DRIVER_BELOW = 1 << 17
 CONNECT_SECONDS = 5  # to open a TCP connection to a spark:// master
 PROBE_SECONDS = 120  # for the cluster to run its first tasks (executors start, register, run)
 
@@ -94,16 +105,20 @@ class SparkEngine:
     """
 
     name = "spark"
-    SETTINGS = ("master",)
+    SETTINGS = ("master", "driver_below")
 
-    def __init__(self, master: str | None = None) -> None:
+    def __init__(self, master: str | None = None, driver_below: int | None = None) -> None:
         self.master = master
+        self.driver_below = DRIVER_BELOW if driver_below is None else driver_below
+        if self.driver_below < 0:
+            raise UsageError(f"--driver-below {driver_below}: give a number of parents, 0 or more")
+        self._driver = LocalEngine()
         self.spark: SparkSession | None = None
         self._log_folder: Path | None = None
         self._shared: set[str] = set()  # run URIs the executors were shown to reach
 
     def options(self) -> dict:
-        return {"master": self.master, "batch_rows": BATCH_ROWS}
+        return {"master": self.master, "batch_rows": BATCH_ROWS, "driver_below": self.driver_below}
 
     def __enter__(self) -> SparkEngine:
         submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit already started the JVM
@@ -156,11 +171,15 @@ class SparkEngine:
 
     def next_level(self, run: Run, level: int, writer: LevelWriter, report: Report = ignore) -> None:
         """One Spark job: map tasks (one per parent part) send blocks, reduce tasks (one per
-        partition) merge them and write the parts; the driver collects the parts' entries."""
+        partition) merge them and write the parts; the driver collects the parts' entries. A small
+        level is made in the driver instead (see the module notes)."""
         assert self.spark is not None, "next_level outside `with engine:`"
+        parents = run.levels[level]["states"]
+        if parents < self.driver_below:
+            self._driver.next_level(run, level, writer, report)
+            return
         self._check_store(run.location)
         entries = run.levels[level]["files"]
-        parents = run.levels[level]["states"]
         plan = Plan(run.uri, level, run.codec(), run.count_paths, self._partition_bits(parents))
         # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
         # py4j's tracebacks and leave its connection half-read (see interrupts.cancelling).

@@ -146,16 +146,22 @@ class Location:
 
     def write(self, name: str, data: bytes) -> None:
         """Write a new file whole; on local disk it is on the disk (fsync) before this returns, so
-        a manifest that lists it never outlives it in a crash."""
+        a manifest that lists it never outlives it in a crash. A write that fails removes what it
+        wrote: on a full disk those bytes are the room needed to record how the run ended."""
         target = self.path(name)
-        if self.scheme == "file":
-            with open(target, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            return
-        with self.fs.open_output_stream(target) as stream:
-            stream.write(data)
+        try:
+            if self.scheme == "file":
+                with open(target, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                return
+            with self.fs.open_output_stream(target) as stream:
+                stream.write(data)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                self.remove(name)
+            raise
 
     def replace(self, name: str, data: bytes) -> None:
         """Replace a file whole, so a reader sees the old or the new bytes, never a mix."""

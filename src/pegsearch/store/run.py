@@ -243,7 +243,11 @@ class Run:
         if self.count_paths:
             record["paths"] = str(writer.paths)
         self.levels.append(record)
-        self.save()
+        try:
+            self.save()
+        except BaseException:
+            self.levels.pop()  # not committed: the manifest on the store does not list it
+            raise
         return record
 
     def pegs_at(self, level: int) -> int:
