@@ -2,11 +2,13 @@
 
     python cluster/spark_benchmark.py [BOARD] [--workers N] [--keep DIR]
 
-All three searches run in this one invocation, one after the other, through the real commands
-(`pegsearch run`, `spark-submit jobs/spark_search.py`), so their wall times are comparable. The
-cluster is started with cluster/spark-cluster.sh on free ports and always stopped. Per level, the
-table shows each engine's seconds (from the run manifests); Spark's fixed cost of one level is the
-median time of the small levels after the first, where there is almost no data to move.
+All four searches run in this one invocation, one after the other, through the real commands
+(`pegsearch run`, `spark-submit jobs/spark_search.py`), so their wall times are comparable: the
+local engine, local[2] as a user gets it (small levels made in the driver), local[2] with every
+level a Spark job (`--driver-below 0`), and the cluster. The cluster is started with
+cluster/spark-cluster.sh on free ports and always stopped. Per level, the table shows each run's
+seconds (from the run manifests); a Spark job's fixed cost is the median time of the small levels
+after the first in the every-level-a-job run, where there is almost no data to move.
 """
 
 from __future__ import annotations
@@ -43,7 +45,10 @@ def main() -> int:
 
     walls = {"local": timed([*pegsearch, "--out", str(folder / "local")], env),
              "spark local[2]": timed([*pegsearch, "--engine", "spark", "--master", "local[2]",
-                                              "--out", str(folder / "local2")], env)}
+                                      "--out", str(folder / "local2")], env),
+             "local[2] all jobs": timed([*pegsearch, "--engine", "spark", "--master", "local[2]",
+                                         "--driver-below", "0", "--out", str(folder / "jobs")],
+                                        env)}
     cluster_env = {**env, "PEGSEARCH_SPARK_DIR": str(folder / "cluster-state"),
                    "SPARK_MASTER_PORT": str(free_port()),
                    "SPARK_MASTER_WEBUI_PORT": str(free_port())}
@@ -58,7 +63,7 @@ def main() -> int:
         subprocess.run([*script, "stop"], env=cluster_env, check=False)
 
     manifests = [json.loads((folder / name / "manifest.json").read_text())["levels"]
-                 for name in ("local", "local2", "cluster")]
+                 for name in ("local", "local2", "jobs", "cluster")]
     report(args.board, walls, manifests)
     # Spark's figures swing with other work on the machine: say how busy it was.
     print(f"load average (1, 5, 15 min) before {', '.join(f'{x:.1f}' for x in load_before)},"

@@ -26,7 +26,7 @@ from pegsearch.store import PART_ROWS, LevelWriter, Location, Run
 DEFAULT_BUDGET_CAP = 4 << 30
 # The share of the budget for a chunk's routed children. Large chunks matter: a partition's table
 # stays in cache only while it takes many children at once, so chunks should dwarf the tables.
-MAPPING_SHARE = 16
+MAPPING_SHARE = 4
 # Bytes per routed child (with path counts), and a generous guess at children per parent as a
 # fraction of the board's jumps, to turn that share into parents per chunk.
 CHILD_BYTES = {False: 10, True: 28}
