@@ -176,6 +176,8 @@ BAD_REQUESTS = [
      "not accepted"),
     ("POST", "/api/searches", {"board": "triangle-5", "surprise": 1}, 400, "surprise"),
     ("POST", "/api/searches", {"board": "triangle-5", "settings": {"memory": 5}}, 400, "too small"),
+    ("POST", "/api/searches", {"board": "triangle-5", "engine": "spark",
+                               "settings": {"driver_below": "few"}}, 400, "give a whole number of parents"),
     ("POST", "/api/searches", "{not json", 400, "not valid JSON"),
     ("POST", "/api/searches", {}, 400, "give either 'board'"),
     ("POST", "/api/searches", {"board": "triangle-5", "survey": True, "start": [1]}, 400, "drop 'start'"),

@@ -15,7 +15,7 @@ a failed or speculative attempt's part is never listed (and is swept). Executors
 through the package's storage layer (a shared folder, S3, GCS, HDFS): no Hadoop connector jars.
 
 A level made from fewer than `driver_below` parents (default DRIVER_BELOW) is made in the driver by
-the local engine instead: a Spark job has a fixed cost of about 0.4 s (scheduling two stages,
+the local engine instead: a Spark job has a fixed cost of 0.26-0.4 s (scheduling two stages,
 Python workers, the shuffle files), more than such a level takes in one process, and a search has
 many small levels at its start and end. The parts it writes obey the same contract (sorted,
 disjoint, listed only by the manifest), so the levels are the same whichever made them.
@@ -110,8 +110,10 @@ class SparkEngine:
     def __init__(self, master: str | None = None, driver_below: int | None = None) -> None:
         self.master = master
         self.driver_below = DRIVER_BELOW if driver_below is None else driver_below
-        if self.driver_below < 0:
-            raise UsageError(f"--driver-below {driver_below}: give a number of parents, 0 or more")
+        # Not only the command line's int: the service passes what a request holds.
+        if not isinstance(self.driver_below, int) or self.driver_below < 0:
+            raise UsageError(f"--driver-below {driver_below}: give a whole number of parents,"
+                             " 0 or more")
         self._driver = LocalEngine()
         self.spark: SparkSession | None = None
         self._log_folder: Path | None = None

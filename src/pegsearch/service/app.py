@@ -43,7 +43,7 @@ from pegsearch.service.views import (
 MAX_BOARD_FILE = 16 * 1024  # bytes of an uploaded board file (the largest shipped one is ~0.4 KiB)
 MAX_BODY = 64 * 1024  # bytes of any request body
 POLL = 0.3  # seconds between looks at a running search's manifest for the event stream
-COUNTS = ("batch_size", "driver_below")  # settings given as numbers, not words
+NUMBER_SETTINGS = ("batch_size", "driver_below")  # given as numbers, not words
 # Never mrjob_conf: that is a path on the server.
 SERVICE_SETTINGS = ("memory", "master", "runner", "batch_size", "driver_below")
 STATIC = resources.files("pegsearch") / "service" / "static"
@@ -232,7 +232,8 @@ def _record(request: SearchRequest) -> Record:
     if foreign:
         raise Refused(400, f"setting '{foreign[0]}' is not accepted (use {', '.join(SERVICE_SETTINGS)})")
     # Sizes, runners and masters are words, as on the command line (a bare 5 is not 5 bytes).
-    settings = {key: value if key in COUNTS else str(value) for key, value in request.settings.items()}
+    settings = {key: value if key in NUMBER_SETTINGS else str(value)
+                for key, value in request.settings.items()}
     make_engine(request.engine, **settings)
     return Record(id=new_id(board.name, start, request.symmetry, request.count_paths, request.survey),
                   board=board.definition(), start=start, symmetry=request.symmetry,
