@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from pegsearch.codec import Codec
-from pegsearch.dedup import Tables, distinct, partition_bits, table_bits
+from pegsearch.dedup import Keyspace, Tables, distinct, partition_bits, table_bits
 from pegsearch.expand import Scratch, expand_routed
 
 CODEC = "zstd"
@@ -49,22 +49,24 @@ class Combiner:
     counts summed) as batches of parents arrive, then handed out one block per partition.
 
     Each partition is split `2**extra` ways more, so every table stays small enough for the cache
-    (as the local engine's): the top `pbits` bits of a child's hash name its partition, the next
-    `extra` bits its table, and a partition's block is its tables drained together, sorted.
+    (as the local engine's): the top `pbits` bits of a child's mix name its partition (see
+    dedup.Keyspace), the next `extra` bits its table, and a partition's block is its tables drained
+    together, sorted.
     """
 
-    def __init__(self, pbits: int, counted: bool, expected: int) -> None:
-        self.pbits, self.counted = pbits, counted
+    def __init__(self, codec: Codec, pbits: int, counted: bool, expected: int) -> None:
+        self.codec, self.pbits, self.counted = codec, pbits, counted
         self.extra = partition_bits(expected, least=pbits) - pbits
-        tables = 1 << (pbits + self.extra)
-        self.tables = Tables(pbits + self.extra, 0, tables, table_bits(-(-expected // tables)),
-                             counted, budget=1 << 62)
+        self.space = Keyspace(codec.holes, pbits + self.extra)
+        tables = 1 << self.space.pbits
+        self.tables = Tables(self.space, 0, tables, table_bits(-(-expected // tables)), counted,
+                             budget=1 << 62)
         self.scratch = Scratch()
 
-    def add(self, codec: Codec, parents: np.ndarray, paths: np.ndarray) -> None:
+    def add(self, parents: np.ndarray, paths: np.ndarray) -> None:
         """Expand a batch of parents (`paths` is ``(0, 2)`` when not counted) into the tables."""
-        bits = self.pbits + self.extra
-        self.tables.add(*expand_routed(codec, parents, paths, bits, 0, 1 << bits, self.scratch))
+        self.tables.add(*expand_routed(self.codec, parents, paths, self.space, 0,
+                                       1 << self.space.pbits, self.scratch))
 
     def blocks(self) -> list[tuple[int, bytes]]:
         """(partition, block) for every partition that received a child."""
@@ -77,13 +79,13 @@ class Combiner:
         return out
 
 
-def merge_blocks(blocks: list[bytes], counted: bool, pbits: int,
+def merge_blocks(blocks: list[bytes], counted: bool, space: Keyspace,
                  partition: int) -> tuple[np.ndarray, np.ndarray]:
-    """A reduce task's blocks (partition `partition` of ``2**pbits``, from every map task) as its
-    distinct positions, sorted, with path counts summed across blocks (``(0, 2)`` when not
-    counted)."""
+    """A reduce task's blocks (partition `partition` of `space`, the map tasks' partitions, from
+    every map task) as its distinct positions, sorted, with path counts summed across blocks
+    (``(0, 2)`` when not counted)."""
     decoded = [decode_block(block) for block in blocks]
     keys = np.concatenate([k for k, _ in decoded]) if decoded else np.empty(0, np.uint64)
     paths = (np.concatenate([p for _, p in decoded]) if counted and decoded
              else np.empty((0, 2), np.uint64))
-    return distinct(keys, paths, pbits=pbits, partition=partition)
+    return distinct(keys, paths, space, partition)

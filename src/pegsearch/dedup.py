@@ -1,8 +1,9 @@
 """The reduce without a comparison sort: repeats dropped in hash tables that stay in cache.
 
-A level's children go to hash partitions (`partition_of`: the top bits of a multiplicative hash of
-the signature), and each partition owns an open-addressing table (linear probing, 0 = empty slot:
-no position reachable by a jump is empty). Children arrive already grouped by partition (the map
+A level's children go to hash partitions (`partition_of`: the top bits of a bijective mix of the
+signature, see Keyspace), and each partition owns an open-addressing table (linear probing) of
+*codes*: what is left of a signature once its partition is known, in 32 bits on most boards, 0
+marking an empty slot. Children arrive already grouped by partition (the map
 kernel routes them, see expand.expand_routed), so each table is filled on its own, by one thread,
 while it sits in that core's cache: a repeat costs a probe or two, not a share of a sort over every
 child. Path counts ride along as 128-bit limbs and are summed exactly in the table.
@@ -19,6 +20,8 @@ part files stay sorted (and compress to under 2 bytes a position with delta enco
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numba
 import numpy as np
 
@@ -26,39 +29,105 @@ from pegsearch.paths import PathCountOverflow, add_limbs, overflow_message
 from pegsearch.threads import slice_start, spread
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+# GOLDEN's inverse modulo 2**64 (and so modulo every 2**n): it turns a mixed signature back.
+UNMIX = np.uint64(pow(int(GOLDEN), -1, 1 << 64))
 # Most slots a table fills before it doubles; linear probing stays short below this.
 LOAD = 0.7
-_SIXTY_FOUR = np.uint64(64)
+# Bits a narrow code can use: a code is its remainder plus one, and 0 marks an empty slot.
+NARROW_BITS = 31
+
+
+@dataclass(frozen=True)
+class Keyspace:
+    """How signatures of `nbits` bits are spread over ``2**pbits`` partitions and stored in them.
+
+    A signature is mixed by a bijection of the n-bit numbers (multiplication by an odd constant,
+    modulo ``2**nbits``): the top `pbits` bits of the mix name its partition, and the `rbits` below
+    them, its remainder, tell it apart within the partition, which knows its own top bits. So when
+    the remainder fits 31 bits (every board of up to 31 holes more than the partition bits), a
+    child is stored as a 32-bit *code*, the remainder plus one: half the bytes of a signature for
+    every routed child and every table slot, which halves the memory a level needs and the cache
+    each table takes. Otherwise the code is the whole mix, never 0 since no position is empty.
+    The remainder's top bits, well mixed, pick a code's home slot; draining a table undoes the mix.
+    """
+
+    nbits: int
+    pbits: int
+
+    @property
+    def rbits(self) -> int:
+        return self.nbits - self.pbits
+
+    @property
+    def narrow(self) -> bool:
+        return self.rbits <= NARROW_BITS
+
+    @property
+    def dtype(self) -> type:
+        return np.uint32 if self.narrow else np.uint64
+
+    @property
+    def args(self) -> tuple:
+        """The kernels' view: (mask of the n bits, pbits, rbits, bits a code keeps, code offset,
+        mask of the remainder)."""
+        nmask = np.uint64((1 << self.nbits) - 1)
+        keep = np.uint64((1 << self.rbits) - 1) if self.narrow else nmask
+        rmask = np.uint64((1 << self.rbits) - 1)
+        return (nmask, np.uint64(self.pbits), np.uint64(self.rbits), keep,
+                np.uint64(1 if self.narrow else 0), rmask)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def partition_of(key, pbits):
-    """The partition of a signature: the top `pbits` bits (uint64) of its multiplicative hash."""
-    if pbits == 0:
+def partition_of(key, space):
+    """The partition of a signature: the top `pbits` of its n-bit mix."""
+    if space[1] == 0:
         return 0
-    return np.int64((key * GOLDEN) >> (_SIXTY_FOUR - pbits))
+    return np.int64(((key * GOLDEN) & space[0]) >> space[2])
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _home(key, pbits, sbits):
-    """A key's first slot in its partition's table: the hash bits below the partition bits."""
-    return np.int64(((key * GOLDEN) << pbits) >> (_SIXTY_FOUR - sbits))
+def code_of(key, space):
+    """What a partition's table stores for a signature (see Keyspace)."""
+    return ((key * GOLDEN) & space[3]) + space[4]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _find(slots, base, mask, key, pbits, sbits):
-    """Where a key is in its partition's table (from `base`), or the empty slot it goes into."""
-    i = _home(key, pbits, sbits)
+def _remainder(code, space):
+    return (np.uint64(code) - space[4]) & space[5]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def key_of(partition, code, space):
+    """The signature behind a code of `partition`: the mix rebuilt, then undone."""
+    mixed = _remainder(code, space)
+    if space[1] != 0:
+        mixed |= np.uint64(partition) << space[2]
+    return (mixed * UNMIX) & space[0]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _home(code, space, sbits):
+    """A code's first slot in its table of ``2**sbits``: the top bits of its remainder."""
+    rest = _remainder(code, space)
+    if space[2] >= sbits:
+        return np.int64(rest >> (space[2] - sbits))
+    return np.int64(rest << (sbits - space[2]))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _find(slots, base, mask, code, space, sbits):
+    """Where a code is in its partition's table (from `base`), or the empty slot it goes into."""
+    i = _home(code, space, sbits)
     while True:
         held = slots[base + i]
-        if held == key or held == 0:
+        if held == code or held == 0:
             return base + i
         i = (i + 1) & mask
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _fill(slots, sums, base, mask, keys, values, start, end, pbits, sbits):
-    """Insert ``keys[start:end]`` (adding their path counts, rows of values, when `sums` has rows)
+def _fill(slots, sums, base, mask, codes, values, start, end, space, sbits):
+    """Insert ``codes[start:end]`` (adding their path counts, rows of values, when `sums` has rows)
     into one table; returns how many were new and whether a path count overflowed.
 
     The counted and the uncounted loops are written apart on purpose: with the path-count branch
@@ -67,15 +136,15 @@ def _fill(slots, sums, base, mask, keys, values, start, end, pbits, sbits):
     new, overflow = 0, False
     if sums.shape[0] == 0:
         for k in range(start, end):
-            j = _find(slots, base, mask, keys[k], pbits, sbits)
+            j = _find(slots, base, mask, codes[k], space, sbits)
             if slots[j] == 0:
-                slots[j] = keys[k]
+                slots[j] = codes[k]
                 new += 1
         return new, overflow
     for k in range(start, end):
-        j = _find(slots, base, mask, keys[k], pbits, sbits)
+        j = _find(slots, base, mask, codes[k], space, sbits)
         if slots[j] == 0:
-            slots[j] = keys[k]
+            slots[j] = codes[k]
             sums[j, 0] = values[k, 0]
             sums[j, 1] = values[k, 1]
             new += 1
@@ -85,7 +154,7 @@ def _fill(slots, sums, base, mask, keys, values, start, end, pbits, sbits):
 
 
 @numba.njit(cache=True, nogil=True)
-def _insert(slots, sums, filled, keys, values, bounds, next_block, pbits, sbits, limit, first, step):
+def _insert(slots, sums, filled, codes, values, bounds, next_block, space, sbits, limit, first, step):
     """Insert each block's stretch of slice `first` of `step` of the partitions into its table.
 
     A partition stops before a stretch that could push it past `limit` filled slots and records
@@ -103,7 +172,7 @@ def _insert(slots, sums, filled, keys, values, bounds, next_block, pbits, sbits,
             start, end = bounds[b, q], bounds[b, q + 1]
             if filled[q] + end - start > limit:
                 break
-            new, lost = _fill(slots, sums, base, mask, keys, values, start, end, pbits, sbits)
+            new, lost = _fill(slots, sums, base, mask, codes, values, start, end, space, sbits)
             filled[q] += new
             overflow |= lost
             b += 1
@@ -112,7 +181,7 @@ def _insert(slots, sums, filled, keys, values, bounds, next_block, pbits, sbits,
 
 
 @numba.njit(cache=True, nogil=True)
-def _rehash(slots, sums, new_slots, new_sums, pbits, old_bits, new_bits, first, step):
+def _rehash(slots, sums, new_slots, new_sums, space, old_bits, new_bits, first, step):
     """Slice `first` of `step` of the partitions' tables, copied into the larger arena."""
     old_size = np.int64(1) << np.int64(old_bits)
     new_size = np.int64(1) << np.int64(new_bits)
@@ -120,27 +189,41 @@ def _rehash(slots, sums, new_slots, new_sums, pbits, old_bits, new_bits, first, 
     for q in range(slice_start(width, first, step), slice_start(width, first + 1, step)):
         for i in range(q * old_size, (q + 1) * old_size):
             if slots[i] != 0:
-                _fill(new_slots, new_sums, q * new_size, new_size - 1, slots, sums, i, i + 1, pbits,
+                _fill(new_slots, new_sums, q * new_size, new_size - 1, slots, sums, i, i + 1, space,
                       new_bits)
 
 
 @numba.njit(cache=True, nogil=True)
-def _gather(slots, sums, start, end):
-    """The occupied slots of a range of the arena: keys and (when counted) their path counts."""
+def _gather(slots, sums, first, last, lo, space, sbits):
+    """The signatures of partitions ``lo + [first, last)`` (their tables' occupied slots) and, when
+    counted, their path counts."""
+    size = np.int64(1) << np.int64(sbits)
     count = 0
-    for i in range(start, end):
+    for i in range(first * size, last * size):
         count += slots[i] != 0
     keys = np.empty(count, dtype=np.uint64)
     values = np.empty((count if sums.shape[0] else 0, 2), dtype=np.uint64)
     k = 0
-    for i in range(start, end):
-        if slots[i] != 0:
-            keys[k] = slots[i]
-            if sums.shape[0]:
-                values[k, 0] = sums[i, 0]
-                values[k, 1] = sums[i, 1]
-            k += 1
+    for q in range(first, last):
+        for i in range(q * size, (q + 1) * size):
+            if slots[i] != 0:
+                keys[k] = key_of(lo + q, slots[i], space)
+                if sums.shape[0]:
+                    values[k, 0] = sums[i, 0]
+                    values[k, 1] = sums[i, 1]
+                k += 1
     return keys, values
+
+
+@numba.njit(cache=True, nogil=True)
+def _encode(keys, codes, space, partition):
+    """Fill `codes` for keys that all belong to `partition`; returns -1, or the index of the first
+    key that does not."""
+    for k in range(keys.shape[0]):
+        if partition_of(keys[k], space) != partition:
+            return k
+        codes[k] = code_of(keys[k], space)
+    return -1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -209,22 +292,22 @@ def table_bits(count: int) -> int:
 
 
 class Tables:
-    """The hash tables of one pass: partitions ``[lo, lo + width)`` of ``2**pbits``.
+    """The hash tables of one pass: partitions ``[lo, lo + width)`` of the keyspace's.
 
     `budget` bounds the arena's bytes; growing past it gives up partitions instead (see the module
     notes), and `hi` then says where the next pass starts.
     """
 
-    def __init__(self, pbits: int, lo: int, width: int, sbits: int, counted: bool,
+    def __init__(self, space: Keyspace, lo: int, width: int, sbits: int, counted: bool,
                  budget: int) -> None:
-        self.pbits, self.lo, self.sbits, self.counted, self.budget = pbits, lo, sbits, counted, budget
-        self.slots = np.zeros(width << sbits, dtype=np.uint64)
+        self.space, self.lo, self.sbits, self.counted, self.budget = space, lo, sbits, counted, budget
+        self.slots = np.zeros(width << sbits, dtype=space.dtype)
         self.sums = np.zeros(((width << sbits) if counted else 0, 2), dtype=np.uint64)
         self.filled = np.zeros(width, dtype=np.int64)
 
     @staticmethod
-    def slot_bytes(counted: bool) -> int:
-        return 24 if counted else 8
+    def slot_bytes(space: Keyspace, counted: bool) -> int:
+        return np.dtype(space.dtype).itemsize + (16 if counted else 0)
 
     @property
     def width(self) -> int:
@@ -238,14 +321,14 @@ class Tables:
     def nbytes(self) -> int:
         return self.slots.nbytes + self.sums.nbytes
 
-    def add(self, keys: np.ndarray, values: np.ndarray, bounds: np.ndarray) -> None:
+    def add(self, codes: np.ndarray, values: np.ndarray, bounds: np.ndarray) -> None:
         """Insert routed children: ``bounds[b, q]:bounds[b, q + 1]`` is block b's share of partition
-        ``lo + q`` in `keys` (and rows of `values` when paths are counted)."""
+        ``lo + q`` in `codes` (and rows of `values` when paths are counted)."""
         next_block = np.zeros(self.width, dtype=np.int64)
         while True:
             limit = int((1 << self.sbits) * LOAD)
-            if any(spread(_insert, self.width, self.slots, self.sums, self.filled, keys, values,
-                          bounds, next_block, np.uint64(self.pbits), np.uint64(self.sbits), limit)):
+            if any(spread(_insert, self.width, self.slots, self.sums, self.filled, codes, values,
+                          bounds, next_block, self.space.args, np.uint64(self.sbits), limit)):
                 raise PathCountOverflow(overflow_message())
             if (next_block[: self.width] >= bounds.shape[0]).all():
                 return
@@ -262,34 +345,48 @@ class Tables:
             self.slots = self.slots[: keep << self.sbits].copy()
             self.sums = self.sums[: keep << self.sbits].copy() if self.counted else self.sums
             self.filled = self.filled[:keep].copy()
-        slots = np.zeros(self.width << (self.sbits + 1), dtype=np.uint64)
+        slots = np.zeros(self.width << (self.sbits + 1), dtype=self.slots.dtype)
         sums = np.zeros((len(slots) if self.counted else 0, 2), dtype=np.uint64)
-        spread(_rehash, self.width, self.slots, self.sums, slots, sums, np.uint64(self.pbits),
+        spread(_rehash, self.width, self.slots, self.sums, slots, sums, self.space.args,
                np.uint64(self.sbits), np.uint64(self.sbits + 1))
         self.slots, self.sums = slots, sums
         self.sbits += 1
 
     def drain(self, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
-        """The distinct keys of partitions ``[first, last)`` (offsets in this pass), sorted, with
-        their path counts; those tables are emptied of meaning (call once per range)."""
-        keys, values = _gather(self.slots, self.sums, first << self.sbits, last << self.sbits)
+        """The distinct signatures of partitions ``[first, last)`` (offsets in this pass), sorted,
+        with their path counts; those tables are emptied of meaning (call once per range)."""
+        keys, values = _gather(self.slots, self.sums, first, last, self.lo, self.space.args,
+                               self.sbits)
         return radix_sort(keys, values)
 
 
-def distinct(keys: np.ndarray, values: np.ndarray, bounds: np.ndarray | None = None,
-             pbits: int = 0, partition: int = 0) -> tuple[np.ndarray, np.ndarray]:
+# Signatures of any 64 bits, in one partition: for batches whose board is not at hand.
+ANY_KEYS = Keyspace(64, 0)
+
+
+def one_table(space: Keyspace, partition: int, codes: np.ndarray, values: np.ndarray,
+              bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct signatures behind a batch of codes of one partition, sorted, with path counts
+    summed: one table, filled in one call, drained once."""
+    tables = Tables(space, partition, 1, table_bits(len(codes)), values.shape[0] > 0, 1 << 62)
+    tables.add(codes, values, bounds)
+    return tables.drain(0, 1)
+
+
+def distinct(keys: np.ndarray, values: np.ndarray, space: Keyspace = ANY_KEYS,
+             partition: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """The distinct keys of one batch, sorted, with path counts summed (`values` may be ``(0, 2)``).
 
-    The reduce for callers that hold a whole batch at once (the mrjob and Spark mappers, the mrjob
-    driver, a Spark reduce task): one table, filled in one call, drained once. `bounds` are
-    `expand_routed`'s when the batch comes routed (to one partition); by default the batch is one
-    stretch. Keys that all belong to one `partition` of ``2**pbits`` must say so: their hashes
-    share those top bits, and a table that used them would fill a fraction of its slots.
+    The reduce for callers that hold a whole batch at once (the mrjob driver, a Spark reduce task).
+    Keys that all belong to one `partition` of a keyspace must say so, so that their codes are
+    narrow and their home slots come from the bits that differ; a key that does not belong there
+    is a bug upstream, refused rather than stored under a wrong signature.
     """
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
-    counted = values.shape[0] > 0
-    if bounds is None:
-        bounds = np.array([[0, len(keys)]], dtype=np.int64)
-    tables = Tables(pbits, partition, 1, table_bits(len(keys)), counted, budget=1 << 62)
-    tables.add(keys, np.ascontiguousarray(values, dtype=np.uint64) if counted else values, bounds)
-    return tables.drain(0, 1)
+    codes = np.empty(len(keys), dtype=space.dtype)
+    stray = _encode(keys, codes, space.args, partition)
+    if stray >= 0:
+        raise ValueError(f"signature {int(keys[stray])} does not belong to partition {partition}"
+                         f" of {1 << space.pbits}")
+    values = np.ascontiguousarray(values, dtype=np.uint64)
+    return one_table(space, partition, codes, values, np.array([[0, len(keys)]], dtype=np.int64))

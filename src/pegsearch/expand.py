@@ -12,7 +12,7 @@ import numba
 import numpy as np
 
 from pegsearch.codec import Codec
-from pegsearch.dedup import distinct, partition_of
+from pegsearch.dedup import Keyspace, code_of, one_table, partition_of
 from pegsearch.threads import slice_start, spread
 
 _BYTE = np.uint64(0xFF)
@@ -110,12 +110,13 @@ def _block_fanout(positions, need, flip, size, counts, first, step):
 
 
 @numba.njit(cache=True, nogil=True)
-def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tables, pbits, lo, hi,
+def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tables, space, lo, hi,
                    out, out_paths, bounds, most, first, step):
     """Children of slice `first` of `step` of the blocks of parents, grouped by partition.
 
-    Block b's children land in ``out[offsets[b]:offsets[b + 1]]``, partition ``lo + q``'s share at
-    ``bounds[b, q]:bounds[b, q + 1]``; children of partitions outside ``[lo, hi)`` are dropped.
+    Block b's children land in ``out[offsets[b]:offsets[b + 1]]`` as codes (dedup.Keyspace),
+    partition ``lo + q``'s share at ``bounds[b, q]:bounds[b, q + 1]``; children of partitions
+    outside ``[lo, hi)`` are dropped.
     A block's children are first made into a scratch array (in cache, `most` long, made once per
     call and reused by its blocks), then counted and placed.
     """
@@ -136,7 +137,7 @@ def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tab
             made += count
         cursor[:] = 0
         for t in range(made):
-            q = partition_of(scratch[t], pbits) - lo
+            q = partition_of(scratch[t], space) - lo
             if 0 <= q < width:
                 cursor[q + 1] += 1
         cursor[0] = offsets[b]
@@ -144,9 +145,9 @@ def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tab
             cursor[q + 1] += cursor[q]
         bounds[b, :] = cursor
         for t in range(made):
-            q = partition_of(scratch[t], pbits) - lo
+            q = partition_of(scratch[t], space) - lo
             if 0 <= q < width:
-                out[cursor[q]] = scratch[t]
+                out[cursor[q]] = code_of(scratch[t], space)
                 if counted:
                     out_paths[cursor[q], 0] = paths[parent[t], 0]
                     out_paths[cursor[q], 1] = paths[parent[t], 1]
@@ -205,15 +206,15 @@ class Scratch:
 BLOCK = 512
 
 
-def expand_routed(codec: Codec, positions: np.ndarray, paths: np.ndarray, pbits: int, lo: int,
+def expand_routed(codec: Codec, positions: np.ndarray, paths: np.ndarray, space: Keyspace, lo: int,
                   hi: int, scratch: Scratch | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Children of `positions` routed to partitions ``[lo, hi)`` of ``2**pbits``, for `Tables.add`.
+    """Children of `positions` routed to partitions ``[lo, hi)`` of `space`, for `Tables.add`.
 
     The map and the shuffle in one pass over the parents: each block of parents makes its children
-    in cache and writes them straight into its partitions' stretches, carrying each parent's path
-    count (``paths``, or ``(0, 2)`` when not counted). Returns children, their path counts, and
-    the bounds of every (block, partition) stretch.
+    in cache and writes their codes straight into their partitions' stretches, carrying each
+    parent's path count (``paths``, or ``(0, 2)`` when not counted). Returns codes, their path
+    counts, and the bounds of every (block, partition) stretch.
 
     The children live in `scratch` when given (valid until its next use): a caller that expands
     many chunks reuses one, which spares the kernel the page faults of fresh memory.
@@ -226,13 +227,14 @@ def expand_routed(codec: Codec, positions: np.ndarray, paths: np.ndarray, pbits:
     most = int(offsets.max())
     np.cumsum(offsets, out=offsets)
     made = int(offsets[-1])
-    words = 3 if paths.shape[0] else 1
-    into = (scratch or Scratch()).take(made * words)
-    out = into[:made]
-    out_paths = into[made:made * words].reshape(-1, 2)
+    code_words = -(-made * np.dtype(space.dtype).itemsize // 8)
+    path_words = 2 * made if paths.shape[0] else 0
+    into = (scratch or Scratch()).take(code_words + path_words)
+    out = into[:code_words].view(space.dtype)[:made]
+    out_paths = into[code_words:].reshape(-1, 2)
     bounds = np.zeros((blocks, hi - lo + 1), dtype=np.int64)
     spread(_expand_routed, blocks, positions, paths, offsets, size, codec.need, codec.flip,
-           codec.flip_images, codec.tables, np.uint64(pbits), lo, hi, out, out_paths, bounds, most)
+           codec.flip_images, codec.tables, space.args, lo, hi, out, out_paths, bounds, most)
     return out, out_paths, bounds
 
 
@@ -240,4 +242,5 @@ def expand_distinct(codec: Codec, positions: np.ndarray,
                     paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct children of a batch, sorted, with path counts summed: map and combine in one
     call, for engines that hand the kernel one batch at a time (the mrjob and Spark mappers)."""
-    return distinct(*expand_routed(codec, positions, paths, 0, 0, 1))
+    space = Keyspace(codec.holes, 0)
+    return one_table(space, 0, *expand_routed(codec, positions, paths, space, 0, 1))

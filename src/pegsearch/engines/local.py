@@ -16,7 +16,7 @@ import os
 import re
 from concurrent.futures import ThreadPoolExecutor, wait
 
-from pegsearch.dedup import MAX_PBITS, Tables, table_bits
+from pegsearch.dedup import MAX_PBITS, Keyspace, Tables, table_bits
 from pegsearch.dedup import partition_bits as table_partition_bits
 from pegsearch.engines import Report, ignore
 from pegsearch.errors import UsageError
@@ -27,9 +27,8 @@ DEFAULT_BUDGET_CAP = 4 << 30
 # The share of the budget for a chunk's routed children. Large chunks matter: a partition's table
 # stays in cache only while it takes many children at once, so chunks should dwarf the tables.
 MAPPING_SHARE = 4
-# Bytes per routed child (with path counts), and a generous guess at children per parent as a
-# fraction of the board's jumps, to turn that share into parents per chunk.
-CHILD_BYTES = {False: 10, True: 28}
+# A generous guess at children per parent, as a fraction of the board's jumps, to turn that share
+# into parents per chunk.
 FANOUT_SHARE = 4
 # Below this many positions a pass writes a single part file.
 SMALL_PART = 1 << 16
@@ -106,22 +105,24 @@ class LocalEngine:
         codec = run.codec()
         parents = run.levels[level]["states"]
         expected = expected_states(run, level)
-        pbits = partition_bits(expected, self.workers)
-        parts = 1 << pbits
+        space = Keyspace(run.board.holes, partition_bits(expected, self.workers))
+        parts = 1 << space.pbits
         per_partition = table_bits(-(-expected // parts))
-        slot_bytes = Tables.slot_bytes(run.count_paths)
+        # A routed child takes a slot's bytes too (a code, and its path count when counted), plus
+        # its share of the stretches' bounds.
+        slot_bytes = Tables.slot_bytes(space, run.count_paths)
         mapping = self.budget // MAPPING_SHARE
         fanout = max(1, len(run.board.jumps) // FANOUT_SHARE)
-        chunk = self.chunk or max(1 << 12, mapping // (CHILD_BYTES[run.count_paths] * fanout))
+        chunk = self.chunk or max(1 << 12, mapping // ((slot_bytes + 2) * fanout))
         arena = self.budget - mapping
         written, lo, passes = 0, 0, 0
         with ThreadPoolExecutor(self.workers) as pool:
             while lo < parts:
                 width = min(parts - lo, max(1, arena // ((1 << per_partition) * slot_bytes)))
-                tables = Tables(pbits, lo, width, per_partition, run.count_paths, arena)
+                tables = Tables(space, lo, width, per_partition, run.count_paths, arena)
                 done = 0
                 for keys, paths in run.iter_level(level, chunk, run.count_paths):
-                    tables.add(*expand_routed(codec, keys, paths, pbits, tables.lo, tables.hi,
+                    tables.add(*expand_routed(codec, keys, paths, space, tables.lo, tables.hi,
                                               self.scratch))
                     done += len(keys)
                     # Whether another pass follows is known only when this one ends.

@@ -53,6 +53,7 @@ from pyspark.util import InheritableThread
 from pegsearch.analysis import parents_reaching
 from pegsearch.blocks import Combiner, decode_block, encode_block, merge_blocks
 from pegsearch.codec import Codec
+from pegsearch.dedup import Keyspace
 from pegsearch.engines import Report, ignore
 from pegsearch.engines.local import LocalEngine
 from pegsearch.errors import UsageError
@@ -322,6 +323,11 @@ class Plan:
     def folder(self, level: int) -> Location:
         return Location.parse(self.uri) / level_name(level)
 
+    @property
+    def space(self) -> Keyspace:
+        """The shuffle's partitions of the children's signatures."""
+        return Keyspace(self.codec.holes, self.pbits)
+
 
 def _partition(partition: int) -> int:
     return partition
@@ -334,10 +340,10 @@ def _map_task(plan: Plan, entries: Iterator[dict]) -> Iterator[tuple[int, bytes]
     folder = plan.folder(plan.level)
     where = f"level {plan.level} of {plan.uri}"
     for entry in entries:
-        combiner = Combiner(plan.pbits, plan.counted, 2 * entry["rows"])
+        combiner = Combiner(plan.codec, plan.pbits, plan.counted, 2 * entry["rows"])
         for parents, paths in iter_parts(folder, [entry], BATCH_ROWS, plan.counted, where):
             try:
-                combiner.add(plan.codec, parents, paths)
+                combiner.add(parents, paths)
             except PathCountOverflow:
                 raise PathCountOverflow(f"{OVERFLOW}map") from None
         yield from combiner.blocks()
@@ -349,7 +355,7 @@ def _reduce_task(plan: Plan, partition: int,
     counts summed) and written as one part file, under a name unique to this attempt, straight
     into the store; the part's manifest entry goes back to the driver, which alone commits it."""
     try:
-        keys, sums = merge_blocks([block for _, block in pairs], plan.counted, plan.pbits,
+        keys, sums = merge_blocks([block for _, block in pairs], plan.counted, plan.space,
                                   partition)
     except PathCountOverflow:
         raise PathCountOverflow(f"{OVERFLOW}reduce") from None
