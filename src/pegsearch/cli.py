@@ -11,8 +11,7 @@ import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
-
-from tqdm import tqdm
+from typing import TYPE_CHECKING
 
 from pegsearch.analysis import exact_per_hole, finishes, orbit, solve, winnable_counts
 from pegsearch.bench import compare, machine, measure, medians
@@ -39,6 +38,9 @@ from pegsearch.store import SYMMETRY_MODES, Identity, Run
 from pegsearch.store.location import close_stores
 from pegsearch.survey import survey
 from pegsearch.verify import recompute, verify
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 RUNS = Path("runs")
 RUN_HELP = "a run: its folder, or a URI such as s3://BUCKET/PATH"
@@ -443,7 +445,8 @@ def _print_run(run: Run, as_json: bool, winnable: list[int] | None = None,
 
 class TerminalProgress:
     """A search's progress on the terminal: a bar while a level is made (parents done out of the
-    total, positions per second, time left), then one line per committed level."""
+    total, positions per second, time left), then one line per committed level. tqdm is imported
+    when the first bar is drawn: a search whose output is not a terminal never pays for it."""
 
     def __init__(self) -> None:
         self.bar: tqdm | None = None
@@ -451,6 +454,8 @@ class TerminalProgress:
     def __call__(self, event: dict) -> None:
         if "done" in event:
             if self.bar is None:
+                from tqdm import tqdm
+
                 self.bar = tqdm(total=event["total"], file=sys.stderr, leave=False, unit=" parents",
                                 unit_scale=True, desc=f"  level {event['level']:3d}  pegs"
                                                       f" {event['pegs']:3d}")
