@@ -18,6 +18,7 @@ import gc
 import os
 import re
 import secrets
+import sys
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -194,16 +195,11 @@ def _bucket_path(text: str) -> str:
     return base
 
 
-# Whether this process made an S3 filesystem, so the S3 client needs shutting down (close_stores).
-_s3_made = False
-
-
 def close_stores() -> None:
     """Shut the S3 client down before the interpreter exits: pyarrow's AWS SDK threads otherwise
     may abort the process at exit ("terminate called without an active exception", SIGABRT) after
-    the work is done. Called by the command once it has finished with every run. A process that
-    never made an S3 filesystem skips it (the collection alone costs 0.05 s)."""
-    if _s3_made:
+    the work is done. Called by the command once it has finished with every run."""
+    if "pyarrow._s3fs" in sys.modules:
         gc.collect()  # the last Location may still be waiting in a reference cycle
         pafs.finalize_s3()
 
@@ -243,8 +239,6 @@ def _s3(uri: str) -> pafs.S3FileSystem:
     if key and secret:
         options.update(access_key=key, secret_key=secret,
                        session_token=os.environ.get("AWS_SESSION_TOKEN"))
-    global _s3_made
-    _s3_made = True
     try:
         return pafs.S3FileSystem(**options)
     except (OSError, ValueError) as exc:
