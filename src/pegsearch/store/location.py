@@ -198,7 +198,9 @@ def _bucket_path(text: str) -> str:
 def close_stores() -> None:
     """Shut the S3 client down before the interpreter exits: pyarrow's AWS SDK threads otherwise
     may abort the process at exit ("terminate called without an active exception", SIGABRT) after
-    the work is done. Called by the command once it has finished with every run."""
+    the work is done. Called by the command once it has finished with every run. A process that
+    never made an S3 filesystem needs it too: skipping it there, `verify` of a local run once
+    aborted so at exit."""
     if "pyarrow._s3fs" in sys.modules:
         gc.collect()  # the last Location may still be waiting in a reference cycle
         pafs.finalize_s3()
