@@ -47,12 +47,12 @@ def _legal(p, need, flip):
     return count
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _fanout(positions, need, flip):
-    counts = np.empty(positions.shape[0], dtype=np.int64)
-    for i in numba.prange(positions.shape[0]):
+@numba.njit(cache=True, nogil=True)
+def _fanout(positions, need, flip, counts, first, step):
+    """How many jumps are legal in each of slice `first` of `step` of the positions, into counts."""
+    n = positions.shape[0]
+    for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
         counts[i] = _legal(positions[i], need, flip)
-    return counts
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -82,20 +82,14 @@ def _children_of(p, need, flip, flip_images, tables, legal, images, out, k):
     return count
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _children(positions, offsets, need, flip, flip_images, tables):
-    """Every child's signature, in parent order (parents split into blocks, one scratch each)."""
-    out = np.empty(offsets[-1], dtype=np.uint64)
+@numba.njit(cache=True, nogil=True)
+def _children(positions, offsets, need, flip, flip_images, tables, out, first, step):
+    """The children's signatures of slice `first` of `step` of the positions, in parent order."""
+    images = np.empty(tables.shape[0], dtype=np.uint64)
+    legal = np.empty(need.shape[0], dtype=np.int64)
     n = positions.shape[0]
-    blocks = min(n, 1024)
-    size = (n + blocks - 1) // max(blocks, 1)
-    for block in numba.prange(blocks):
-        images = np.empty(tables.shape[0], dtype=np.uint64)
-        legal = np.empty(need.shape[0], dtype=np.int64)
-        for i in range(block * size, min(n, (block + 1) * size)):
-            _children_of(positions[i], need, flip, flip_images, tables, legal, images, out,
-                         offsets[i])
-    return out
+    for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
+        _children_of(positions[i], need, flip, flip_images, tables, legal, images, out, offsets[i])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -154,22 +148,19 @@ def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tab
                 cursor[q] += 1
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _signatures(positions, tables):
-    out = np.empty(positions.shape[0], dtype=np.uint64)
-    for i in numba.prange(positions.shape[0]):
+@numba.njit(cache=True, nogil=True)
+def _signatures(positions, tables, out, first, step):
+    n = positions.shape[0]
+    for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
         out[i] = _signature(positions[i], tables)
-    return out
 
 
 def signatures(codec: Codec, positions: np.ndarray) -> np.ndarray:
     """Signatures of positions (the compiled twin of `Codec.signatures`, which tests compare)."""
-    return _signatures(np.ascontiguousarray(positions, dtype=np.uint64), codec.tables)
-
-
-def fanout(codec: Codec, positions: np.ndarray) -> np.ndarray:
-    """How many legal jumps each position has (int64, one per position)."""
-    return _fanout(np.ascontiguousarray(positions, dtype=np.uint64), codec.need, codec.flip)
+    positions = np.ascontiguousarray(positions, dtype=np.uint64)
+    out = np.empty(positions.shape[0], dtype=np.uint64)
+    spread(_signatures, len(positions), positions, codec.tables, out)
+    return out
 
 
 def expand(codec: Codec, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -179,11 +170,13 @@ def expand(codec: Codec, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     a value carried by each parent (a path count) is spread over its children with ``np.repeat``.
     """
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
-    counts = _fanout(positions, codec.need, codec.flip)
+    counts = np.empty(positions.shape[0], dtype=np.int64)
+    spread(_fanout, len(positions), positions, codec.need, codec.flip, counts)
     offsets = np.zeros(positions.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    children = _children(positions, offsets, codec.need, codec.flip, codec.flip_images,
-                         codec.tables)
+    children = np.empty(offsets[-1], dtype=np.uint64)
+    spread(_children, len(positions), positions, offsets, codec.need, codec.flip,
+           codec.flip_images, codec.tables, children)
     return children, counts
 
 
