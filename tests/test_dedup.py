@@ -9,11 +9,13 @@ import numba
 import numpy as np
 import pytest
 
-from pegsearch.board import load_board
+from pegsearch.blocks import Combiner, decode_block
+from pegsearch.board import load_board, parse_board
+from pegsearch.codec import Codec
 from pegsearch.dedup import Keyspace, code_of, distinct, key_of, partition_of
 from pegsearch.engines.local import LocalEngine
 from pegsearch.search import search
-from pegsearch.store import Identity
+from pegsearch.store import NO_PATHS, Identity
 from pegsearch.verify import recompute
 from tests.helpers import limbs
 
@@ -89,3 +91,35 @@ def test_wide_codes_search_matches_numpy(tmp_path: Path) -> None:
     assert not Keyspace(board.holes, 5).narrow
     assert len(run.levels) > 12 and max(r["states"] for r in run.levels) > 10_000
     assert recompute(tmp_path / "r", len(run.levels)) == []
+
+
+LINE_4 = 'name = "line-4"\ngrid = "square"\nlayout = """\no o o .\n"""\n'
+
+
+def test_a_board_smaller_than_the_partitions_of_many_cores(tmp_path: Path) -> None:
+    """Four holes on a machine of 16 cores: the engine would want 64 partitions of 4-bit
+    signatures; it keeps 16 and finds every level (checked against numpy)."""
+    board = parse_board(LINE_4, "line-4.toml")
+    engine = LocalEngine()
+    engine.workers = 16
+    run = search(Identity(board, board.empty), tmp_path / "r", engine)
+    assert [r["states"] for r in run.levels] == [1, 1]  # 2 over 3 into 4, then pegs 1 and 4
+    assert recompute(tmp_path / "r", len(run.levels)) == []
+
+
+def test_the_combiner_keeps_a_partition_for_every_signature_at_most() -> None:
+    """A Spark map task's combiner on the same board: as many partitions as the shuffle's, never
+    more than the signatures, and every child in the block of its partition."""
+    board = parse_board(LINE_4, "line-4.toml")
+    codec = Codec.for_board(board)
+    combiner = Combiner(codec, 2, False, 1 << 20)
+    assert combiner.space.pbits == board.holes
+    combiner.add(np.array([board.start_position(board.empty)], dtype=np.uint64), NO_PATHS)
+    [(partition, block)] = combiner.blocks()
+    keys = decode_block(block)[0]
+    assert len(keys) == 1 and _round_trip(keys, Keyspace(4, 2).args)[0][0] == partition
+
+
+def test_a_keyspace_with_more_partitions_than_signatures_is_refused() -> None:
+    with pytest.raises(ValueError, match="cap its bits"):
+        Keyspace(4, 5)

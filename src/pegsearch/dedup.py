@@ -54,6 +54,12 @@ class Keyspace:
     nbits: int
     pbits: int
 
+    def __post_init__(self) -> None:
+        if not 0 <= self.pbits <= self.nbits <= 64:
+            raise ValueError(f"{1 << self.pbits} partitions of {self.nbits}-bit signatures: a"
+                             " partition must get at least one signature (cap its bits at the"
+                             " board's holes)")
+
     @property
     def rbits(self) -> int:
         return self.nbits - self.pbits

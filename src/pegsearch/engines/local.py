@@ -105,7 +105,8 @@ class LocalEngine:
         codec = run.codec()
         parents = run.levels[level]["states"]
         expected = expected_states(run, level)
-        space = Keyspace(run.board.holes, partition_bits(expected, self.workers))
+        # Never more partitions than signatures: a tiny board on many cores keeps few.
+        space = Keyspace(run.board.holes, min(run.board.holes, partition_bits(expected, self.workers)))
         parts = 1 << space.pbits
         per_partition = table_bits(-(-expected // parts))
         # A routed child takes a slot's bytes too (a code, and its path count when counted), plus

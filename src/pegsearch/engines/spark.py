@@ -183,7 +183,8 @@ class SparkEngine:
             return
         self._check_store(run.location)
         entries = run.levels[level]["files"]
-        plan = Plan(run.uri, level, run.codec(), run.count_paths, self._partition_bits(parents))
+        plan = Plan(run.uri, level, run.codec(), run.count_paths,
+                    min(self._partition_bits(parents), run.board.holes))
         # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
         # py4j's tracebacks and leave its connection half-read (see interrupts.cancelling).
         with cancelling(self._cancel):
