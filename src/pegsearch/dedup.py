@@ -77,8 +77,8 @@ class Keyspace:
         """The kernels' view: (mask of the n bits, pbits, rbits, bits a code keeps, code offset,
         mask of the remainder)."""
         nmask = np.uint64((1 << self.nbits) - 1)
-        keep = np.uint64((1 << self.rbits) - 1) if self.narrow else nmask
         rmask = np.uint64((1 << self.rbits) - 1)
+        keep = rmask if self.narrow else nmask
         return (nmask, np.uint64(self.pbits), np.uint64(self.rbits), keep,
                 np.uint64(1 if self.narrow else 0), rmask)
 

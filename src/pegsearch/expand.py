@@ -47,14 +47,6 @@ def _legal(p, need, flip):
     return count
 
 
-@numba.njit(cache=True, nogil=True)
-def _fanout(positions, need, flip, counts, first, step):
-    """How many jumps are legal in each of slice `first` of `step` of the positions, into counts."""
-    n = positions.shape[0]
-    for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
-        counts[i] = _legal(positions[i], need, flip)
-
-
 @numba.njit(cache=True, nogil=True, inline="always")
 def _children_of(p, need, flip, flip_images, tables, legal, images, out, k):
     """Write the signatures of position p's children into out[k:]; returns how many.
@@ -170,10 +162,10 @@ def expand(codec: Codec, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     a value carried by each parent (a path count) is spread over its children with ``np.repeat``.
     """
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
-    counts = np.empty(positions.shape[0], dtype=np.int64)
-    spread(_fanout, len(positions), positions, codec.need, codec.flip, counts)
     offsets = np.zeros(positions.shape[0] + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    spread(_block_fanout, len(positions), positions, codec.need, codec.flip, 1, offsets)
+    counts = offsets[1:].copy()  # blocks of one parent: each parent's fanout
+    np.cumsum(offsets, out=offsets)
     children = np.empty(offsets[-1], dtype=np.uint64)
     spread(_children, len(positions), positions, offsets, codec.need, codec.flip,
            codec.flip_images, codec.tables, children)
