@@ -147,8 +147,13 @@ class SparkEngine:
         if self.master or not submitted:
             builder = builder.master(master)
         if not submitted:  # the JVM starts with this session: give it quiet logs
-            builder = builder.config("spark.driver.extraJavaOptions",
-                                     f"-Dlog4j2.configurationFile={self._quiet_logs()}")
+            options = f"-Dlog4j2.configurationFile={self._quiet_logs()}"
+            if master.startswith("local"):
+                # The JVM only moves blocks (the kernel runs in Python), so its optimising compiler
+                # would cost start-up and never pay back; nor is anyone there to open the web UI.
+                options += " -XX:TieredStopAtLevel=1"
+                builder = builder.config("spark.ui.enabled", "false")
+            builder = builder.config("spark.driver.extraJavaOptions", options)
         try:
             self.spark = builder.getOrCreate()
         except Exception as exc:
