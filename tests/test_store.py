@@ -4,6 +4,7 @@ a non-zero exit, and never leaves a finished-looking run or changes one."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import random
 import shutil
@@ -170,6 +171,26 @@ def test_two_runs_started_together_one_is_refused(tmp_path: Path) -> None:
     assert "is being written by" in refused or "already holds this run" in refused
     assert Run.open(out).status == "complete"
     assert pegsearch("verify", str(out)).returncode == 0
+
+
+def test_a_run_being_started_is_named_as_such_not_as_a_foreign_folder(tmp_path: Path) -> None:
+    """The instant after another writer took its lock and began writing (its lock and a manifest's
+    temporary file are all the folder holds), a second start names that writer; a foreign folder
+    holding the same files but no lock is still refused as one, and both are left as they were."""
+    started, foreign = tmp_path / "started", tmp_path / "foreign"
+    for folder in (started, foreign):
+        folder.mkdir()
+        (folder / "manifest.json.0123456789ab.tmp").write_text("{}")
+    with open(started / ".lock", "w") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        lock.write("pegsearch process 4242 on elsewhere\n")
+        lock.flush()
+        refused = pegsearch("run", "triangle-5", "--out", str(started))
+        assert_one_line_error(refused, "is being written by pegsearch process 4242 on elsewhere")
+    assert_one_line_error(pegsearch("run", "triangle-5", "--out", str(foreign)),
+                          "is not an empty folder or a pegsearch run")
+    assert sorted(p.name for p in started.iterdir()) == [".lock", "manifest.json.0123456789ab.tmp"]
+    assert [p.name for p in foreign.iterdir()] == ["manifest.json.0123456789ab.tmp"]
 
 
 @pytest.fixture(scope="module")

@@ -118,7 +118,7 @@ class Run:
         """
         location = where if isinstance(where, Location) else Location.parse(where)
         if not resume and not location.is_file(MANIFEST):
-            cls._check_empty(location)
+            cls._check_empty(location, locked=False)
         _guard(location, "create the run folder", location.make, kept=False)
         lock = _guard(location, "lock the run", lambda: WriterLock(location), kept=False)
         try:
@@ -136,7 +136,7 @@ class Run:
             elif resume:
                 raise UsageError(f"{location} holds no run to resume; drop --resume to start one")
             else:
-                cls._check_empty(location)
+                cls._check_empty(location, locked=True)
                 manifest = {"format": FORMAT, "pegsearch": __version__, **identity.as_json(),
                             "holes": identity.board.holes, "symmetries": len(identity.group),
                             "engine": engine, "options": options, "status": "running",
@@ -149,8 +149,17 @@ class Run:
         return run
 
     @staticmethod
-    def _check_empty(location: Location) -> None:
-        if set(location.files()) - HOUSEKEEPING:
+    def _check_empty(location: Location, locked: bool) -> None:
+        """Refuse a folder that holds anything but a run's lock.
+
+        Checked first before the lock is taken, so nothing is added to a folder of someone else's
+        files. But a writer takes its lock before it writes anything, so a folder holding a lock
+        and other files may be a run another process is starting this instant: then the lock
+        decides (it names that writer, or the manifest is there once it is done), and only a
+        folder still not a run under the lock is refused.
+        """
+        files = set(location.files())
+        if files - HOUSEKEEPING and (locked or not files & HOUSEKEEPING):
             raise UsageError(f"{location} exists and is not an empty folder or a pegsearch run;"
                              " choose another --out")
 
