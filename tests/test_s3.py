@@ -145,10 +145,12 @@ def test_mrjob_engine_searches_a_run_on_s3(s3: str, tmp_path: Path) -> None:
 
 def test_a_second_writer_on_s3_is_refused(s3: str) -> None:
     uri = f"{s3}/two-writers"
-    first = subprocess.Popen([sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl", "--out",
-                              uri], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # Raw, so the first run still has seconds to go (the second's start-up) on a fast machine.
+    first = subprocess.Popen([sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl", "--raw",
+                              "--out", uri], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True)
     wait_for_levels(uri, 2)
-    second = pegsearch("run", "skippy-xl", "--out", uri, "--resume")
+    second = pegsearch("run", "skippy-xl", "--raw", "--out", uri, "--resume")
     assert first.wait(timeout=300) == 0, first.stderr.read()
     assert_one_line_error(second, "is being written by pegsearch process")
     assert Run.open(uri).status == "complete" and len(Run.open(uri).levels) == 26

@@ -145,11 +145,12 @@ def test_a_full_disk_keeps_the_levels_made_and_resumes_elsewhere(small_disk: Pat
 
 def test_a_second_writer_is_refused_and_the_first_finishes(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    first = subprocess.Popen([sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl", "--out",
-                              str(out), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
+    # Raw, so the first run still has seconds to go (the second's start-up) on a fast machine.
+    first = subprocess.Popen([sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl", "--raw",
+                              "--out", str(out), "--json"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
     wait_for_levels(out, 3)
-    second = pegsearch("run", "skippy-xl", "--out", str(out), "--resume")
+    second = pegsearch("run", "skippy-xl", "--raw", "--out", str(out), "--resume")
     assert_one_line_error(second, "is being written by pegsearch process")
     stdout, stderr = first.communicate(timeout=300)
     assert first.returncode == 0, stderr
