@@ -72,17 +72,17 @@ def recompute(path: str | Path, upto: int) -> list[str]:
 
     The second computation shares nothing with the engines but the board's jump and symmetry
     tables: every legal jump of every parent in plain numpy, canonicalised by `Codec.signatures`
-    (numpy, not the compiled kernel) and deduplicated by `np.unique` (a sort, not hash tables). It
-    holds a level's children in memory, so it is for a run's smaller levels.
+    (numpy, not the compiled kernel) and deduplicated by a sort (`_sorted_distinct`, not hash
+    tables). It holds a level's children in memory, so it is for a run's smaller levels.
     """
     run = Run.open(path)
     codec = run.codec()
     problems = []
-    level = np.unique(run.read_level(0))
+    level = _sorted_distinct(run.read_level(0))
     for index in range(1, min(upto, len(run.levels) - 1) + 1):
         children = np.concatenate([level[(level & flip) == need] ^ flip
                                    for need, flip in zip(codec.need, codec.flip, strict=True)])
-        level = np.unique(codec.signatures(children))
+        level = _sorted_distinct(codec.signatures(children))
         stored = np.sort(run.read_level(index))
         if not np.array_equal(level, stored):
             problems.append(f"level {index}: the stored {len(stored):,} positions differ from the"
@@ -163,11 +163,17 @@ def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int,
     return table
 
 
+def _sorted_distinct(positions: np.ndarray) -> np.ndarray:
+    """The distinct positions, ascending, by a sort (numpy 2.3 on made `np.unique` a hash table)."""
+    ordered = np.sort(positions)
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
+
+
 def _disjoint(pieces: list[np.ndarray]) -> bool:
     """No position in two parts: cheap when the parts cover ascending ranges, else a merge.
 
     The parts are sorted (each is checked), so a stable sort of them all merges sorted runs; a
-    repeat then sits next to its twin. `np.unique` took 40 times as long (its hash table).
+    repeat then sits next to its twin. `np.unique` took 40 times as long (it uses a hash table).
     """
     ranges = [(piece.min(), piece.max()) for piece in pieces if len(piece)]
     if all(a[1] < b[0] for a, b in pairwise(ranges)):
