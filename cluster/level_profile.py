@@ -35,7 +35,7 @@ def main() -> None:
     codec = run.codec()
     parents = run.read_level(options.level)
     expected = run.levels[options.level + 1]["states"]
-    space = Keyspace(codec.holes, partition_bits(expected, WORKERS))
+    space = Keyspace(codec.holes, partition_bits(expected, WORKERS, codec.holes))
     width = 1 << space.pbits
     sbits = table_bits(-(-expected // width))
     scratch = Scratch()

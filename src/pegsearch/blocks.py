@@ -56,7 +56,7 @@ class Combiner:
 
     def __init__(self, codec: Codec, pbits: int, counted: bool, expected: int) -> None:
         self.codec, self.pbits, self.counted = codec, pbits, counted
-        self.extra = min(partition_bits(expected, least=pbits), codec.holes) - pbits
+        self.extra = partition_bits(expected, codec.holes, least=pbits) - pbits
         self.space = Keyspace(codec.holes, pbits + self.extra)
         tables = 1 << self.space.pbits
         self.tables = Tables(self.space, 0, tables, table_bits(-(-expected // tables)), counted,

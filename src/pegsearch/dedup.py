@@ -281,13 +281,15 @@ TABLE_SLOTS = 1 << 12
 MAX_PBITS = 14
 
 
-def partition_bits(expected: int, least: int = 0) -> int:
-    """Partitions for `expected` distinct keys, as a power of two, at least ``2**least``: enough
-    that each table stays near TABLE_SLOTS (in cache), up to ``2**MAX_PBITS``."""
+def partition_bits(expected: int, nbits: int, least: int = 0) -> int:
+    """Partitions for `expected` distinct keys of `nbits`-bit signatures, as a power of two, at
+    least ``2**least``: enough that each table stays near TABLE_SLOTS (in cache), up to
+    ``2**MAX_PBITS``. Never more than the signatures, as `Keyspace` requires: a board of fewer
+    holes than a many-core machine's partition bits (4 holes, 16 cores) keeps few."""
     bits = least
     while bits < MAX_PBITS and expected >> bits > TABLE_SLOTS // 2:
         bits += 1
-    return bits
+    return min(bits, nbits)
 
 
 def table_bits(count: int) -> int:

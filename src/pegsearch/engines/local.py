@@ -65,10 +65,11 @@ def expected_states(run: Run, level: int) -> int:
     return max(1, int(states * max(growth, 1.0)))
 
 
-def partition_bits(expected: int, workers: int) -> int:
+def partition_bits(expected: int, workers: int, holes: int) -> int:
     """Partitions (as a power of two): tables near the cache-sized aim, and at least four per core
-    to keep the cores busy."""
-    return table_partition_bits(expected, least=min(MAX_PBITS, (4 * workers - 1).bit_length()))
+    to keep the cores busy (as far as a board of `holes` holes has signatures)."""
+    return table_partition_bits(expected, holes,
+                                least=min(MAX_PBITS, (4 * workers - 1).bit_length()))
 
 
 class LocalEngine:
@@ -105,8 +106,7 @@ class LocalEngine:
         codec = run.codec()
         parents = run.levels[level]["states"]
         expected = expected_states(run, level)
-        # Never more partitions than signatures: a tiny board on many cores keeps few.
-        space = Keyspace(run.board.holes, min(run.board.holes, partition_bits(expected, self.workers)))
+        space = Keyspace(run.board.holes, partition_bits(expected, self.workers, run.board.holes))
         parts = 1 << space.pbits
         per_partition = table_bits(-(-expected // parts))
         # A routed child takes a slot's bytes too (a code, and its path count when counted), plus

@@ -189,7 +189,7 @@ class SparkEngine:
         self._check_store(run.location)
         entries = run.levels[level]["files"]
         plan = Plan(run.uri, level, run.codec(), run.count_paths,
-                    min(self._partition_bits(parents), run.board.holes))
+                    self._partition_bits(parents, run.board.holes))
         # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
         # py4j's tracebacks and leave its connection half-read (see interrupts.cancelling).
         with cancelling(self._cancel):
@@ -233,13 +233,14 @@ class SparkEngine:
         pieces = [decode_block(block)[0] for block in kept]
         return np.sort(np.concatenate(pieces)) if pieces else np.empty(0, np.uint64)
 
-    def _partition_bits(self, parents: int) -> int:
+    def _partition_bits(self, parents: int, holes: int) -> int:
         """Reduce partitions for the level made from `parents` positions, as a power of two: one
         per TASK_ROWS parents, at most one per core, unless a partition would pass MAX_TASK_ROWS.
-        A small level is then one task, and a big one spreads over every core."""
+        A small level is then one task, and a big one spreads over every core. Never more than a
+        board of `holes` holes has signatures (see `dedup.partition_bits`)."""
         cores = self.spark.sparkContext.defaultParallelism
         wanted = max(min(cores, -(-parents // TASK_ROWS)), -(-parents // MAX_TASK_ROWS), 1)
-        return (wanted - 1).bit_length()
+        return min((wanted - 1).bit_length(), holes)
 
     def _check_store(self, location: Location) -> None:
         """Show that executors read and write the run's store exactly where this driver does.
