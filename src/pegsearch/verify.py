@@ -170,13 +170,10 @@ def _sorted_distinct(positions: np.ndarray) -> np.ndarray:
 
 
 def _disjoint(pieces: list[np.ndarray]) -> bool:
-    """No position in two parts: cheap when the parts cover ascending ranges, else a merge.
-
-    The parts are sorted (each is checked), so a stable sort of them all merges sorted runs; a
-    repeat then sits next to its twin. `np.unique` took 40 times as long (it uses a hash table).
-    """
+    """No position in two parts: cheap when the parts cover ascending ranges, else by a sort
+    (`np.unique` took 40 times as long on a raw skippy-xl level)."""
     ranges = [(piece.min(), piece.max()) for piece in pieces if len(piece)]
     if all(a[1] < b[0] for a, b in pairwise(ranges)):
         return True
-    merged = np.sort(np.concatenate(pieces), kind="stable")
-    return not np.any(merged[1:] == merged[:-1])
+    merged = np.concatenate(pieces)
+    return len(_sorted_distinct(merged)) == len(merged)

@@ -18,7 +18,6 @@ import gc
 import os
 import re
 import secrets
-import sys
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -201,9 +200,8 @@ def close_stores() -> None:
     the work is done. Called by the command once it has finished with every run. A process that
     never made an S3 filesystem needs it too: skipping it there, `verify` of a local run once
     aborted so at exit."""
-    if "pyarrow._s3fs" in sys.modules:
-        gc.collect()  # the last Location may still be waiting in a reference cycle
-        pafs.finalize_s3()
+    gc.collect()  # the last Location may still be waiting in a reference cycle
+    pafs.finalize_s3()
 
 
 def sync_folder(folder: Path) -> None:
