@@ -249,24 +249,24 @@ def test_with_a_token_every_api_request_carries_it(tmp_path: Path) -> None:
     assert "Traceback" not in guarded.log.read_text()
 
 
-@pytest.fixture(scope="module")
-def skippy_levels(tmp_path_factory: pytest.TempPathFactory) -> list[int]:
+def uninterrupted_levels(folder: Path, *options: str) -> list[int]:
     """The per-level counts of skippy-xl from an uninterrupted `pegsearch run`."""
-    out = tmp_path_factory.mktemp("skippy") / "run"
-    result = pegsearch("run", "skippy-xl", "--out", str(out), "--json")
+    result = pegsearch("run", "skippy-xl", "--out", str(folder / "run"), "--json", *options)
     assert result.returncode == 0, result.stderr
     return [level["states"] for level in json.loads(result.stdout)["levels"]]
+
+
+@pytest.fixture(scope="module")
+def skippy_levels(tmp_path_factory: pytest.TempPathFactory) -> list[int]:
+    return uninterrupted_levels(tmp_path_factory.mktemp("skippy"))
 
 
 @pytest.fixture(scope="module")
 def skippy_raw_levels(tmp_path_factory: pytest.TempPathFactory) -> list[int]:
-    """skippy-xl's per-level counts without symmetry reduction, from an uninterrupted run: the
-    searches a test stops mid-way are raw, whose levels after the eighth take seconds (the reduced
-    search's take about one in all, less than a cancel may need to arrive on a fast machine)."""
-    out = tmp_path_factory.mktemp("skippy-raw") / "run"
-    result = pegsearch("run", "skippy-xl", "--raw", "--out", str(out), "--json")
-    assert result.returncode == 0, result.stderr
-    return [level["states"] for level in json.loads(result.stdout)["levels"]]
+    """Without symmetry reduction: the searches a test stops mid-way are raw, whose levels after
+    the eighth take seconds (the reduced search's take about one in all, less than a cancel may
+    need to arrive on a fast machine)."""
+    return uninterrupted_levels(tmp_path_factory.mktemp("skippy-raw"), "--raw")
 
 
 @pytest.mark.slow
