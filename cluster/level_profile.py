@@ -4,7 +4,7 @@
 
 Makes level LEVEL + 1 of a stored run again from level LEVEL, in memory, with the local engine's
 own steps and sizes, and times each: the map (`expand_routed`: children made, coded and routed to
-their partitions), the inserts (`Tables.add`) and the drain (`Tables.drain`: gather and radix
+their partitions), the inserts (`HashTables.add`) and the drain (`HashTables.drain`: gather and radix
 sort). CPU seconds are this process's, summed over its threads, so the figures are per child of
 one core's time whatever the load; the first repetition includes loading the compiled kernels.
 Nothing is written.
@@ -18,11 +18,10 @@ from itertools import pairwise
 
 import numpy as np
 
-from pegsearch.dedup import Keyspace, Tables, table_bits
-from pegsearch.engines.local import partition_bits
-from pegsearch.expand import Scratch, expand_routed
+from pegsearch.engines.local import level_layout
+from pegsearch.kernel.expand import Scratch, expand_routed
+from pegsearch.kernel.threads import WORKERS
 from pegsearch.store import NO_PATHS, Run
-from pegsearch.threads import WORKERS
 
 
 def main() -> None:
@@ -32,23 +31,22 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=4)
     options = parser.parse_args()
     run = Run.open(options.run)
-    codec = run.codec()
+    tables = run.tables()
     parents = run.read_level(options.level)
     expected = run.levels[options.level + 1]["states"]
-    space = Keyspace(codec.holes, partition_bits(expected, WORKERS, codec.holes))
-    width = 1 << space.pbits
-    sbits = table_bits(-(-expected // width))
+    layout = level_layout(expected, WORKERS, tables.holes)
+    space, width, sbits = layout.space, layout.space.partitions, layout.sbits
     scratch = Scratch()
     print(f"{run.board.name} level {options.level} -> {options.level + 1}: {len(parents):,} parents,"
           f" {width} partitions of {1 << sbits} slots, {np.dtype(space.dtype).name} codes")
     for _ in range(options.repeat):
         marks = [time.process_time()]
-        codes, paths, bounds = expand_routed(codec, parents, NO_PATHS, space, 0, width, scratch)
+        codes, paths, bounds = expand_routed(tables, parents, NO_PATHS, space, 0, width, scratch)
         marks.append(time.process_time())
-        tables = Tables(space, 0, width, sbits, False, 1 << 62)
-        tables.add(codes, paths, bounds)
+        hashes = layout.tables(False)
+        hashes.add(codes, paths, bounds)
         marks.append(time.process_time())
-        distinct = sum(len(tables.drain(g, min(width, g + 256))[0]) for g in range(0, width, 256))
+        distinct = sum(len(hashes.drain(g, min(width, g + 256))[0]) for g in range(0, width, 256))
         marks.append(time.process_time())
         children = len(codes)
         map_ns, insert_ns, drain_ns = (1e9 * (b - a) / children for a, b in pairwise(marks))

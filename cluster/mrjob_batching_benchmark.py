@@ -4,7 +4,8 @@
 
 Every board is searched on every runner twice, in this process through the engine itself, with
 `batch_size=1` (the mapper calls the kernel once per position) and with the default batch size
-(`pegsearch.level_job.BATCH_SIZE`). The table gives wall and CPU seconds (this process and the task
+(`pegsearch.engines.mrjob.level_job.BATCH_SIZE`). The table gives wall and CPU seconds (this process
+and the task
 subprocesses it waited for) and the speed-up. The load average is printed with each run because the
 figures mean little without it on a shared machine. Both runs of a pair must find the same number of
 positions at every level, or the script fails: a speed-up that changed the answer is no speed-up.
@@ -20,11 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from pegsearch.board import load_board
+from pegsearch.board.files import load_board
+from pegsearch.board.spec import SearchSpec
 from pegsearch.engines import make_engine
-from pegsearch.level_job import BATCH_SIZE
-from pegsearch.search import search
-from pegsearch.store import Identity, Run
+from pegsearch.engines.driver import search
+from pegsearch.engines.mrjob.level_job import BATCH_SIZE
+from pegsearch.store import Run
 
 CONF = Path(__file__).resolve().parent / "mrjob.conf"
 
@@ -40,7 +42,7 @@ def timed_search(board: str, runner: str, batch_size: int, out: Path) -> tuple[R
     loaded = load_board(board)
     engine = make_engine("mrjob", runner=runner, mrjob_conf=CONF, batch_size=batch_size)
     wall, cpu = time.perf_counter(), cpu_seconds()
-    run = search(Identity(loaded, loaded.empty), out, engine)
+    run = search(SearchSpec(loaded, loaded.empty), out, engine)
     return run, time.perf_counter() - wall, cpu_seconds() - cpu
 
 

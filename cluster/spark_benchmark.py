@@ -40,7 +40,7 @@ def main() -> int:
     folder.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
            "PYSPARK_PYTHON": sys.executable, "SPARK_CONF_DIR": str(HERE / "spark-conf")}
-    pegsearch = [sys.executable, "-m", "pegsearch.cli", "run", args.board]
+    pegsearch = [sys.executable, "-m", "pegsearch", "run", args.board]
     load_before = os.getloadavg()
 
     walls = {"local": timed([*pegsearch, "--out", str(folder / "local")], env),

@@ -2,12 +2,12 @@
 
     python jobs/level_job.py -r hadoop --search search.json [--count-paths] LEVEL_FILES
 
-The job is `pegsearch.level_job.LevelJob`, installed with the package; mrjob ships that module's
+The job is `pegsearch.engines.mrjob.level_job.LevelJob`, installed with the package; mrjob ships that module's
 source file (not this launcher) to the tasks, so every node needs pegsearch installed. `pegsearch run
 --engine mrjob` does not use this file. See cluster/mrjob.md.
 """
 
-from pegsearch.level_job import LevelJob
+from pegsearch.engines.mrjob.level_job import LevelJob
 
 if __name__ == "__main__":
     LevelJob.run()

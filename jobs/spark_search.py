@@ -11,7 +11,7 @@ store URI every node reaches (s3://BUCKET/PATH, gs://..., hdfs://...).
 
 import sys
 
-from pegsearch.cli import main
+from pegsearch.cli.main import main
 
 if __name__ == "__main__":
     sys.exit(main(["run", *sys.argv[1:], "--engine", "spark"]))

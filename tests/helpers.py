@@ -10,16 +10,17 @@ from pathlib import Path
 
 import numpy as np
 
-from pegsearch.board import load_board
+from pegsearch.board.files import load_board
+from pegsearch.board.spec import SearchSpec
+from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
-from pegsearch.search import search
-from pegsearch.store import MANIFEST, Identity, LevelWriter, Run, level_name
+from pegsearch.store import MANIFEST, LevelWriter, Run, level_name
 from pegsearch.store.parts import iter_parts
 
 
 def pegsearch(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
     """Run the `pegsearch` command as a user would, capturing its output."""
-    return subprocess.run([sys.executable, "-m", "pegsearch.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "pegsearch", *args], capture_output=True,
                           text=True, cwd=cwd, timeout=timeout)
 
 
@@ -27,8 +28,8 @@ def local_run(board: str, out: Path, start: tuple[int, ...] | None = None,
               reduced: bool = True) -> Run:
     """Search a board with the local engine in this process."""
     loaded = load_board(board)
-    identity = Identity(loaded, start or loaded.empty, "board" if reduced else "none")
-    return search(identity, out, LocalEngine())
+    spec = SearchSpec(loaded, start or loaded.empty, "board" if reduced else "none")
+    return search(spec, out, LocalEngine())
 
 
 def limbs(values: list[int]) -> np.ndarray:
@@ -42,7 +43,7 @@ def one_level_run(out: Path, engine: str, holes: list[int], paths: list[int],
     given path counts: the way to make an engine add numbers near the limit without a huge board.
     `split` stores each position as a part of its own (so a cluster engine maps them apart)."""
     board = load_board("triangle-5")
-    run = Run.create_or_resume(out, Identity(board, (holes[0],), count_paths=True), engine, {},
+    run = Run.create_or_resume(out, SearchSpec(board, (holes[0],), count_paths=True), engine, {},
                                resume=False)
     positions = np.array([board.start_position((hole,)) for hole in holes], dtype=np.uint64)
     writer = run.level_writer(0)

@@ -29,7 +29,7 @@ class Server:
         self.port = free_port()
         self.token = token
         environment = {k: v for k, v in os.environ.items() if k != "PEGSEARCH_TOKEN"}
-        command = [sys.executable, "-m", "pegsearch.cli", "serve", "--runs", str(root),
+        command = [sys.executable, "-m", "pegsearch", "serve", "--runs", str(root),
                    "--port", str(self.port), *options]
         if token:
             command += ["--token", token]

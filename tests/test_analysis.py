@@ -12,12 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from pegsearch.analysis import exact_per_hole, finishes, solve, targets, winnable_counts, winnable_sets
-from pegsearch.board import load_board
-from pegsearch.codec import Codec
+from pegsearch.answers.finishes import exact_per_hole, finishes
+from pegsearch.answers.solve import solve
+from pegsearch.answers.winnable import targets, winnable_counts, winnable_sets
+from pegsearch.board.files import load_board
+from pegsearch.board.spec import SearchSpec
+from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
-from pegsearch.search import search
-from pegsearch.store import Identity, Run
+from pegsearch.kernel.tables import BoardTables
+from pegsearch.store import Run
 from tests.helpers import local_run, pegsearch
 from tests.test_cli import assert_one_line_error
 
@@ -28,7 +31,7 @@ def triangle_run(tmp_path: Path, start: int, symmetry: str, count_paths: bool = 
                  board: str = "triangle-5") -> Path:
     out = tmp_path / f"{board}-{start}-{symmetry}"
     loaded = load_board(board)
-    search(Identity(loaded, (start,), symmetry, count_paths), out, LocalEngine())
+    search(SearchSpec(loaded, (start,), symmetry, count_paths), out, LocalEngine())
     return out
 
 
@@ -164,8 +167,8 @@ def test_winnable_counts_agree_across_symmetry_modes(tmp_path: Path) -> None:
     """Winnable raw positions, reduced independently here, give the reduced walk's counts."""
     raw = Run.open(triangle_run(tmp_path, 4, "none"))
     reduced = Run.open(triangle_run(tmp_path, 4, "board"))
-    codec = Codec.for_board(load_board("triangle-5"))
-    orbits = {level: len(set(codec.signatures(w).tolist()))
+    tables = BoardTables.for_board(load_board("triangle-5"))
+    orbits = {level: len(set(tables.signatures(w).tolist()))
               for level, w in winnable_sets(raw, targets(raw))}
     assert winnable_counts(reduced) == [orbits[k] for k in range(len(raw.levels))]
     assert winnable_counts(raw)[0] == 1 and winnable_counts(raw)[-1] == raw.levels[-1]["states"]
@@ -198,7 +201,7 @@ def test_english_winnable_positions_match_a112738(published: dict, tmp_path: Pat
 @pytest.mark.slow
 def test_english_centre_to_centre_solutions(published: dict, tmp_path: Path) -> None:
     board = load_board("english-33")
-    run = search(Identity(board, (17,), "board", count_paths=True), tmp_path / "run", LocalEngine())
+    run = search(SearchSpec(board, (17,), "board", count_paths=True), tmp_path / "run", LocalEngine())
     assert exact_per_hole(run)
     [centre] = [c for c in finishes(run) if 17 in c.holes]
     assert centre.holes == (17,)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pegsearch.board import load_board, parse_board, shipped_boards
-from pegsearch.codec import Codec
+from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.errors import UsageError
-from pegsearch.expand import signatures
+from pegsearch.kernel.expand import signatures
+from pegsearch.kernel.tables import BoardTables
 
 # Jump counts worked out by hand: a triangle of side n has 3(n-1)(n-2) jumps; a hexagon counts the
 # triples on its rows of lengths s..2s-1..s in three directions, both ways; English 76, French 92.
@@ -57,7 +57,7 @@ def test_a_rectangle_has_four_symmetries_not_eight() -> None:
 @pytest.mark.parametrize("name", ["triangle-6", "english-33", "hexagon-19"])
 def test_signature_is_the_smallest_image(name: str) -> None:
     board = load_board(name)
-    codec = Codec.for_board(board)
+    tables = BoardTables.for_board(board)
     rng = np.random.default_rng(7)
     positions = rng.integers(0, 1 << board.holes, size=500, dtype=np.uint64)
     slow = []
@@ -66,8 +66,8 @@ def test_signature_is_the_smallest_image(name: str) -> None:
         for perm in board.symmetries:
             images.append(sum(1 << perm[i] for i in range(board.holes) if p >> i & 1))
         slow.append(min(images))
-    assert codec.signatures(positions).tolist() == slow
-    assert signatures(codec, positions).tolist() == slow
+    assert tables.signatures(positions).tolist() == slow
+    assert signatures(tables, positions).tolist() == slow
 
 
 BAD_FILES = [

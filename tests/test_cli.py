@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from pegsearch.board import load_board
-from pegsearch.engines import Report, ignore
+from pegsearch.board.files import load_board
+from pegsearch.board.spec import SearchSpec
+from pegsearch.engines import LevelProgress, no_progress
+from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
-from pegsearch.search import search
-from pegsearch.store import MANIFEST, Identity, LevelWriter, Run
+from pegsearch.store import MANIFEST, LevelWriter, Run
 from tests.helpers import pegsearch, sha256_of
 
 
@@ -147,7 +148,7 @@ def test_a_killed_run_lists_only_whole_levels_and_resumes(levels: int, skippy_co
                                                           tmp_path: Path) -> None:
     """SIGKILL once the manifest lists `levels` levels, i.e. while the next one is being written."""
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl", "--out", str(out)]
+    command = [sys.executable, "-m", "pegsearch", "run", "skippy-xl", "--out", str(out)]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_for_levels(out, levels)
     os.kill(process.pid, signal.SIGKILL)
@@ -171,7 +172,8 @@ class InterruptedAtLevel(LocalEngine):
         super().__init__()
         self.stop_at = level
 
-    def next_level(self, run: Run, level: int, writer: LevelWriter, report: Report = ignore) -> None:
+    def next_level(self, run: Run, level: int, writer: LevelWriter,
+                   report: LevelProgress = no_progress) -> None:
         super().next_level(run, level, writer, report)
         if level + 1 == self.stop_at:
             raise KeyboardInterrupt
@@ -181,7 +183,7 @@ def test_resume_without_out_continues_the_newest_unfinished_run(tmp_path: Path) 
     board = load_board("triangle-6")
     folder = tmp_path / "runs" / "triangle-6-h1-20260101-000000"
     with pytest.raises(KeyboardInterrupt):
-        search(Identity(board, (1,)), folder, InterruptedAtLevel(7))
+        search(SearchSpec(board, (1,)), folder, InterruptedAtLevel(7))
     assert Run.open(folder).status == "interrupted"
     assert len(Run.open(folder).levels) == 7 and not (folder / "level-007").exists()
     assert "incomplete run (interrupted)" in pegsearch("counts", str(folder)).stdout

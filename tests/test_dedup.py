@@ -9,14 +9,15 @@ import numba
 import numpy as np
 import pytest
 
-from pegsearch.blocks import Combiner, decode_block
-from pegsearch.board import load_board, parse_board
-from pegsearch.codec import Codec
-from pegsearch.dedup import Keyspace, code_of, distinct, key_of, partition_of
+from pegsearch.answers.verify import recompute
+from pegsearch.board.files import load_board, parse_board
+from pegsearch.board.spec import SearchSpec
+from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
-from pegsearch.search import search
-from pegsearch.store import NO_PATHS, Identity
-from pegsearch.verify import recompute
+from pegsearch.engines.spark.blocks import Combiner, decode_block
+from pegsearch.kernel.reduce import Keyspace, code_of, distinct, key_of, partition_of
+from pegsearch.kernel.tables import BoardTables
+from pegsearch.store import NO_PATHS
 from tests.helpers import limbs
 
 
@@ -87,7 +88,7 @@ def test_wide_codes_search_matches_numpy(tmp_path: Path) -> None:
     partitions, so codes are wide (37 - pbits > 31 bits); checked against a numpy recomputation."""
     board = load_board("european-37")
     start = tuple(range(1, 20))
-    run = search(Identity(board, start), tmp_path / "r", LocalEngine())
+    run = search(SearchSpec(board, start), tmp_path / "r", LocalEngine())
     assert not Keyspace(board.holes, 5).narrow
     assert len(run.levels) > 12 and max(r["states"] for r in run.levels) > 10_000
     assert recompute(tmp_path / "r", len(run.levels)) == []
@@ -102,7 +103,7 @@ def test_a_board_smaller_than_the_partitions_of_many_cores(tmp_path: Path) -> No
     board = parse_board(LINE_4, "line-4.toml")
     engine = LocalEngine()
     engine.workers = 16
-    run = search(Identity(board, board.empty), tmp_path / "r", engine)
+    run = search(SearchSpec(board, board.empty), tmp_path / "r", engine)
     assert [r["states"] for r in run.levels] == [1, 1]  # 2 over 3 into 4, then pegs 1 and 4
     assert recompute(tmp_path / "r", len(run.levels)) == []
 
@@ -111,8 +112,8 @@ def test_the_combiner_keeps_a_partition_for_every_signature_at_most() -> None:
     """A Spark map task's combiner on the same board: as many partitions as the shuffle's, never
     more than the signatures, and every child in the block of its partition."""
     board = parse_board(LINE_4, "line-4.toml")
-    codec = Codec.for_board(board)
-    combiner = Combiner(codec, 2, False, 1 << 20)
+    tables = BoardTables.for_board(board)
+    combiner = Combiner(tables, 2, False, 1 << 20)
     assert combiner.space.pbits == board.holes
     combiner.add(np.array([board.start_position(board.empty)], dtype=np.uint64), NO_PATHS)
     [(partition, block)] = combiner.blocks()

@@ -125,7 +125,7 @@ def test_a_board_file_without_read_permission(tmp_path: Path) -> None:
     board = tmp_path / "secret.toml"
     board.write_text(BOARD)
     board.chmod(0)
-    command = [sys.executable, "-m", "pegsearch.cli", "run", str(board), "--out", str(tmp_path / "r")]
+    command = [sys.executable, "-m", "pegsearch", "run", str(board), "--out", str(tmp_path / "r")]
     if os.geteuid() == 0:
         if not shutil.which("setpriv"):
             pytest.skip("running as root, and no setpriv to drop the capability to read anything")
@@ -204,7 +204,7 @@ def interrupt_and_resume(board: str, signum: int, levels: int, delay: float, cou
     """Send `signum` `delay` seconds after `levels` levels are listed (to the whole process group,
     as a terminal's Ctrl-C, if `group`); check the one line, the exit code and the status; then
     `--resume` must finish with `counts`, verified."""
-    process = subprocess.Popen([sys.executable, "-m", "pegsearch.cli", "run", board, "--out",
+    process = subprocess.Popen([sys.executable, "-m", "pegsearch", "run", board, "--out",
                                 str(out), *flags], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, preexec_fn=default_signals, start_new_session=group)
     deadline = time.monotonic() + 120
@@ -360,7 +360,7 @@ def test_a_read_only_install_runs_for_a_user_without_a_writable_home(tmp_path: P
     where = subprocess.run([*python, "-c", "import pegsearch; print(pegsearch.__file__)"],
                            capture_output=True, text=True, env=environment, timeout=60)
     assert where.stdout.strip() == str(install / "pegsearch" / "__init__.py"), where.stderr
-    result = subprocess.run([*python, "-m", "pegsearch.cli", "run", "triangle-5", "--out",
+    result = subprocess.run([*python, "-m", "pegsearch", "run", "triangle-5", "--out",
                              str(scratch / "run"), "--json"],
                             capture_output=True, text=True, env=environment, timeout=600)
     assert result.returncode == 0, result.stderr

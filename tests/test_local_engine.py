@@ -7,20 +7,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pegsearch.board import load_board
+from pegsearch.board.files import load_board
+from pegsearch.board.spec import SearchSpec
+from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
 from pegsearch.errors import UsageError
-from pegsearch.search import search
-from pegsearch.store import Identity
 from tests.helpers import level_sets, parts_of, pegsearch
 
 
 @pytest.mark.parametrize("count_paths", [False, True])
 def test_many_passes_match_one_pass(count_paths: bool, tmp_path: Path) -> None:
-    identity = Identity(load_board("triangle-6"), (4,), count_paths=count_paths)
-    whole = search(identity, tmp_path / "whole", LocalEngine())
+    spec = SearchSpec(load_board("triangle-6"), (4,), count_paths=count_paths)
+    whole = search(spec, tmp_path / "whole", LocalEngine())
     engine = LocalEngine(memory=40_000, chunk=500)  # tables of about 10 kB: several passes a level
-    passes = search(identity, tmp_path / "passes", engine)
+    passes = search(spec, tmp_path / "passes", engine)
     assert max(len(r["files"]) for r in passes.levels) >= 4  # a part per pass at least
     assert engine.passes >= len(passes.levels) + 4
     for a, b in zip(level_sets(whole), level_sets(passes), strict=True):
@@ -29,7 +29,7 @@ def test_many_passes_match_one_pass(count_paths: bool, tmp_path: Path) -> None:
 
 
 def test_parts_are_sorted_and_disjoint(tmp_path: Path) -> None:
-    run = search(Identity(load_board("triangle-6"), (1,)), tmp_path / "r",
+    run = search(SearchSpec(load_board("triangle-6"), (1,)), tmp_path / "r",
                  LocalEngine(memory=40_000, chunk=500))
     for level in range(len(run.levels)):
         seen = parts_of(run, level)
@@ -58,7 +58,7 @@ def test_progress_inside_a_level_counts_every_parent_of_every_pass(tmp_path: Pat
     size times the passes made, before the level's record arrives."""
     events: list[dict] = []
     engine = LocalEngine(memory=40_000, chunk=500)  # small tables and chunks: many passes, events
-    run = search(Identity(load_board("triangle-6"), (1,)), tmp_path / "r", engine,
+    run = search(SearchSpec(load_board("triangle-6"), (1,)), tmp_path / "r", engine,
                  progress=events.append)
     for record in run.levels[1:]:
         level = record["level"]

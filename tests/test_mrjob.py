@@ -18,13 +18,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pegsearch.board import load_board
+from pegsearch.board.files import load_board
+from pegsearch.board.spec import SearchSpec
 from pegsearch.engines import make_engine
+from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
-from pegsearch.errors import UsageError
-from pegsearch.paths import LIMIT, PathCountOverflow, as_int
-from pegsearch.search import search
-from pegsearch.store import Identity, Run
+from pegsearch.errors import PathCountOverflow, UsageError
+from pegsearch.kernel.path_counts import LIMIT, as_int
+from pegsearch.store import Run
 from tests.helpers import level_sets, one_level_run, pegsearch, written
 
 pytest.importorskip("mrjob")
@@ -40,7 +41,7 @@ CONF = ROOT / "cluster" / "mrjob.conf"
 def local_counted(board: str, out: Path, start: tuple[int, ...] | None = None) -> Run:
     """A search with path counts by the local engine: the second engine the mrjob runs must match."""
     loaded = load_board(board)
-    return search(Identity(loaded, start or loaded.empty, count_paths=True), out, LocalEngine())
+    return search(SearchSpec(loaded, start or loaded.empty, count_paths=True), out, LocalEngine())
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +95,7 @@ def test_inline_runner_counts_durango_bills_solutions(hole: int, published: dict
                                                       tmp_path: Path) -> None:
     """Per-level path totals as the local engine's, and the one-peg total as Durango Bill's."""
     board = load_board("triangle-5")
-    run = search(Identity(board, (hole,), count_paths=True), tmp_path / "mrjob",
+    run = search(SearchSpec(board, (hole,), count_paths=True), tmp_path / "mrjob",
                  make_engine("mrjob", runner="inline"))
     assert_same_levels(run, local_counted("triangle-5", tmp_path / "local", (hole,)))
     assert run.levels[-1]["pegs"] == 1
@@ -106,7 +107,7 @@ def test_batch_size_does_not_change_a_level(triangle_5: Run, tmp_path: Path) -> 
     """Batches of 7 split the parents of a level anywhere: the sums must not depend on where.
     (Batches of 1 are checked by cluster/mrjob_batching_benchmark.py, which times them.)"""
     board = load_board("triangle-5")
-    run = search(Identity(board, board.empty, count_paths=True), tmp_path / "run",
+    run = search(SearchSpec(board, board.empty, count_paths=True), tmp_path / "run",
                  make_engine("mrjob", runner="inline", batch_size=7))
     assert run.manifest["options"]["batch_size"] == 7
     assert_same_levels(run, triangle_5)
@@ -148,16 +149,16 @@ def test_a_path_count_at_the_limit_is_kept_exactly(tmp_path: Path) -> None:
 def test_inline_runner_reduces_by_the_runs_group(symmetry: str, tmp_path: Path) -> None:
     """The job is given the run's symmetry group, not the board's: every group must match."""
     board = load_board("triangle-5")
-    identity = Identity(board, board.empty, symmetry)
-    run = search(identity, tmp_path / "mrjob", make_engine("mrjob", runner="inline"))
-    assert_same_levels(run, search(identity, tmp_path / "local", make_engine("local")))
+    spec = SearchSpec(board, board.empty, symmetry)
+    run = search(spec, tmp_path / "mrjob", make_engine("mrjob", runner="inline"))
+    assert_same_levels(run, search(spec, tmp_path / "local", make_engine("local")))
 
 
 def test_local_runner_counts_paths_like_local_engine(triangle_5: Run, published: dict,
                                                     tmp_path: Path) -> None:
     """Every task a subprocess running the job's module file, lines through Hadoop-like sorting."""
     board = load_board("triangle-5")
-    run = search(Identity(board, board.empty, count_paths=True), tmp_path / "run",
+    run = search(SearchSpec(board, board.empty, count_paths=True), tmp_path / "run",
                  make_engine("mrjob", runner="local", mrjob_conf=CONF))
     assert_same_levels(run, triangle_5)
     bill = published["triangle5_solutions"]["by_start_hole"][str(board.empty[0])]
@@ -168,7 +169,7 @@ def test_launcher_runs_the_job_from_the_command_line(triangle_5: Run, tmp_path: 
     """`python jobs/level_job.py` (what a Hadoop user types) turns level-0 lines into level 1."""
     search_file = tmp_path / "search.json"
     search_file.write_text(json.dumps({"board": triangle_5.board.definition(),
-                                       "group": triangle_5.identity.group}))
+                                       "group": triangle_5.spec.group}))
     level_0 = tmp_path / "level-0.txt"
     level_0.write_text("".join(f"{position}\t{count}\n"
                                for position, count in level_paths(triangle_5, 0).items()))
@@ -186,7 +187,7 @@ def test_spark_runner_computes_the_widest_level_like_local_engine(triangle_5: Ru
     """One spark-submit per level costs 10-20 s here, so the quick test runs the widest level only
     (with its path counts); the full search on Spark is the slow test below."""
     widest = max(range(len(triangle_5.levels) - 1), key=lambda k: triangle_5.levels[k]["states"])
-    copy = search(triangle_5.identity, tmp_path / "copy", make_engine("local"))
+    copy = search(triangle_5.spec, tmp_path / "copy", make_engine("local"))
     writer = copy.level_writer(len(copy.levels))  # any writer serves: its parts are only read back
     with make_engine("mrjob", runner="spark", master="local[2]") as engine:
         engine.next_level(triangle_5, widest, writer)
@@ -200,7 +201,7 @@ def test_spark_runner_computes_the_widest_level_like_local_engine(triangle_5: Ru
 @needs_pyspark
 def test_spark_runner_full_search_matches_local_engine(triangle_5: Run, tmp_path: Path) -> None:
     board = load_board("triangle-5")
-    run = search(Identity(board, board.empty), tmp_path / "run",
+    run = search(SearchSpec(board, board.empty), tmp_path / "run",
                  make_engine("mrjob", runner="spark", master="local[2]"))
     assert_same_levels(run, triangle_5)
 
@@ -208,7 +209,7 @@ def test_spark_runner_full_search_matches_local_engine(triangle_5: Run, tmp_path
 @pytest.mark.slow
 def test_triangle_6_on_inline_runner_matches_local_engine(tmp_path: Path) -> None:
     board = load_board("triangle-6")
-    run = search(Identity(board, board.empty, count_paths=True), tmp_path / "mrjob",
+    run = search(SearchSpec(board, board.empty, count_paths=True), tmp_path / "mrjob",
                  make_engine("mrjob", runner="inline"))
     assert_same_levels(run, local_counted("triangle-6", tmp_path / "local"))
 

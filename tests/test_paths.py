@@ -8,12 +8,13 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pegsearch.board import load_board
-from pegsearch.dedup import distinct
+from pegsearch.board.files import load_board
+from pegsearch.board.spec import SearchSpec
+from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
-from pegsearch.paths import LIMIT, PathCountOverflow, as_int, from_arrow, to_arrow
-from pegsearch.search import search
-from pegsearch.store import Identity
+from pegsearch.errors import PathCountOverflow
+from pegsearch.kernel.path_counts import LIMIT, as_int, from_arrow, to_arrow
+from pegsearch.kernel.reduce import distinct
 from tests.helpers import limbs
 
 
@@ -46,7 +47,7 @@ def test_arrow_decimal_round_trip() -> None:
 def test_triangle5_solutions_per_start_match_durango_bill(hole: int, symmetry: str,
                                                           published: dict, tmp_path: Path) -> None:
     board = load_board("triangle-5")
-    run = search(Identity(board, (hole,), symmetry, count_paths=True), tmp_path / "r", LocalEngine())
+    run = search(SearchSpec(board, (hole,), symmetry, count_paths=True), tmp_path / "r", LocalEngine())
     assert run.levels[-1]["pegs"] == 1
     expected = published["triangle5_solutions"]["by_start_hole"][str(hole)]
     assert int(run.levels[-1]["paths"]) == expected
@@ -56,6 +57,6 @@ def test_triangle5_solutions_per_start_match_durango_bill(hole: int, symmetry: s
 def test_small_chunks_give_the_same_sums(tmp_path: Path) -> None:
     """Merging per-chunk sums must equal summing the whole level at once."""
     board = load_board("triangle-6")
-    whole = search(Identity(board, (1,), count_paths=True), tmp_path / "a", LocalEngine())
-    chunked = search(Identity(board, (1,), count_paths=True), tmp_path / "b", LocalEngine(chunk=97))
+    whole = search(SearchSpec(board, (1,), count_paths=True), tmp_path / "a", LocalEngine())
+    chunked = search(SearchSpec(board, (1,), count_paths=True), tmp_path / "b", LocalEngine(chunk=97))
     assert [r["paths"] for r in whole.levels] == [r["paths"] for r in chunked.levels]

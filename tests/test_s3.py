@@ -85,7 +85,7 @@ def wait_for_levels(uri: str, count: int, timeout: float = 120) -> None:
 def test_a_run_killed_on_s3_resumes_to_identical_levels(levels: int, s3: str,
                                                         skippy_local: Run) -> None:
     uri = f"{s3}/killed-{levels}"
-    process = subprocess.Popen([sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl",
+    process = subprocess.Popen([sys.executable, "-m", "pegsearch", "run", "skippy-xl",
                                 "--out", uri], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_for_levels(uri, levels)
     os.kill(process.pid, signal.SIGKILL)
@@ -146,7 +146,7 @@ def test_mrjob_engine_searches_a_run_on_s3(s3: str, tmp_path: Path) -> None:
 def test_a_second_writer_on_s3_is_refused(s3: str) -> None:
     uri = f"{s3}/two-writers"
     # Raw, so the first run still has seconds to go (the second's start-up) on a fast machine.
-    first = subprocess.Popen([sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl", "--raw",
+    first = subprocess.Popen([sys.executable, "-m", "pegsearch", "run", "skippy-xl", "--raw",
                               "--out", uri], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              text=True)
     wait_for_levels(uri, 2)
@@ -164,7 +164,7 @@ def test_an_unreachable_store_is_one_line_before_any_work(variables: dict, fragm
                                                           s3: str) -> None:
     uri = f"{s3}/nowhere" if variables else "s3://no-such-bucket/run"
     env = {**os.environ, **variables}
-    result = subprocess.run([sys.executable, "-m", "pegsearch.cli", "run", "triangle-5", "--out",
+    result = subprocess.run([sys.executable, "-m", "pegsearch", "run", "triangle-5", "--out",
                              uri], capture_output=True, text=True, env=env, timeout=120)
     assert_one_line_error(result, fragment)
     assert not store_of(f"{s3}/nowhere").exists()

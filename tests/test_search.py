@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pegsearch.board import load_board
-from pegsearch.codec import Codec
-from pegsearch.search import verdict
+from pegsearch.answers.verdict import verdict
+from pegsearch.board.files import load_board
+from pegsearch.kernel.tables import BoardTables
 from tests.helpers import local_run
 
 TRIANGLE5_STARTS = {1: "start_hole_1_corner", 2: "start_hole_2_next_to_corner",
@@ -33,10 +33,10 @@ def test_reduced_levels_are_the_orbits_of_the_raw_levels(board: str, start: tupl
     """A second computation: canonicalise every raw position independently (numpy, not numba)."""
     raw = local_run(board, tmp_path / "raw", start=start, reduced=False)
     reduced = local_run(board, tmp_path / "reduced", start=start, reduced=True)
-    codec = Codec.for_board(load_board(board))
+    tables = BoardTables.for_board(load_board(board))
     assert len(raw.levels) == len(reduced.levels)
     for level in range(len(raw.levels)):
-        orbits = np.unique(codec.signatures(raw.read_level(level)))
+        orbits = np.unique(tables.signatures(raw.read_level(level)))
         assert np.array_equal(orbits, np.sort(reduced.read_level(level)))
 
 
@@ -61,9 +61,9 @@ def test_english_raw_counts_match_published(published: dict, tmp_path: Path) -> 
 def test_skippy_xl_reduced_is_the_orbits_of_raw(tmp_path: Path) -> None:
     raw = local_run("skippy-xl", tmp_path / "raw", reduced=False)
     reduced = local_run("skippy-xl", tmp_path / "reduced")
-    codec = Codec.for_board(load_board("skippy-xl"))
+    tables = BoardTables.for_board(load_board("skippy-xl"))
     assert len(reduced.levels) == 26
     for level in range(26):
-        orbits = np.unique(codec.signatures(raw.read_level(level)))
+        orbits = np.unique(tables.signatures(raw.read_level(level)))
         assert np.array_equal(orbits, np.sort(reduced.read_level(level)))
     assert not verdict(reduced).solvable and verdict(reduced).fewest_pegs == 2

@@ -13,8 +13,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pegsearch.analysis import legal_jumps
-from pegsearch.board import load_board
+from pegsearch.board.files import load_board
+from pegsearch.board.geometry import legal_jumps
 from pegsearch.store import Run
 from tests.helpers import pegsearch
 from tests.serving import Server, free_port
@@ -224,7 +224,7 @@ def test_asking_for_answers_or_levels_too_early_is_refused(server: Server, corne
 
 
 def test_a_non_loopback_bind_without_a_token_is_refused() -> None:
-    result = subprocess.run([sys.executable, "-m", "pegsearch.cli", "serve", "--host", "0.0.0.0",
+    result = subprocess.run([sys.executable, "-m", "pegsearch", "serve", "--host", "0.0.0.0",
                              "--port", str(free_port())], capture_output=True, text=True, timeout=60,
                             env={"PATH": "/usr/bin:/bin"})
     assert result.returncode == 2

@@ -26,14 +26,16 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from pegsearch.analysis import winnable_counts
-from pegsearch.blocks import decode_block, encode_block
-from pegsearch.board import load_board
+from pegsearch.answers.winnable import winnable_counts
+from pegsearch.board.files import load_board
+from pegsearch.board.spec import SearchSpec
+from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
-from pegsearch.engines.spark import TASK_ROWS, SparkEngine
-from pegsearch.paths import LIMIT, PathCountOverflow, as_int
-from pegsearch.search import search
-from pegsearch.store import Identity, Location, Run, level_name
+from pegsearch.engines.spark.blocks import decode_block, encode_block
+from pegsearch.engines.spark.engine import TASK_ROWS, SparkEngine
+from pegsearch.errors import PathCountOverflow
+from pegsearch.kernel.path_counts import LIMIT, as_int
+from pegsearch.store import Location, Run, level_name
 from tests.helpers import level_sets, local_run, one_level_run, parts_of, pegsearch, written
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +69,7 @@ def assert_same_levels(run: Run, reference: Run) -> None:
 
 def test_local2_levels_equal_local_engine(tmp_path: Path) -> None:
     board = load_board("triangle-6")
-    spark_run = search(Identity(board, board.empty), tmp_path / "spark",
+    spark_run = search(SearchSpec(board, board.empty), tmp_path / "spark",
                        SparkEngine("local[2]", driver_below=0))
     assert spark_run.status == "complete"
     assert_same_levels(spark_run, local_run("triangle-6", tmp_path / "local"))
@@ -89,7 +91,7 @@ def test_levels_made_in_the_driver_and_by_spark_jobs_equal_the_local_engine(tmp_
     reference = local_run("triangle-6", tmp_path / "local")
     sizes = sorted(record["states"] for record in reference.levels)
     engine = SparkEngine("local[2]", driver_below=sizes[len(sizes) // 2])
-    mixed = search(Identity(board, board.empty), tmp_path / "mixed", engine)
+    mixed = search(SearchSpec(board, board.empty), tmp_path / "mixed", engine)
     assert_same_levels(mixed, reference)
     made_in_driver = engine._driver.passes  # one pass per small level
     assert 0 < made_in_driver < len(mixed.levels) - 1
@@ -153,7 +155,7 @@ def test_cli_counts_paths_like_local_engine_and_durango_bill(published: dict,
     assert result.returncode == 0, result.stderr
     run = Run.open(out)
     board = load_board("triangle-5")
-    reference = search(Identity(board, board.empty, count_paths=True), tmp_path / "local",
+    reference = search(SearchSpec(board, board.empty, count_paths=True), tmp_path / "local",
                        LocalEngine())
     assert_same_levels(run, reference)
     assert run.levels[-1]["pegs"] == 1
@@ -208,7 +210,7 @@ def test_missing_java_is_one_line(tmp_path: Path, java: str) -> None:
         env["PATH"] = str(tmp_path)  # an empty folder: no java (and no spark-submit) to find
         expected = "no `java` is on PATH"
     began = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "pegsearch.cli", "run", "triangle-5",
+    result = subprocess.run([sys.executable, "-m", "pegsearch", "run", "triangle-5",
                              "--engine", "spark", "--out", str(tmp_path / "run")],
                             capture_output=True, text=True, env=env, timeout=120)
     assert_one_line_error(result, time.monotonic() - began, expected)
@@ -394,7 +396,7 @@ def test_local2_searches_a_run_on_s3_like_the_local_engine(s3: str, tmp_path: Pa
     result = pegsearch("run", "triangle-6", *LOCAL2,
                        "--count-paths", "--out", uri)
     assert result.returncode == 0, result.stderr
-    reference = search(Identity(load_board("triangle-6"), (1,), count_paths=True),
+    reference = search(SearchSpec(load_board("triangle-6"), (1,), count_paths=True),
                        tmp_path / "local", LocalEngine())
     assert_same_levels(Run.open(uri), reference)
     assert pegsearch("verify", uri).returncode == 0
@@ -403,7 +405,7 @@ def test_local2_searches_a_run_on_s3_like_the_local_engine(s3: str, tmp_path: Pa
 @pytest.mark.slow
 def test_a_spark_run_on_s3_killed_then_resumed_on_spark(s3: str, tmp_path: Path) -> None:
     uri = f"{s3}/spark-resumed"
-    command = [sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl", "--engine", "spark",
+    command = [sys.executable, "-m", "pegsearch", "run", "skippy-xl", "--engine", "spark",
                "--master", "local[2]", "--driver-below", "0", "--out", uri]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)

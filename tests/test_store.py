@@ -146,7 +146,7 @@ def test_a_full_disk_keeps_the_levels_made_and_resumes_elsewhere(small_disk: Pat
 def test_a_second_writer_is_refused_and_the_first_finishes(tmp_path: Path) -> None:
     out = tmp_path / "run"
     # Raw, so the first run still has seconds to go (the second's start-up) on a fast machine.
-    first = subprocess.Popen([sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl", "--raw",
+    first = subprocess.Popen([sys.executable, "-m", "pegsearch", "run", "skippy-xl", "--raw",
                               "--out", str(out), "--json"], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     wait_for_levels(out, 3)
@@ -162,7 +162,7 @@ def test_a_second_writer_is_refused_and_the_first_finishes(tmp_path: Path) -> No
 
 def test_two_runs_started_together_one_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "pegsearch.cli", "run", "triangle-6", "--out", str(out)]
+    command = [sys.executable, "-m", "pegsearch", "run", "triangle-6", "--out", str(out)]
     both = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             for _ in range(2)]
     results = [(p.wait(timeout=300), p.stderr.read()) for p in both]
@@ -210,7 +210,7 @@ def test_sigkill_at_random_moments_then_resume_gives_the_verified_counts(
     run verifies, with nothing left that the manifest does not list."""
     chance = random.Random(f"{trial}-{time.time_ns()}")
     out = tmp_path / "run"
-    process = subprocess.Popen([sys.executable, "-m", "pegsearch.cli", "run", "english-33",
+    process = subprocess.Popen([sys.executable, "-m", "pegsearch", "run", "english-33",
                                 "--out", str(out)], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     wait_for_levels(out, chance.randint(1, 24))

@@ -15,17 +15,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pegsearch.board import load_board
+from pegsearch.board.files import load_board
+from pegsearch.board.spec import SearchSpec
+from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
-from pegsearch.search import search
-from pegsearch.store import MANIFEST, Identity, Run
+from pegsearch.store import MANIFEST, Run
 from tests.helpers import part_file, pegsearch, sha256_of
 from tests.test_cli import assert_one_line_error, wait_for_levels
 
 
 def make_run(out: Path, board: str = "triangle-5", count_paths: bool = False) -> Path:
     loaded = load_board(board)
-    search(Identity(loaded, loaded.empty, count_paths=count_paths), out, LocalEngine())
+    search(SearchSpec(loaded, loaded.empty, count_paths=count_paths), out, LocalEngine())
     return out
 
 
@@ -125,7 +126,7 @@ def test_verify_refuses_a_folder_that_is_no_run(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_verify_passes_after_a_killed_run_is_resumed(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "pegsearch.cli", "run", "skippy-xl", "--out", str(out)]
+    command = [sys.executable, "-m", "pegsearch", "run", "skippy-xl", "--out", str(out)]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_for_levels(out, 12)
     os.kill(process.pid, signal.SIGKILL)

@@ -1,12 +1,89 @@
-"""The one exception type that reaches the user as a single line and exit code 2.
+"""The errors a user sees as one line, and how every face ends on one: an exit code or an HTTP status.
 
-Anything a user can get wrong (a board file, a hole number, an output directory, an engine that is not
-available) raises `UsageError` with a message that says what, where and what to do; the CLI prints it
-without a traceback. Every other exception is a bug and keeps its traceback.
+Anything a user can get wrong (a board file, a hole number, an output directory, an engine that is
+not available) raises a `UsageError` whose message says what, where and what to do. The command
+line, the service's worker and the entry point all turn an exception into its line and exit code
+with `failure`, and the service into its status with `http_status`, so the same problem ends the
+same way whichever face met it. Any other exception is a bug and keeps its traceback.
 """
 
+from __future__ import annotations
 
-class UsageError(Exception):
-    """A problem with the user's input or environment, reported as one line with exit code 2."""
+import signal
+from dataclasses import dataclass
+
+from pegsearch.interrupts import interruption, signal_of
+
+
+class PegsearchError(Exception):
+    """A problem reported as one line: `exit_code` from the command line, `http_status` from the
+    service."""
 
     exit_code = 2
+    http_status = 400
+
+    def line(self) -> str:
+        return one_line(str(self))
+
+
+class UsageError(PegsearchError):
+    """A problem with the user's input or environment."""
+
+
+class NotFound(UsageError):
+    """Something asked for by name that does not exist (a search id, a level, a part)."""
+
+    http_status = 404
+
+
+class Conflict(UsageError):
+    """A request that the thing's present state does not allow (answers of an unfinished run)."""
+
+    http_status = 409
+
+
+class TooLarge(UsageError):
+    """A request larger than the service accepts."""
+
+    http_status = 413
+
+
+class PathCountOverflow(PegsearchError, ArithmeticError):
+    """A path count exceeded what a decimal(38, 0) column holds: the search stops, and the levels
+    before it are kept. Nothing the user typed was wrong, so it is not a usage error."""
+
+    exit_code = 1
+    http_status = 422
+
+    def line(self) -> str:
+        return f"{super().line()}; the levels before it are kept"
+
+
+def one_line(message: str) -> str:
+    """`message` with control characters (a newline in a file name) escaped: an error is one line."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in message)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """How an exception ends a command: one line, the exit code, and whether it was a signal."""
+
+    line: str
+    exit_code: int
+    interrupted: bool
+
+
+def failure(exc: BaseException) -> Failure | None:
+    """The one-line ending of `exc`, or None when it is a bug (which keeps its traceback).
+
+    SIGINT and SIGTERM end a search the same way on every engine: completed levels are kept, and
+    the exit code is 128 + the signal's number.
+    """
+    if isinstance(exc, PegsearchError):
+        return Failure(exc.line(), exc.exit_code, False)
+    interrupt = interruption(exc)  # a SystemError from numba's dispatcher may wrap one
+    if interrupt is None:
+        return None
+    signum = signal_of(interrupt)
+    what = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+    return Failure(f"{what}; completed levels are kept (resume with --resume)", 128 + signum, True)

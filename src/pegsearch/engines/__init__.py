@@ -19,16 +19,16 @@ from pegsearch.store import LevelWriter, Location, Run
 
 # How an engine says how far into a level it is: parents expanded so far, out of how many it will
 # expand (the parent level's size times the passes it makes, as far as known).
-Report = Callable[[int, int], None]
+LevelProgress = Callable[[int, int], None]
 
 
-def ignore(done: int, total: int) -> None:
-    """A `Report` for callers that do not watch a level's progress."""
+def no_progress(done: int, total: int) -> None:
+    """A `LevelProgress` for callers that do not watch a level's progress."""
 
 
 ENGINES = {"local": "pegsearch.engines.local:LocalEngine",
-           "mrjob": "pegsearch.engines.mrjob:MRJobEngine",
-           "spark": "pegsearch.engines.spark:SparkEngine"}
+           "mrjob": "pegsearch.engines.mrjob.engine:MRJobEngine",
+           "spark": "pegsearch.engines.spark.engine:SparkEngine"}
 
 
 class Engine(Protocol):
@@ -49,7 +49,8 @@ class Engine(Protocol):
         """Refuse, in one line and before the run is touched, a store this engine cannot use."""
         ...
 
-    def next_level(self, run: Run, level: int, writer: LevelWriter, report: Report = ignore) -> None:
+    def next_level(self, run: Run, level: int, writer: LevelWriter,
+                   report: LevelProgress = no_progress) -> None:
         """Write the part files of level `level + 1` of `run` through `writer`, calling `report`
         as parents are expanded (at least once, when they all are)."""
         ...

@@ -3,7 +3,7 @@
 Map and shuffle in one step: the compiled kernel expands a chunk of the parent level (streamed from
 its part files) and writes each child straight into its hash partition's stretch
 (expand.expand_routed). Reduce: every partition's hash table drops repeats, or sums path counts, as
-the chunks arrive (dedup.Tables), so only distinct positions are held, never every child. A level
+the chunks arrive (dedup.HashTables), so only distinct positions are held, never every child. A level
 whose distinct positions outgrow the budget is made in several passes over the parents, each
 keeping its own range of partitions: the map is paid again, but nothing is spilled, so disk use is
 the part files alone. Each pass ends by draining its partitions, sorted, into part files, written on
@@ -16,16 +16,15 @@ import os
 import re
 from concurrent.futures import ThreadPoolExecutor, wait
 
-from pegsearch.dedup import MAX_PBITS, Keyspace, Tables, table_bits
-from pegsearch.dedup import partition_bits as table_partition_bits
-from pegsearch.engines import Report, ignore
+from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.errors import UsageError
-from pegsearch.expand import Scratch, expand_routed
+from pegsearch.kernel.expand import Scratch, expand_routed
+from pegsearch.kernel.reduce import MAX_PBITS, HashTables, Layout
 from pegsearch.store import PART_ROWS, LevelWriter, Location, Run
 
 DEFAULT_BUDGET_CAP = 4 << 30
 # The share of the budget for a chunk's routed children. Large chunks matter: a partition's table
-# stays in cache only while it takes many children at once, so chunks should dwarf the tables.
+# stays in cache only while it takes many children at once, so chunks should dwarf the hashes.
 MAPPING_SHARE = 4
 # A generous guess at children per parent, as a fraction of the board's jumps, to turn that share
 # into parents per chunk.
@@ -55,7 +54,7 @@ def default_budget() -> int:
 def expected_states(run: Run, level: int) -> int:
     """A guess at the size of level `level + 1` from the growth of the last two levels.
 
-    It only sizes the first tables and plans the passes; a wrong guess costs a table doubling (too
+    It only sizes the first hashes and plans the passes; a wrong guess costs a table doubling (too
     low) or some empty slots (too high), never a wrong count.
     """
     states = run.levels[level]["states"]
@@ -65,11 +64,10 @@ def expected_states(run: Run, level: int) -> int:
     return max(1, int(states * max(growth, 1.0)))
 
 
-def partition_bits(expected: int, workers: int, holes: int) -> int:
-    """Partitions (as a power of two): tables near the cache-sized aim, and at least four per core
-    to keep the cores busy (as far as a board of `holes` holes has signatures)."""
-    return table_partition_bits(expected, holes,
-                                least=min(MAX_PBITS, (4 * workers - 1).bit_length()))
+def level_layout(expected: int, workers: int, holes: int) -> Layout:
+    """The level's partitions and tables: near the cache-sized aim, and at least four partitions
+    per core to keep the cores busy (as far as a board of `holes` holes has signatures)."""
+    return Layout.plan(expected, holes, least=min(MAX_PBITS, (4 * workers - 1).bit_length()))
 
 
 class LocalEngine:
@@ -102,16 +100,16 @@ class LocalEngine:
     def check_location(self, location: Location) -> None:
         return None  # parents are streamed from any store, parts written to it
 
-    def next_level(self, run: Run, level: int, writer: LevelWriter, report: Report = ignore) -> None:
-        codec = run.codec()
+    def next_level(self, run: Run, level: int, writer: LevelWriter,
+                   report: LevelProgress = no_progress) -> None:
+        tables = run.tables()
         parents = run.levels[level]["states"]
         expected = expected_states(run, level)
-        space = Keyspace(run.board.holes, partition_bits(expected, self.workers, run.board.holes))
-        parts = 1 << space.pbits
-        per_partition = table_bits(-(-expected // parts))
+        layout = level_layout(expected, self.workers, run.board.holes)
+        parts = layout.space.partitions
         # A routed child takes a slot's bytes too (a code, and its path count when counted), plus
         # its share of the stretches' bounds.
-        slot_bytes = Tables.slot_bytes(space, run.count_paths)
+        slot_bytes = HashTables.slot_bytes(layout.space, run.count_paths)
         mapping = self.budget // MAPPING_SHARE
         fanout = max(1, len(run.board.jumps) // FANOUT_SHARE)
         chunk = self.chunk or max(1 << 12, mapping // ((slot_bytes + 2) * fanout))
@@ -119,31 +117,31 @@ class LocalEngine:
         written, lo, passes = 0, 0, 0
         with ThreadPoolExecutor(self.workers) as pool:
             while lo < parts:
-                width = min(parts - lo, max(1, arena // ((1 << per_partition) * slot_bytes)))
-                tables = Tables(space, lo, width, per_partition, run.count_paths, arena)
+                width = min(parts - lo, max(1, arena // ((1 << layout.sbits) * slot_bytes)))
+                hashes = layout.tables(run.count_paths, lo, width, arena)
                 done = 0
                 for keys, paths in run.iter_level(level, chunk, run.count_paths):
-                    tables.add(*expand_routed(codec, keys, paths, space, tables.lo, tables.hi,
+                    hashes.add(*expand_routed(tables, keys, paths, layout.space, hashes.lo, hashes.hi,
                                               self.scratch))
                     done += len(keys)
                     # Whether another pass follows is known only when this one ends.
                     report(passes * parents + done, (passes + 1) * parents)
-                written = self._write(tables, writer, written, run.count_paths, pool)
-                lo = tables.hi
+                written = self._write(hashes, writer, written, run.count_paths, pool)
+                lo = hashes.hi
                 passes += 1
                 self.passes += 1
-                del tables
+                del hashes
 
-    def _write(self, tables: Tables, writer: LevelWriter, written: int, counted: bool,
+    def _write(self, hashes: HashTables, writer: LevelWriter, written: int, counted: bool,
                pool: ThreadPoolExecutor) -> int:
         """Drain the pass's partitions into part files numbered from `written`; returns the next."""
-        rows = int(tables.filled.sum())
+        rows = int(hashes.filled.sum())
         groups = 1 if rows < SMALL_PART else max(self.workers, -(-rows // PART_ROWS))
-        groups = min(groups, tables.width)
-        edges = [tables.width * g // groups for g in range(groups + 1)]
+        groups = min(groups, hashes.width)
+        edges = [hashes.width * g // groups for g in range(groups + 1)]
 
         def write(g: int) -> None:
-            keys, values = tables.drain(edges[g], edges[g + 1])
+            keys, values = hashes.drain(edges[g], edges[g + 1])
             writer.write(written + g, keys, values if counted else None)
 
         # Every write ends before any failure is raised, so none lands after the level is discarded.

@@ -25,20 +25,16 @@ from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pegsearch.board import Board, load_board, parse_board, shipped_boards
+from pegsearch.answers.documents import board_document, counts_document, solution_document
+from pegsearch.board.files import load_board, parse_board, shipped_boards
+from pegsearch.board.geometry import Board
+from pegsearch.board.spec import SearchSpec
 from pegsearch.engines import make_engine
-from pegsearch.errors import UsageError
+from pegsearch.errors import Conflict, NotFound, PegsearchError, TooLarge, UsageError, one_line
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, new_id
 from pegsearch.service.storage import part_bytes
-from pegsearch.service.views import (
-    Refused,
-    Searches,
-    board_document,
-    counts_document,
-    level_parts,
-    solution_document,
-)
+from pegsearch.service.views import Searches, level_parts
 
 MAX_BOARD_FILE = 16 * 1024  # bytes of an uploaded board file (the largest shipped one is ~0.4 KiB)
 MAX_BODY = 64 * 1024  # bytes of any request body
@@ -135,7 +131,7 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
         """Stop a queued or running search; its run keeps its levels and can be resumed."""
         status = searches.status(search_id, *searches.find(search_id))
         if status not in ("queued", "running"):
-            raise Refused(409, f"search {search_id} is {status}, not queued or running")
+            raise Conflict(f"search {search_id} is {status}, not queued or running")
         jobs.cancel(search_id)
         return {"id": search_id, "status": "interrupted"}
 
@@ -144,7 +140,7 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
         """Queue an interrupted or failed search again, from its last complete level."""
         status = searches.status(search_id, *searches.find(search_id))
         if status not in ("interrupted", "failed"):
-            raise Refused(409, f"search {search_id} is {status}: only an interrupted or failed"
+            raise Conflict(f"search {search_id} is {status}: only an interrupted or failed"
                                " search can be resumed")
         jobs.resume(search_id)
         return {"id": search_id, "status": "queued"}
@@ -171,7 +167,7 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
         """A stored level: its states and the URLs of its Parquet part files."""
         run, _ = searches.find(search_id)
         if run is None:
-            raise Refused(404, f"search {search_id} has no stored levels yet")
+            raise NotFound(f"search {search_id} has no stored levels yet")
         parts = level_parts(run, level)
         base = f"/api/searches/{search_id}/levels/{level}/parts"
         return {"level": level, "states": run.levels[level]["states"],
@@ -183,7 +179,7 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
         run, _ = searches.find(search_id)
         parts = level_parts(run, level) if run is not None else []
         if not 0 <= index < len(parts):
-            raise Refused(404, f"level {level} of {search_id} has no part {index}")
+            raise NotFound(f"level {level} of {search_id} has no part {index}")
         name = f"{search_id}-level-{level:03d}-part-{index}.parquet"
         return Response(part_bytes(run, level, parts[index]),
                         media_type="application/vnd.apache.parquet",
@@ -195,23 +191,23 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
 def _shipped(name: str) -> Board:
     """A shipped board by name only: a client never names a file on the server."""
     if name not in shipped_boards():
-        raise Refused(404, f"unknown board '{name[:80]}': use one of {', '.join(shipped_boards())}")
+        raise NotFound(f"unknown board '{name[:80]}': use one of {', '.join(shipped_boards())}")
     return load_board(name)
 
 
 def _uploaded(text: str) -> Board:
     if len(text.encode()) > MAX_BOARD_FILE:
-        raise Refused(413, f"the board file is larger than {MAX_BOARD_FILE // 1024} KiB")
+        raise TooLarge(f"the board file is larger than {MAX_BOARD_FILE // 1024} KiB")
     return parse_board(text, "uploaded board file")
 
 
 def _record(request: SearchRequest) -> Record:
     """Check a search request as the CLI checks its arguments, and make its record."""
     if (request.board is None) == (request.board_file is None):
-        raise Refused(400, "give either 'board' (a shipped board's name) or 'board_file' (its text)")
+        raise UsageError("give either 'board' (a shipped board's name) or 'board_file' (its text)")
     if request.board is not None:
         if request.board not in shipped_boards():
-            raise Refused(400, f"unknown board '{request.board[:80]}': use one of"
+            raise UsageError(f"unknown board '{request.board[:80]}': use one of"
                                f" {', '.join(shipped_boards())} or upload a board file")
         board = load_board(request.board)
     else:
@@ -219,23 +215,19 @@ def _record(request: SearchRequest) -> Record:
     if request.survey:
         given = sorted({"start", "symmetry"} & request.model_fields_set)
         if given:
-            raise Refused(400, f"a survey searches every start hole, each reduced by the symmetries"
+            raise UsageError(f"a survey searches every start hole, each reduced by the symmetries"
                                f" fixing it: drop '{given[0]}'")
         start = []
     else:
-        start = sorted({board.hole_of(h) for h in request.start}) if request.start else list(board.empty)
-    if not start and not request.survey:
-        raise Refused(400, f"{board.name} has no empty hole to start from: give 'start'")
-    if len(start) >= board.holes:
-        raise Refused(400, "'start' empties every hole: leave at least one peg")
+        start = list(SearchSpec.asked(board, request.start, request.symmetry).start)
     foreign = sorted(set(request.settings) - set(SERVICE_SETTINGS))
     if foreign:
-        raise Refused(400, f"setting '{foreign[0]}' is not accepted (use {', '.join(SERVICE_SETTINGS)})")
+        raise UsageError(f"setting '{foreign[0]}' is not accepted (use {', '.join(SERVICE_SETTINGS)})")
     # Sizes, runners and masters are words, as on the command line (a bare 5 is not 5 bytes).
     settings = {key: value if key in NUMBER_SETTINGS else str(value)
                 for key, value in request.settings.items()}
     make_engine(request.engine, **settings)
-    return Record(id=new_id(board.name, start, request.symmetry, request.count_paths, request.survey),
+    return Record(id=new_id(board, start, request.symmetry, request.count_paths, request.survey),
                   board=board.definition(), start=start, symmetry=request.symmetry,
                   count_paths=request.count_paths, engine=request.engine, settings=settings,
                   survey=request.survey)
@@ -252,7 +244,7 @@ async def _stream(searches: Searches, search_id: str) -> AsyncIterator[str]:
     while True:
         try:
             document = await run_in_threadpool(searches.document, search_id, False)
-        except Refused:
+        except NotFound:
             yield _event("status", {"status": "deleted"})
             return
         for level in document["levels"][sent:]:
@@ -328,19 +320,15 @@ class BodyLimit:
 
 
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": " ".join(message.split())}, status_code=status)
+    return JSONResponse({"error": one_line(message)}, status_code=status)
 
 
 def _errors(app: FastAPI) -> None:
     """Every failure as one line of JSON: the client never sees a traceback."""
 
-    @app.exception_handler(Refused)
-    async def refused(request: Request, exc: Refused) -> JSONResponse:
-        return _error(exc.status, str(exc))
-
-    @app.exception_handler(UsageError)
-    async def usage(request: Request, exc: UsageError) -> JSONResponse:
-        return _error(400, str(exc))
+    @app.exception_handler(PegsearchError)
+    async def refused(request: Request, exc: PegsearchError) -> JSONResponse:
+        return _error(exc.http_status, exc.line())
 
     @app.exception_handler(HTTPException)
     async def http(request: Request, exc: HTTPException) -> JSONResponse:

@@ -145,5 +145,5 @@ class Jobs:
 def _adopt(run: Run, search_id: str) -> Record:
     """A record for a run the service did not start (one made by `pegsearch run`), from its manifest."""
     return Record(id=search_id, board=run.board.definition(), start=list(run.start),
-                  symmetry=run.identity.symmetry, count_paths=run.count_paths,
+                  symmetry=run.spec.symmetry, count_paths=run.count_paths,
                   engine=run.manifest["engine"])

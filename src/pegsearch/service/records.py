@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from pegsearch.board.geometry import Board
+from pegsearch.board.spec import SearchSpec, survey_name
 from pegsearch.store import Location
 
 SERVICE_FOLDER = ".pegsearch-service"
@@ -28,19 +29,11 @@ def valid_id(search_id: str) -> bool:
     return ID_PATTERN.fullmatch(search_id) is not None
 
 
-def new_id(board_name: str, start: list[int], symmetry: str, count_paths: bool, survey: bool) -> str:
-    """A fresh id in the CLI's run-name style, with a random tail so two submissions never collide.
-
-    The board name may come from an uploaded file, so only its letters, digits and dashes are kept.
-    """
-    slug = re.sub(r"[^a-z0-9]+", "-", board_name.lower()).strip("-")[:40] or "board"
-    paths = "-paths" if count_paths else ""
+def new_id(board: Board, start: list[int], symmetry: str, count_paths: bool, survey: bool) -> str:
+    """A fresh id: the name the command line gives such a run (a survey's, for a survey)."""
     if survey:
-        what = f"survey-{slug}{paths}"
-    else:
-        symmetric = {"board": "", "start": "-bystart", "none": "-raw"}[symmetry]
-        what = f"{slug}-h{'-'.join(map(str, start))[:40]}{symmetric}{paths}"
-    return f"{what}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+        return survey_name(board, count_paths)
+    return SearchSpec(board, tuple(start), symmetry, count_paths).name()
 
 
 @dataclass

@@ -18,17 +18,17 @@ import threading
 import time
 from pathlib import Path
 
-from pegsearch.board import board_from_definition
+from pegsearch.answers.documents import survey_document
+from pegsearch.answers.survey import survey
+from pegsearch.board.files import board_from_definition
+from pegsearch.board.spec import SearchSpec
 from pegsearch.engines import make_engine
-from pegsearch.errors import UsageError
-from pegsearch.paths import PathCountOverflow
-from pegsearch.search import search
+from pegsearch.engines.driver import search
+from pegsearch.errors import UsageError, failure
 from pegsearch.service.records import Records, write_json
 from pegsearch.service.storage import has_run, store_survey_results
-from pegsearch.store import Identity
-from pegsearch.survey import survey
 
-INTERRUPTED = 130
+INTERRUPTED = 130  # SIGTERM stops a worker as a KeyboardInterrupt (see _stop): 128 + SIGINT
 PROGRESS_SECONDS = 0.25
 
 
@@ -42,12 +42,11 @@ def run_search(root: Path, search_id: str) -> None:
     if record.survey:
         results = survey(board, root / search_id, lambda: make_engine(record.engine, **record.settings),
                          record.count_paths)
-        starts = [result.document() for result in results]
-        store_survey_results(root, search_id, {"board": board.name, "starts": starts})
+        store_survey_results(root, search_id, survey_document(board, results))
         return
-    identity = Identity(board, tuple(record.start), record.symmetry, record.count_paths)
+    spec = SearchSpec.asked(board, record.start, record.symmetry, record.count_paths)
     engine = make_engine(record.engine, **record.settings)
-    search(identity, root / search_id, engine, resume=has_run(root, search_id),
+    search(spec, root / search_id, engine, resume=has_run(root, search_id),
            progress=ProgressFile(Records(root).progress(search_id)))
 
 
@@ -87,12 +86,12 @@ def main(argv: list[str]) -> int:
         with open(Records(root).lock(search_id), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             run_search(root, search_id)
-    except KeyboardInterrupt:
-        print("interrupted; completed levels are kept", file=sys.stderr)
-        return INTERRUPTED
-    except (UsageError, PathCountOverflow) as exc:
-        print(str(exc).splitlines()[0], file=sys.stderr)
-        return 2
+    except (Exception, KeyboardInterrupt) as exc:
+        ended = failure(exc)
+        if ended is None:
+            raise
+        print(ended.line, file=sys.stderr)  # the last line of the log is the search's error
+        return ended.exit_code
     return 0
 
 

@@ -10,14 +10,7 @@ from pegsearch.store.parts import (
     encode,
     positions_of,
 )
-from pegsearch.store.run import (
-    MANIFEST,
-    SYMMETRY_MODES,
-    Identity,
-    LevelWriter,
-    Run,
-    level_name,
-)
+from pegsearch.store.run import MANIFEST, LevelWriter, Run, level_name
 
-__all__ = ["MANIFEST", "NO_PATHS", "PART_ROWS", "POSITION", "SYMMETRY_MODES", "DamagedLevel",
-           "Identity", "LevelWriter", "Location", "Run", "encode", "level_name", "positions_of"]
+__all__ = ["MANIFEST", "NO_PATHS", "PART_ROWS", "POSITION", "DamagedLevel",
+           "LevelWriter", "Location", "Run", "encode", "level_name", "positions_of"]

@@ -10,6 +10,8 @@ with one line naming the level, whatever command was reading it.
 from __future__ import annotations
 
 import hashlib
+import re
+import secrets
 from collections.abc import Iterator
 
 import numpy as np
@@ -17,14 +19,26 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pegsearch.errors import UsageError
-from pegsearch.paths import PATHS, words_of
-from pegsearch.paths import from_arrow as paths_from_arrow
-from pegsearch.paths import to_arrow as paths_to_arrow
+from pegsearch.kernel.path_counts import PATHS, words_of
+from pegsearch.kernel.path_counts import from_arrow as paths_from_arrow
+from pegsearch.kernel.path_counts import to_arrow as paths_to_arrow
 from pegsearch.store.location import Location
 
 POSITION = "position"
 PART_ROWS = 1 << 22
 NO_PATHS = np.empty((0, 2), dtype=np.uint64)
+# A part's name: its number in the level, and the attempt that wrote it (so attempts never collide).
+PART_NAME = re.compile(r"part-[0-9A-Za-z_.-]+\.parquet")
+
+
+def new_attempt() -> str:
+    """A name for one attempt at writing parts, unique enough that two never meet in a folder."""
+    return secrets.token_hex(4)
+
+
+def part_name(index: int, attempt: str) -> str:
+    """The name of part `index` of a level, as written by `attempt`."""
+    return f"part-{index:05d}-{attempt}.parquet"
 
 
 class DamagedLevel(UsageError):
@@ -61,22 +75,28 @@ def write_part(folder: Location, name: str, positions: np.ndarray,
     return entry_for(name, data, len(positions))
 
 
-def read_checked(folder: Location, entry: dict, where: str) -> bytes:
-    """A listed part's bytes, refused unless they are exactly what the manifest recorded."""
-    name = entry["name"]
+def check_part(folder: Location, entry: dict) -> tuple[bytes | None, list[str]]:
+    """A listed part's bytes (None when missing) and what is wrong with them against the manifest:
+    one phrase per problem (`verify` lists them all, readers refuse at the first)."""
     try:
-        data = folder.read(name)
+        data = folder.read(entry["name"])
     except FileNotFoundError:
-        raise DamagedLevel(f"{where}: part {name} is missing from {folder}; the run is damaged"
-                           " (run `pegsearch verify` on it)") from None
+        return None, [f"missing from {folder}"]
+    problems = []
     size = entry.get("bytes")
     if size is not None and len(data) != size:
-        raise DamagedLevel(f"{where}: part {name} has {len(data):,} bytes, the manifest says"
-                           f" {size:,} (truncated or replaced); the run is damaged (run"
-                           " `pegsearch verify` on it)")
+        problems.append(f"{len(data):,} bytes, the manifest says {size:,} (truncated or replaced)")
     if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
-        raise DamagedLevel(f"{where}: part {name} does not match its checksum in the manifest"
-                           " (damaged or replaced); the run is damaged (run `pegsearch verify` on it)")
+        problems.append("checksum does not match the manifest (damaged or replaced)")
+    return data, problems
+
+
+def read_checked(folder: Location, entry: dict, where: str) -> bytes:
+    """A listed part's bytes, refused unless they are exactly what the manifest recorded."""
+    data, problems = check_part(folder, entry)
+    if problems or data is None:
+        raise DamagedLevel(f"{where}: part {entry['name']}: {problems[0]}; the run is damaged (run"
+                           " `pegsearch verify` on it)")
     return data
 
 

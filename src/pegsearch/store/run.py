@@ -12,12 +12,9 @@ whole, and a swapped or truncated part is refused by every command that reads it
 from __future__ import annotations
 
 import json
-import re
-import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TypeVar
@@ -25,66 +22,21 @@ from typing import TypeVar
 import numpy as np
 
 from pegsearch import __version__
-from pegsearch.board import Board, board_from_definition
-from pegsearch.codec import Codec
+from pegsearch.board.files import board_from_definition
+from pegsearch.board.spec import SYMMETRY_MODES, SearchSpec
 from pegsearch.errors import UsageError
-from pegsearch.paths import total as total_paths
+from pegsearch.kernel.path_counts import total as total_paths
+from pegsearch.kernel.tables import BoardTables
 from pegsearch.store.location import Location, reason, sync_folder
 from pegsearch.store.lock import LEASE, LOCK_FILE, WriterLock
-from pegsearch.store.parts import (
-    NO_PATHS,
-    iter_parts,
-    write_part,
-)
+from pegsearch.store.parts import NO_PATHS, PART_NAME, iter_parts, new_attempt, part_name, write_part
 
 T = TypeVar("T")
 MANIFEST = "manifest.json"
 FORMAT = 1
-SYMMETRY_MODES = ("board", "start", "none")
 STATUSES = ("running", "interrupted", "complete")
-PART_NAME = re.compile(r"part-[0-9A-Za-z_.-]+\.parquet")
 # What a folder may hold and still count as empty for a new run: a lock left by a refused start.
 HOUSEKEEPING = {LOCK_FILE, LEASE}
-
-
-@dataclass(frozen=True)
-class Identity:
-    """What makes two runs the same search: board geometry, start, reduction and what is counted.
-
-    `symmetry` says which group signatures are taken under: "board" (the board's whole group, one
-    position per orbit: the published convention), "start" (only the symmetries that fix the start,
-    which keeps finishing holes and per-hole path counts exact) or "none" (raw positions).
-    """
-
-    board: Board
-    start: tuple[int, ...]
-    symmetry: str = "board"
-    count_paths: bool = False
-
-    @property
-    def reduced(self) -> bool:
-        return self.symmetry != "none"
-
-    @property
-    def group(self) -> tuple[tuple[int, ...], ...]:
-        """The permutations signatures are taken under, identity first."""
-        if self.symmetry == "board":
-            return self.board.symmetries
-        if self.symmetry == "start":
-            return self.board.stabilizer(self.board.start_position(self.start))
-        return self.board.symmetries[:1]
-
-    def codec(self) -> Codec:
-        return Codec.for_board(self.board, group=self.group)
-
-    def as_json(self) -> dict:
-        return {"board": self.board.definition(), "board_digest": self.board.digest,
-                "start": list(self.start), "reduced": self.reduced, "symmetry": self.symmetry,
-                "count_paths": self.count_paths}
-
-    def describe(self) -> str:
-        holes = ", ".join(str(h) for h in self.start)
-        return f"{self.board.name} from hole{'s' if len(self.start) > 1 else ''} {holes}"
 
 
 def level_name(level: int) -> str:
@@ -109,7 +61,7 @@ class Run:
         return cls(location, _read_manifest(location))
 
     @classmethod
-    def create_or_resume(cls, where: str | Path | Location, identity: Identity, engine: str,
+    def create_or_resume(cls, where: str | Path | Location, spec: SearchSpec, engine: str,
                          options: dict, resume: bool) -> Run:
         """Start a new run at `where`, or reopen the same search there when `resume` is set.
 
@@ -124,7 +76,7 @@ class Run:
         try:
             if location.is_file(MANIFEST):
                 run = cls(location, _read_manifest(location), lock)
-                if run.identity.as_json() != identity.as_json():
+                if run.spec.as_json() != spec.as_json():
                     raise UsageError(f"{location} already holds a different run ({run.describe()});"
                                      " choose another --out")
                 if not resume:
@@ -137,8 +89,8 @@ class Run:
                 raise UsageError(f"{location} holds no run to resume; drop --resume to start one")
             else:
                 cls._check_empty(location, locked=True)
-                manifest = {"format": FORMAT, "pegsearch": __version__, **identity.as_json(),
-                            "holes": identity.board.holes, "symmetries": len(identity.group),
+                manifest = {"format": FORMAT, "pegsearch": __version__, **spec.as_json(),
+                            "holes": spec.board.holes, "symmetries": len(spec.group),
                             "engine": engine, "options": options, "status": "running",
                             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "levels": []}
                 run = cls(location, manifest, lock)
@@ -169,20 +121,20 @@ class Run:
         return self.location.uri
 
     @property
-    def identity(self) -> Identity:
-        return Identity(self.board, self.start, self.manifest.get("symmetry", "board"),
+    def spec(self) -> SearchSpec:
+        return SearchSpec(self.board, self.start, self.manifest.get("symmetry", "board"),
                         self.count_paths)
 
     @cached_property
-    def _codec(self) -> Codec:
-        return self.identity.codec()
+    def _tables(self) -> BoardTables:
+        return BoardTables.for_board(self.board, group=self.spec.group)
 
-    def codec(self) -> Codec:
+    def tables(self) -> BoardTables:
         """The kernel's tables for this run's board and symmetry group (made once per run)."""
-        return self._codec
+        return self._tables
 
     def describe(self) -> str:
-        return self.identity.describe()
+        return self.spec.describe()
 
     @property
     def start(self) -> tuple[int, ...]:
@@ -298,7 +250,7 @@ class LevelWriter:
         self.run = run
         self.level = level
         self.folder = run.level_folder(level)
-        self.attempt = secrets.token_hex(4)
+        self.attempt = new_attempt()
         self.paths = 0  # the path counts written so far, summed (counting runs)
         self._entries: dict[int, dict] = {}
         self._guard = threading.Lock()
@@ -306,7 +258,7 @@ class LevelWriter:
 
     def write(self, index: int, positions: np.ndarray, paths: np.ndarray | None = None) -> None:
         """Write part number `index` of the level (numbers order the parts in the manifest)."""
-        name = f"part-{index:05d}-{self.attempt}.parquet"
+        name = part_name(index, self.attempt)
         entry = _guard(self.folder, "write a part file",
                        lambda: write_part(self.folder, name, positions, paths))
         self.add(index, entry, total_paths(paths) if paths is not None else 0)

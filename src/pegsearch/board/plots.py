@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from types import ModuleType
 
-from pegsearch.board import Board
+from pegsearch.board.geometry import Board
 from pegsearch.errors import UsageError
 
 FORMATS = (".png", ".svg")

@@ -1,21 +1,21 @@
-"""Tables and JSON documents for people and scripts; nothing here computes search results."""
+"""HashTables and JSON documents for people and scripts; nothing here computes search results."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
 
-from pegsearch.analysis import FinishClass
-from pegsearch.bench import FIGURES, Measurement, Pair
-from pegsearch.board import Board
+from pegsearch.answers.finishes import FinishClass
+from pegsearch.answers.survey import StartResult
+from pegsearch.board.geometry import Board
+from pegsearch.cli.bench import FIGURES, Measurement, Pair
 from pegsearch.store import Run
-from pegsearch.survey import StartResult
 
 
 def run_heading(run: Run) -> str:
     group = run.manifest["symmetries"]
     symmetry = (f"reduced by {group} symmetr{'ies' if group != 1 else 'y'}" if run.reduced
                 else "raw (no symmetry reduction)")
-    if run.identity.symmetry == "start":
+    if run.spec.symmetry == "start":
         symmetry += " (those fixing the start)"
     return (f"{run.board.name} ({run.board.holes} holes), start: hole"
             f"{'s' if len(run.start) > 1 else ''} {', '.join(map(str, run.start))}, {symmetry}")

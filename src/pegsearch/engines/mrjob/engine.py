@@ -1,4 +1,4 @@
-"""The mrjob engine: each level is one run of `pegsearch.level_job.LevelJob`, on any mrjob runner.
+"""The mrjob engine: each level is one run of `level_job.LevelJob`, on any mrjob runner.
 
 mrjob is the classic way to take a Python MapReduce job from a laptop (inline, local runners) to
 Spark, Hadoop streaming, EMR or Dataproc without changing the job. The engine moves positions (and
@@ -30,18 +30,19 @@ from urllib.parse import urlparse
 import numpy as np
 import pyarrow as pa
 
-import pegsearch.mrjob_compat  # noqa: F401  (before mrjob, which needs `pipes`, gone in Python 3.13)
+import pegsearch.engines.mrjob.compat  # noqa: F401  (before mrjob, which needs `pipes`, gone in Python 3.13)
 
 # isort: split
 from mrjob.conf import find_mrjob_conf, load_opts_from_mrjob_confs
 from mrjob.fs.hadoop import HadoopFilesystem
 from mrjob.step import StepFailedException
 
-from pegsearch.dedup import distinct
-from pegsearch.engines import Report, ignore
+from pegsearch.engines import LevelProgress, no_progress
+from pegsearch.engines.jvm import check_java, log4j_file
+from pegsearch.engines.mrjob.level_job import BATCH_SIZE, LevelJob
 from pegsearch.errors import UsageError
-from pegsearch.level_job import BATCH_SIZE, LevelJob
-from pegsearch.paths import ARROW_TYPE, from_arrow, to_arrow
+from pegsearch.kernel.path_counts import ARROW_TYPE, from_arrow, to_arrow
+from pegsearch.kernel.reduce import distinct
 from pegsearch.store import NO_PATHS, LevelWriter, Location, Run, level_name
 
 RUNNERS = ("inline", "local", "spark", "hadoop", "emr", "dataproc")
@@ -114,7 +115,8 @@ class MRJobEngine:
     def check_location(self, location: Location) -> None:
         return None  # levels pass through this process on their way to and from the job
 
-    def next_level(self, run: Run, level: int, writer: LevelWriter, report: Report = ignore) -> None:
+    def next_level(self, run: Run, level: int, writer: LevelWriter,
+                   report: LevelProgress = no_progress) -> None:
         assert self.work is not None, "next_level is called inside `with engine`"
         folder = self.work / level_name(level + 1)
         try:
@@ -123,7 +125,7 @@ class MRJobEngine:
             _write_lines(run, level, inputs)
             search = folder / "search.json"
             search.write_text(json.dumps({"board": run.board.definition(),
-                                          "group": run.identity.group}), encoding="utf-8")
+                                          "group": run.spec.group}), encoding="utf-8")
             job = LevelJob(args=self._job_args(search, inputs, folder, run.count_paths))
             with job.make_runner() as runner:
                 runner.run()
@@ -167,11 +169,9 @@ def _quiet_spark(folder: Path) -> list[str]:
     driver must stay reachable, so this is for masters on this machine only); a log4j2 file of our
     own silences the native-Hadoop notice and Spark's "Using Spark's default log4j profile".
     """
-    log4j = folder / "log4j2.properties"
-    log4j.write_text(SPARK_LOG4J, encoding="utf-8")
     return ["--cmdenv", "SPARK_LOCAL_IP=127.0.0.1",
-            "--spark-args", shlex.join(["--driver-java-options",
-                                        f"-Dlog4j2.configurationFile=file:{log4j}"])]
+            "--spark-args", shlex.join(["--driver-java-options", "-Dlog4j2.configurationFile="
+                                        + log4j_file(folder, SPARK_LOG4J)])]
 
 
 def _write_lines(run: Run, level: int, folder: Path) -> None:
@@ -247,9 +247,7 @@ def _check_available(runner: str, conf: dict) -> None:
         if not spark_submit:
             raise UsageError("the mrjob spark runner needs spark-submit: pip install"
                              " 'pegsearch[spark]' or set SPARK_HOME")
-        if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
-            raise UsageError("the mrjob spark runner needs Java 17 or 21 (java on PATH or"
-                             " JAVA_HOME)")
+        check_java("the mrjob spark runner")
     elif runner == "hadoop":
         configured = conf.get("hadoop_bin")
         if isinstance(configured, str):

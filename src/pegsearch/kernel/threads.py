@@ -1,14 +1,10 @@
 """Every core for the compiled loops: a serial numba function, run on slices of its work at once.
 
-Every kernel is compiled serial and `nogil`, and this module calls one per core from a
-pool of Python threads, each taking one contiguous slice of the items (blocks or partitions):
-contiguous, so no two threads write the same cache line. Compared with numba's parallel loops
-this compiles in about two thirds of the time (skippy-xl's first run after an install: 7.9 s
-against 11.3 s), at a cost of 5-10% in CPU seconds on english-33 (measured alternately). No
-kernel uses numba's parallel loops any more: `verify`, the last command that did, twice aborted at
-exit ("terminate called without an active exception", SIGABRT) after printing its result, in two
-full test runs on a loaded machine, and numba's OpenMP threads were the only threads of their own
-it started.
+Every kernel is compiled serial and `nogil`, and this module calls one per core from a pool of
+Python threads, each taking one contiguous slice of the items (blocks or partitions): contiguous,
+so no two threads write the same cache line. Why not numba's parallel loops: they compile slower,
+and their OpenMP threads were the suspects when a process aborted at exit after its work was done
+(the README's Performance section has the figures).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Positions as integers: canonical signatures and text pictures.
+"""The board tables: a board's jumps and symmetries as the arrays the compiled kernels read.
 
 A position is an unsigned 64-bit integer, bit ``i - 1`` set when hole ``i`` holds a peg (stored as
 int64 in Parquet, the same bits). The signature of a position is the smallest of its images under the
@@ -13,14 +13,14 @@ from functools import cached_property
 
 import numpy as np
 
-from pegsearch.board import EMPTY, PEG, Board
+from pegsearch.board.geometry import Board
 
 
 @dataclass(frozen=True)
-class Codec:
+class BoardTables:
     """The arrays the map kernel needs for one board: jump masks and symmetry byte tables.
 
-    `tables[g, b, v]` is the image under symmetry g of byte value v placed in byte b of a position;
+    `byte_images[g, b, v]` is the image under symmetry g of byte value v placed in byte b of a position;
     OR-ing the images of all bytes gives the image of the position. With the identity alone as the
     group (a raw search), the signature is the position itself.
     """
@@ -29,7 +29,7 @@ class Codec:
     need: np.ndarray  # uint64 per jump: the start and over holes, which must hold pegs
     free: np.ndarray  # uint64 per jump: the hole jumped into, which must be empty
     flip: np.ndarray  # uint64 per jump: start | over | to, XOR-ed to make the jump
-    tables: np.ndarray  # uint64 [symmetries, bytes, 256]
+    byte_images: np.ndarray  # uint64 [symmetries, bytes, 256]
 
     @cached_property
     def flip_images(self) -> np.ndarray:
@@ -40,59 +40,29 @@ class Codec:
     def images(self, positions: np.ndarray) -> np.ndarray:
         """uint64 [positions, symmetries]: every image of every position."""
         positions = np.asarray(positions, dtype=np.uint64)
-        out = np.zeros((positions.shape[0], self.tables.shape[0]), dtype=np.uint64)
-        for g, table in enumerate(self.tables):
+        out = np.zeros((positions.shape[0], self.byte_images.shape[0]), dtype=np.uint64)
+        for g, table in enumerate(self.byte_images):
             for byte, lookup in enumerate(table):
                 out[:, g] |= lookup[(positions >> np.uint64(8 * byte)) & np.uint64(0xFF)]
         return out
 
     @classmethod
-    def for_board(cls, board: Board, group: tuple[tuple[int, ...], ...] | None = None) -> Codec:
-        """Tables for `group`, a tuple of hole permutations (default: the board's whole group)."""
+    def for_board(cls, board: Board, group: tuple[tuple[int, ...], ...] | None = None) -> BoardTables:
+        """HashTables for `group`, a tuple of hole permutations (default: the board's whole group)."""
         bit = [np.uint64(1) << np.uint64(h - 1) for h in range(1, board.holes + 1)]
         need = np.array([bit[j.start - 1] | bit[j.over - 1] for j in board.jumps], dtype=np.uint64)
         free = np.array([bit[j.to - 1] for j in board.jumps], dtype=np.uint64)
         group = board.symmetries if group is None else group
         nbytes = (board.holes + 7) // 8
-        tables = np.zeros((len(group), nbytes, 256), dtype=np.uint64)
+        byte_images = np.zeros((len(group), nbytes, 256), dtype=np.uint64)
         values = np.arange(256, dtype=np.uint64)
         for g, perm in enumerate(group):
             for hole, image in enumerate(perm):
                 byte, offset = divmod(hole, 8)
                 present = (values >> np.uint64(offset)) & np.uint64(1)
-                tables[g, byte] |= present << np.uint64(image)
-        return cls(board.holes, need, free, need | free, tables)
+                byte_images[g, byte] |= present << np.uint64(image)
+        return cls(board.holes, need, free, need | free, byte_images)
 
     def signatures(self, positions: np.ndarray) -> np.ndarray:
         """Signatures of an array of positions (vectorised over positions, looped over symmetries)."""
         return self.images(positions).min(axis=1)
-
-
-def pegs(position: int) -> int:
-    """How many pegs a position holds."""
-    return int(position).bit_count()
-
-
-def holes_with_pegs(position: int) -> list[int]:
-    """The hole numbers that hold a peg."""
-    return [i + 1 for i in range(int(position).bit_length()) if position >> i & 1]
-
-
-def render(board: Board, position: int | None = None, numbers: bool = False) -> str:
-    """A text picture of the board: pegs and empty holes, or hole numbers when `numbers` is set."""
-    width = len(str(board.holes)) if numbers else 1
-    rows: dict[int, list[tuple[int, str]]] = {}
-    for hole, (col, row) in enumerate(board.cells, start=1):
-        if numbers:
-            mark = str(hole).rjust(width)
-        else:
-            mark = PEG if position is not None and position >> (hole - 1) & 1 else EMPTY
-        rows.setdefault(row, []).append((col * width, mark))
-    lines = []
-    for row in range(min(rows), max(rows) + 1):
-        line = ""
-        for col, mark in rows.get(row, []):
-            line = line.ljust(col) + mark
-        lines.append(line.rstrip())
-    indent = min(len(line) - len(line.lstrip()) for line in lines if line)
-    return "\n".join(line[indent:] for line in lines)

@@ -9,7 +9,6 @@ whatever engine wrote it, and every problem is reported, not just the first.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -18,16 +17,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pegsearch.codec import Codec
-from pegsearch.expand import signatures
-from pegsearch.paths import PATHS, from_arrow, total
+from pegsearch.kernel.expand import signatures
+from pegsearch.kernel.path_counts import PATHS, from_arrow, total
+from pegsearch.kernel.tables import BoardTables
 from pegsearch.store import POSITION, Location, Run, positions_of
+from pegsearch.store.parts import check_part
 
 _POPCOUNT = np.array([bin(value).count("1") for value in range(256)], dtype=np.uint8)
 
 
 @dataclass
-class Report:
+class Verification:
     """The outcome of verifying one run: problems (one line each) and what was checked."""
 
     problems: list[str] = field(default_factory=list)
@@ -39,50 +39,50 @@ class Report:
         return not self.problems
 
 
-def verify(path: str | Path) -> Report:
+def verify(path: str | Path) -> Verification:
     """Check every listed level of the run in `path` against its manifest and the search's rules."""
     run = Run.open(path)
-    report = Report()
+    checked = Verification()
     digest = run.manifest.get("board_digest")
     if digest != run.board.digest:
-        report.problems.append(f"manifest: board digest {digest} does not match its board"
+        checked.problems.append(f"manifest: board digest {digest} does not match its board"
                                f" definition ({run.board.digest})")
-    codec = run.codec()
-    expected_start = codec.signatures(np.array([run.board.start_position(run.start)], np.uint64))
+    tables = run.tables()
+    expected_start = tables.signatures(np.array([run.board.start_position(run.start)], np.uint64))
     for index, record in enumerate(run.levels):
         where = f"level {index}"
         if record.get("level") != index or record.get("pegs") != run.pegs_at(index):
-            report.problems.append(f"{where}: manifest says level {record.get('level')} with"
+            checked.problems.append(f"{where}: manifest says level {record.get('level')} with"
                                    f" {record.get('pegs')} pegs, expected level {index} with"
                                    f" {run.pegs_at(index)} pegs")
-        positions, paths = _check_level(run, index, codec, report.problems)
+        positions, paths = _check_level(run, index, tables, checked.problems)
         if index == 0 and not np.array_equal(positions, expected_start):
-            report.problems.append(f"{where}: does not hold the start position of"
+            checked.problems.append(f"{where}: does not hold the start position of"
                                    f" {run.describe()}")
         if run.count_paths and paths is not None and str(total(paths)) != record.get("paths"):
-            report.problems.append(f"{where}: paths sum to {total(paths)}, the manifest says"
+            checked.problems.append(f"{where}: paths sum to {total(paths)}, the manifest says"
                                    f" {record.get('paths')}")
-        report.levels += 1
-        report.states += record.get("states", 0)
-    return report
+        checked.levels += 1
+        checked.states += record.get("states", 0)
+    return checked
 
 
 def recompute(path: str | Path, upto: int) -> list[str]:
     """Levels 1 to `upto` of a run made again by a second computation, compared position for position.
 
     The second computation shares nothing with the engines but the board's jump and symmetry
-    tables: every legal jump of every parent in plain numpy, canonicalised by `Codec.signatures`
+    tables: every legal jump of every parent in plain numpy, canonicalised by `BoardTables.signatures`
     (numpy, not the compiled kernel) and deduplicated by a sort (`_sorted_distinct`, not hash
     tables). It holds a level's children in memory, so it is for a run's smaller levels.
     """
     run = Run.open(path)
-    codec = run.codec()
+    tables = run.tables()
     problems = []
     level = _sorted_distinct(run.read_level(0))
     for index in range(1, min(upto, len(run.levels) - 1) + 1):
         children = np.concatenate([level[(level & flip) == need] ^ flip
-                                   for need, flip in zip(codec.need, codec.flip, strict=True)])
-        level = _sorted_distinct(codec.signatures(children))
+                                   for need, flip in zip(tables.need, tables.flip, strict=True)])
+        level = _sorted_distinct(tables.signatures(children))
         stored = np.sort(run.read_level(index))
         if not np.array_equal(level, stored):
             problems.append(f"level {index}: the stored {len(stored):,} positions differ from the"
@@ -90,7 +90,7 @@ def recompute(path: str | Path, upto: int) -> list[str]:
     return problems
 
 
-def _check_level(run: Run, index: int, codec: Codec,
+def _check_level(run: Run, index: int, tables: BoardTables,
                  problems: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
     """Check one level's files; returns the positions (and paths) of the parts that could be read."""
     record = run.levels[index]
@@ -102,7 +102,7 @@ def _check_level(run: Run, index: int, codec: Codec,
     listed = {entry["name"] for entry in record["files"]}
     for stray in sorted(name for name in folder.files() if name not in listed):
         problems.append(f"{where}: {stray} is not listed in the manifest")
-    tables = [_check_part(folder, entry, f"{where} {entry['name']}", run, index, codec, problems)
+    tables = [_check_part(folder, entry, f"{where} {entry['name']}", run, index, tables, problems)
               for entry in record["files"]]
     readable = [table for table in tables if table is not None]
     pieces = [_positions(table) for table in readable]
@@ -122,19 +122,13 @@ def _positions(table: pa.Table) -> np.ndarray:
     return positions_of(table.column(POSITION))
 
 
-def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int, codec: Codec,
+def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int, tables: BoardTables,
                 problems: list[str]) -> pa.Table | None:
     """Check one part file; returns its table, or None when it cannot be read."""
-    try:
-        data = folder.read(entry["name"])
-    except FileNotFoundError:
-        problems.append(f"{where}: file is missing")
+    data, found = check_part(folder, entry)
+    problems += [f"{where}: {problem}" for problem in found]
+    if data is None:
         return None
-    if entry.get("bytes") is not None and len(data) != entry["bytes"]:
-        problems.append(f"{where}: {len(data):,} bytes, the manifest says {entry['bytes']:,}"
-                        " (truncated or replaced)")
-    if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
-        problems.append(f"{where}: checksum does not match the manifest (damaged or replaced)")
     try:
         table = pq.read_table(pa.BufferReader(data))
     except (OSError, pa.ArrowException) as exc:
@@ -158,7 +152,7 @@ def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int,
     if np.any(outside) or wrong:
         problems.append(f"{where}: {wrong:,} positions do not have {pegs} pegs on the board's"
                         f" {run.board.holes} holes (a level of another search?)")
-    elif np.any(signatures(codec, positions) != positions):
+    elif np.any(signatures(tables, positions) != positions):
         problems.append(f"{where}: positions are not signatures under the run's symmetry group")
     return table
 

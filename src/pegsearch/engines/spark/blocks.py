@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from pegsearch.codec import Codec
-from pegsearch.dedup import Keyspace, Tables, distinct, partition_bits, table_bits
-from pegsearch.expand import Scratch, expand_routed
+from pegsearch.kernel.expand import Scratch, expand_routed
+from pegsearch.kernel.reduce import Keyspace, Layout, distinct
+from pegsearch.kernel.tables import BoardTables
 
-CODEC = "zstd"
+COMPRESSION = "zstd"
 _HEADER = 3  # words: rows, compressed bytes of the positions, compressed bytes of the paths
 
 
@@ -23,9 +23,9 @@ def encode_block(keys: np.ndarray, paths: np.ndarray | None = None) -> bytes:
     """Sorted distinct positions (and their path-count limbs) as one block."""
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     deltas = np.diff(keys, prepend=np.uint64(0))
-    packed_keys = pa.compress(deltas.tobytes(), codec=CODEC, asbytes=True)
+    packed_keys = pa.compress(deltas.tobytes(), codec=COMPRESSION, asbytes=True)
     packed_paths = b"" if paths is None else pa.compress(
-        np.ascontiguousarray(paths, dtype=np.uint64).tobytes(), codec=CODEC, asbytes=True)
+        np.ascontiguousarray(paths, dtype=np.uint64).tobytes(), codec=COMPRESSION, asbytes=True)
     header = np.array([len(keys), len(packed_keys), len(packed_paths)], dtype=np.uint64)
     return header.tobytes() + packed_keys + packed_paths
 
@@ -34,13 +34,13 @@ def decode_block(block: bytes) -> tuple[np.ndarray, np.ndarray | None]:
     """A block's positions and path-count limbs (None when the block carries none)."""
     rows, key_bytes, path_bytes = (int(v) for v in np.frombuffer(block, np.uint64, _HEADER))
     start = 8 * _HEADER
-    deltas = np.frombuffer(pa.decompress(block[start:start + key_bytes], 8 * rows, codec=CODEC,
+    deltas = np.frombuffer(pa.decompress(block[start:start + key_bytes], 8 * rows, codec=COMPRESSION,
                                          asbytes=True), dtype=np.uint64)
     keys = np.cumsum(deltas, dtype=np.uint64)
     if not path_bytes:
         return keys, None
     end = start + key_bytes
-    raw = pa.decompress(block[end:end + path_bytes], 16 * rows, codec=CODEC, asbytes=True)
+    raw = pa.decompress(block[end:end + path_bytes], 16 * rows, codec=COMPRESSION, asbytes=True)
     return keys, np.frombuffer(raw, dtype=np.uint64).reshape(-1, 2).copy()
 
 
@@ -50,22 +50,21 @@ class Combiner:
 
     Each partition is split `2**extra` ways more, so every table stays small enough for the cache
     (as the local engine's): the top `pbits` bits of a child's mix name its partition (see
-    dedup.Keyspace), the next `extra` bits its table, and a partition's block is its tables drained
+    kernel.reduce.Keyspace), the next `extra` bits its table, and a partition's block is its tables drained
     together, sorted.
     """
 
-    def __init__(self, codec: Codec, pbits: int, counted: bool, expected: int) -> None:
-        self.codec, self.pbits, self.counted = codec, pbits, counted
-        self.extra = partition_bits(expected, codec.holes, least=pbits) - pbits
-        self.space = Keyspace(codec.holes, pbits + self.extra)
-        tables = 1 << self.space.pbits
-        self.tables = Tables(self.space, 0, tables, table_bits(-(-expected // tables)), counted,
-                             budget=1 << 62)
+    def __init__(self, tables: BoardTables, pbits: int, counted: bool, expected: int) -> None:
+        self.tables, self.pbits, self.counted = tables, pbits, counted
+        layout = Layout.plan(expected, tables.holes, least=pbits)
+        self.space = layout.space
+        self.extra = self.space.pbits - pbits
+        self.hashes = layout.tables(counted)
         self.scratch = Scratch()
 
     def add(self, parents: np.ndarray, paths: np.ndarray) -> None:
         """Expand a batch of parents (`paths` is ``(0, 2)`` when not counted) into the tables."""
-        self.tables.add(*expand_routed(self.codec, parents, paths, self.space, 0,
+        self.hashes.add(*expand_routed(self.tables, parents, paths, self.space, 0,
                                        1 << self.space.pbits, self.scratch))
 
     def blocks(self) -> list[tuple[int, bytes]]:
@@ -73,8 +72,8 @@ class Combiner:
         out = []
         for partition in range(1 << self.pbits):
             first, last = partition << self.extra, (partition + 1) << self.extra
-            if self.tables.filled[first:last].any():
-                keys, sums = self.tables.drain(first, last)
+            if self.hashes.filled[first:last].any():
+                keys, sums = self.hashes.drain(first, last)
                 out.append((partition, encode_block(keys, sums if self.counted else None)))
         return out
 

@@ -11,30 +11,30 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from pegsearch.codec import Codec
-from pegsearch.dedup import Keyspace, code_of, one_table, partition_of
-from pegsearch.threads import slice_start, spread
+from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
+from pegsearch.kernel.tables import BoardTables
+from pegsearch.kernel.threads import slice_start, spread
 
 _BYTE = np.uint64(0xFF)
 _EIGHT = np.uint64(8)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _image(position, tables, g):
+def _image(position, byte_images, g):
     """The image of a position under symmetry g: one table read per byte."""
     image = np.uint64(0)
     rest = position
-    for byte in range(tables.shape[1]):
-        image |= tables[g, byte, rest & _BYTE]
+    for byte in range(byte_images.shape[1]):
+        image |= byte_images[g, byte, rest & _BYTE]
         rest >>= _EIGHT
     return image
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _signature(position, tables):
+def _signature(position, byte_images):
     best = ~np.uint64(0)
-    for g in range(tables.shape[0]):
-        best = min(best, _image(position, tables, g))
+    for g in range(byte_images.shape[0]):
+        best = min(best, _image(position, byte_images, g))
     return best
 
 
@@ -48,7 +48,7 @@ def _legal(p, need, flip):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _children_of(p, need, flip, flip_images, tables, legal, images, out, k):
+def _children_of(p, need, flip, flip_images, byte_images, legal, images, out, k):
     """Write the signatures of position p's children into out[k:]; returns how many.
 
     A symmetry is linear over XOR, so the image of child ``p ^ flip[j]`` under g is
@@ -62,12 +62,12 @@ def _children_of(p, need, flip, flip_images, tables, legal, images, out, k):
     for j in range(need.shape[0]):
         legal[count] = j
         count += (p & flip[j]) == need[j]
-    for g in range(tables.shape[0]):
-        images[g] = _image(p, tables, g)
+    for g in range(byte_images.shape[0]):
+        images[g] = _image(p, byte_images, g)
     for t in range(count):
         j = legal[t]
         best = images[0] ^ flip_images[j, 0]
-        for g in range(1, tables.shape[0]):
+        for g in range(1, byte_images.shape[0]):
             candidate = images[g] ^ flip_images[j, g]
             best = candidate if candidate < best else best
         out[k + t] = best
@@ -75,13 +75,13 @@ def _children_of(p, need, flip, flip_images, tables, legal, images, out, k):
 
 
 @numba.njit(cache=True, nogil=True)
-def _children(positions, offsets, need, flip, flip_images, tables, out, first, step):
+def _children(positions, offsets, need, flip, flip_images, byte_images, out, first, step):
     """The children's signatures of slice `first` of `step` of the positions, in parent order."""
-    images = np.empty(tables.shape[0], dtype=np.uint64)
+    images = np.empty(byte_images.shape[0], dtype=np.uint64)
     legal = np.empty(need.shape[0], dtype=np.int64)
     n = positions.shape[0]
     for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
-        _children_of(positions[i], need, flip, flip_images, tables, legal, images, out, offsets[i])
+        _children_of(positions[i], need, flip, flip_images, byte_images, legal, images, out, offsets[i])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -96,7 +96,7 @@ def _block_fanout(positions, need, flip, size, counts, first, step):
 
 
 @numba.njit(cache=True, nogil=True)
-def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tables, space, lo, hi,
+def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, byte_images, space, lo, hi,
                    out, out_paths, bounds, most, first, step):
     """Children of slice `first` of `step` of the blocks of parents, grouped by partition.
 
@@ -108,7 +108,7 @@ def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tab
     """
     n, blocks, width = positions.shape[0], offsets.shape[0] - 1, hi - lo
     counted = paths.shape[0] > 0
-    images = np.empty(tables.shape[0], dtype=np.uint64)
+    images = np.empty(byte_images.shape[0], dtype=np.uint64)
     legal = np.empty(need.shape[0], dtype=np.int64)
     scratch = np.empty(most, dtype=np.uint64)
     parent = np.empty(most if counted else 0, dtype=np.int64)
@@ -116,7 +116,7 @@ def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tab
     for b in range(slice_start(blocks, first, step), slice_start(blocks, first + 1, step)):
         made = 0
         for i in range(b * size, min(n, (b + 1) * size)):
-            count = _children_of(positions[i], need, flip, flip_images, tables, legal, images,
+            count = _children_of(positions[i], need, flip, flip_images, byte_images, legal, images,
                                  scratch, made)
             if counted:
                 parent[made:made + count] = i
@@ -141,21 +141,21 @@ def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, tab
 
 
 @numba.njit(cache=True, nogil=True)
-def _signatures(positions, tables, out, first, step):
+def _signatures(positions, byte_images, out, first, step):
     n = positions.shape[0]
     for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
-        out[i] = _signature(positions[i], tables)
+        out[i] = _signature(positions[i], byte_images)
 
 
-def signatures(codec: Codec, positions: np.ndarray) -> np.ndarray:
-    """Signatures of positions (the compiled twin of `Codec.signatures`, which tests compare)."""
+def signatures(tables: BoardTables, positions: np.ndarray) -> np.ndarray:
+    """Signatures of positions (the compiled twin of `BoardTables.signatures`, which tests compare)."""
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
     out = np.empty(positions.shape[0], dtype=np.uint64)
-    spread(_signatures, len(positions), positions, codec.tables, out)
+    spread(_signatures, len(positions), positions, tables.byte_images, out)
     return out
 
 
-def expand(codec: Codec, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def expand(tables: BoardTables, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Children of `positions` as signatures, unsorted and with repeats, plus each parent's fanout.
 
     Children appear in parent order: the first ``fanout[0]`` belong to ``positions[0]`` and so on, so
@@ -163,12 +163,12 @@ def expand(codec: Codec, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     """
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
     offsets = np.zeros(positions.shape[0] + 1, dtype=np.int64)
-    spread(_block_fanout, len(positions), positions, codec.need, codec.flip, 1, offsets)
+    spread(_block_fanout, len(positions), positions, tables.need, tables.flip, 1, offsets)
     counts = offsets[1:].copy()  # blocks of one parent: each parent's fanout
     np.cumsum(offsets, out=offsets)
     children = np.empty(offsets[-1], dtype=np.uint64)
-    spread(_children, len(positions), positions, offsets, codec.need, codec.flip,
-           codec.flip_images, codec.tables, children)
+    spread(_children, len(positions), positions, offsets, tables.need, tables.flip,
+           tables.flip_images, tables.byte_images, children)
     return children, counts
 
 
@@ -191,10 +191,10 @@ class Scratch:
 BLOCK = 512
 
 
-def expand_routed(codec: Codec, positions: np.ndarray, paths: np.ndarray, space: Keyspace, lo: int,
+def expand_routed(tables: BoardTables, positions: np.ndarray, paths: np.ndarray, space: Keyspace, lo: int,
                   hi: int, scratch: Scratch | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Children of `positions` routed to partitions ``[lo, hi)`` of `space`, for `Tables.add`.
+    """Children of `positions` routed to partitions ``[lo, hi)`` of `space`, for `HashTables.add`.
 
     The map and the shuffle in one pass over the parents: each block of parents makes its children
     in cache and writes their codes straight into their partitions' stretches, carrying each
@@ -208,7 +208,7 @@ def expand_routed(codec: Codec, positions: np.ndarray, paths: np.ndarray, space:
     size = max(BLOCK, 2 * (hi - lo))
     blocks = -(-len(positions) // size)
     offsets = np.zeros(blocks + 1, dtype=np.int64)
-    spread(_block_fanout, blocks, positions, codec.need, codec.flip, size, offsets)
+    spread(_block_fanout, blocks, positions, tables.need, tables.flip, size, offsets)
     most = int(offsets.max())
     np.cumsum(offsets, out=offsets)
     made = int(offsets[-1])
@@ -218,14 +218,31 @@ def expand_routed(codec: Codec, positions: np.ndarray, paths: np.ndarray, space:
     out = into[:code_words].view(space.dtype)[:made]
     out_paths = into[code_words:].reshape(-1, 2)
     bounds = np.zeros((blocks, hi - lo + 1), dtype=np.int64)
-    spread(_expand_routed, blocks, positions, paths, offsets, size, codec.need, codec.flip,
-           codec.flip_images, codec.tables, space.args, lo, hi, out, out_paths, bounds, most)
+    spread(_expand_routed, blocks, positions, paths, offsets, size, tables.need, tables.flip,
+           tables.flip_images, tables.byte_images, space.args, lo, hi, out, out_paths, bounds, most)
     return out, out_paths, bounds
 
 
-def expand_distinct(codec: Codec, positions: np.ndarray,
+def expand_distinct(tables: BoardTables, positions: np.ndarray,
                     paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct children of a batch, sorted, with path counts summed: map and combine in one
     call, for engines that hand the kernel one batch at a time (the mrjob and Spark mappers)."""
-    space = Keyspace(codec.holes, 0)
-    return one_table(space, 0, *expand_routed(codec, positions, paths, space, 0, 1))
+    space = Keyspace(tables.holes, 0)
+    return one_table(space, 0, *expand_routed(tables, positions, paths, space, 0, 1))
+
+
+def contains(sorted_set: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Membership of each value in a set sorted ascending as uint64 (a merge-free join)."""
+    if len(sorted_set) == 0:
+        return np.zeros(len(values), dtype=bool)
+    index = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    return sorted_set[index] == values
+
+
+def parents_reaching(tables: BoardTables, parents: np.ndarray, winnable: np.ndarray) -> np.ndarray:
+    """The parents with at least one child whose signature is in `winnable` (sorted ascending)."""
+    children, fanout = expand(tables, parents)
+    hits = np.zeros(len(children) + 1, dtype=np.int64)
+    np.cumsum(contains(winnable, children), out=hits[1:])
+    ends = np.cumsum(fanout)
+    return parents[hits[ends] - hits[ends - fanout] > 0]

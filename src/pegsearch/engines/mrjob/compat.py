@@ -5,7 +5,7 @@ mrjob imports the standard library's `pipes` module for `pipes.quote`, its only 
 such a Python `install` puts a stand-in module holding just `quote` under that name before mrjob is
 imported; where the real module exists nothing changes. mrjob also imports `distutils`, which
 Python 3.12 removed: the `mrjob` extra requires setuptools there, which provides it.
-Import this module before any mrjob module: `pegsearch.level_job` and `pegsearch.engines.mrjob`
+Import this module before any mrjob module: `pegsearch.engines.mrjob.level_job` and `pegsearch.engines.mrjob`
 do, first thing.
 """
 

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from pegsearch.paths import PathCountOverflow, add_limbs, overflow_message
-from pegsearch.threads import slice_start, spread
+from pegsearch.errors import PathCountOverflow
+from pegsearch.kernel.path_counts import add_limbs, overflow_message
+from pegsearch.kernel.threads import slice_start, spread
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 # GOLDEN's inverse modulo 2**64 (and so modulo every 2**n): it turns a mixed signature back.
@@ -63,6 +64,10 @@ class Keyspace:
     @property
     def rbits(self) -> int:
         return self.nbits - self.pbits
+
+    @property
+    def partitions(self) -> int:
+        return 1 << self.pbits
 
     @property
     def narrow(self) -> bool:
@@ -137,7 +142,7 @@ def _fill(slots, sums, base, mask, codes, values, start, end, space, sbits):
     into one table; returns how many were new and whether a path count overflowed.
 
     The counted and the uncounted loops are written apart on purpose: with the path-count branch
-    inside one loop, numba's code took 33 ns a key instead of 8.
+    inside one loop, numba's code took several times as long a key.
     """
     new, overflow = 0, False
     if sums.shape[0] == 0:
@@ -281,7 +286,7 @@ TABLE_SLOTS = 1 << 12
 MAX_PBITS = 14
 
 
-def partition_bits(expected: int, nbits: int, least: int = 0) -> int:
+def _partition_bits(expected: int, nbits: int, least: int = 0) -> int:
     """Partitions for `expected` distinct keys of `nbits`-bit signatures, as a power of two, at
     least ``2**least``: enough that each table stays near TABLE_SLOTS (in cache), up to
     ``2**MAX_PBITS``. Never more than the signatures, as `Keyspace` requires: a board of fewer
@@ -300,7 +305,29 @@ def table_bits(count: int) -> int:
     return bits
 
 
-class Tables:
+@dataclass(frozen=True)
+class Layout:
+    """How `expected` distinct signatures are held: the keyspace's partitions, and the slot bits
+    each partition's table starts with. The one sizing rule of every reduce (the local engine's
+    passes, a Spark map task's combiner, a single batch)."""
+
+    space: Keyspace
+    sbits: int
+
+    @classmethod
+    def plan(cls, expected: int, nbits: int, least: int = 0) -> Layout:
+        """Tables near the cache-sized aim, at least ``2**least`` partitions of them."""
+        space = Keyspace(nbits, _partition_bits(expected, nbits, least))
+        return cls(space, table_bits(-(-expected // space.partitions)))
+
+    def tables(self, counted: bool, lo: int = 0, width: int | None = None,
+               budget: int = 1 << 62) -> HashTables:
+        """Empty tables for partitions ``[lo, lo + width)`` (default: all of them)."""
+        width = self.space.partitions - lo if width is None else width
+        return HashTables(self.space, lo, width, self.sbits, counted, budget)
+
+
+class HashTables:
     """The hash tables of one pass: partitions ``[lo, lo + width)`` of the keyspace's.
 
     `budget` bounds the arena's bytes; growing past it gives up partitions instead (see the module
@@ -377,7 +404,7 @@ def one_table(space: Keyspace, partition: int, codes: np.ndarray, values: np.nda
               bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct signatures behind a batch of codes of one partition, sorted, with path counts
     summed: one table, filled in one call, drained once."""
-    tables = Tables(space, partition, 1, table_bits(len(codes)), values.shape[0] > 0, 1 << 62)
+    tables = Layout(space, table_bits(len(codes))).tables(values.shape[0] > 0, partition, 1)
     tables.add(codes, values, bounds)
     return tables.drain(0, 1)
 

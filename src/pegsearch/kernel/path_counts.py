@@ -20,10 +20,6 @@ _LIMIT_LOW = np.uint64(LIMIT & (2**64 - 1))
 _LIMIT_HIGH = np.uint64(LIMIT >> 64)
 
 
-class PathCountOverflow(ArithmeticError):
-    """A path count exceeded what a decimal(38, 0) column holds."""
-
-
 def ones(count: int) -> np.ndarray:
     """`count` path counts of 1 (the start position is reached one way)."""
     paths = np.zeros((count, 2), dtype=np.uint64)

@@ -1,4 +1,9 @@
-"""The `pegsearch` command: argument parsing and printing only; the work happens in the modules."""
+"""The `pegsearch` command: arguments in, text or JSON out.
+
+Every answer and every check of a request comes from `pegsearch.answers` (and the search from the
+driver), which the service calls too; what is here is the argument parser, the choice of text or
+JSON, and the terminal's progress.
+"""
 
 from __future__ import annotations
 
@@ -6,38 +11,39 @@ import argparse
 import json
 import os
 import shlex
-import signal
 import sys
-import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pegsearch.analysis import exact_per_hole, finishes, orbit, solve, winnable_counts
-from pegsearch.bench import compare, machine, measure, medians
-from pegsearch.board import load_board, shipped_boards
-from pegsearch.codec import render
-from pegsearch.engines import ENGINES, Engine, engine_class, make_engine
-from pegsearch.errors import UsageError
-from pegsearch.interrupts import install, interruption, signal_of
-from pegsearch.paths import PathCountOverflow
-from pegsearch.plot import board_strip, check_picture_path, level_plot
-from pegsearch.report import (
+from pegsearch import __version__
+from pegsearch.answers.documents import counts_document, require_complete, search_document, survey_document
+from pegsearch.answers.finishes import exact_per_hole, finishes
+from pegsearch.answers.solve import solve
+from pegsearch.answers.survey import survey
+from pegsearch.answers.verdict import verdict
+from pegsearch.answers.verify import recompute, verify
+from pegsearch.board.files import load_board, shipped_boards
+from pegsearch.board.pictures import render
+from pegsearch.board.plots import board_strip, check_picture_path, level_plot
+from pegsearch.board.spec import SYMMETRY_MODES, SearchSpec, survey_name
+from pegsearch.board.symmetry import orbit
+from pegsearch.cli.bench import compare, machine, measure, medians
+from pegsearch.cli.text import (
     bench_table,
     boards_table,
     compare_table,
-    finish_documents,
     finish_table,
     level_table,
-    run_document,
     run_heading,
     survey_table,
 )
-from pegsearch.search import Progress, search, verdict
-from pegsearch.store import SYMMETRY_MODES, Identity, Run
+from pegsearch.engines import ENGINES, Engine, make_engine
+from pegsearch.engines.driver import Progress, search
+from pegsearch.errors import UsageError, failure
+from pegsearch.interrupts import install
+from pegsearch.store import Run
 from pegsearch.store.location import close_stores
-from pegsearch.survey import survey
-from pegsearch.verify import recompute, verify
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -45,6 +51,35 @@ if TYPE_CHECKING:
 RUNS = Path("runs")
 RUN_HELP = "a run: its folder, or a URI such as s3://BUCKET/PATH"
 RUN_OPTIONS = "Options after -- are passed to `pegsearch run`, e.g. -- --memory 2G."
+DESCRIPTION = ("Exhaustive breadth-first search of peg-solitaire boards, one MapReduce job per level:"
+               " search a board into a run directory (on this machine, Spark or mrjob), then ask the"
+               " stored run for its counts, solutions and winnable positions, or serve searches over"
+               " HTTP.")
+
+# What each command's --help says first, written for users.
+ABOUT = {
+    "run": ("Search a board level by level, from a start, into a run directory (a folder or a "
+            "store URI): every level is kept, so the run can be counted, solved, verified or "
+            "resumed later, with any engine."),
+    "counts": ("Print the per-level table of a stored run (states, and path counts when counted), "
+               "its verdict and where the last peg can stand; --winnable adds, per level, the "
+               "positions that can still be played down to one peg."),
+    "solve": ("Print one solution of a stored run, jump by jump from its real start, with the "
+              "board after each jump; when one peg cannot be reached, a line of play down to the "
+              "fewest pegs."),
+    "survey": ("Search every start hole of a board (one search per class of symmetric holes) and "
+               "say, per hole, whether one peg can be reached and where it can stand."),
+    "verify": ("Reread a stored run and check every level against its manifest and the rules of "
+               "the search; prints one line per problem (exit 1), or ok."),
+    "bench": ("Time whole searches in child processes: median wall and CPU seconds, states per "
+              "CPU-second and peak memory, per board and engine."),
+    "compare": ("Time pegsearch and another program side by side, alternating runs, and print both "
+                "sides' medians and the ratios pegsearch / other."),
+    "boards": ("List the boards shipped with pegsearch, with their holes, jumps and symmetries."),
+    "show": ("Draw a board with its hole numbers, then with its default start."),
+    "serve": ("Serve searches over HTTP: a JSON API and a dashboard over a folder of run "
+              "directories; searches run in worker processes and survive a restart."),
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,39 +99,27 @@ def main(argv: list[str] | None = None) -> int:
         args.run_options = run_options
     try:
         return args.handler(args)
-    except UsageError as exc:
-        print(f"pegsearch: error: {one_line(str(exc))}", file=sys.stderr)
-        return exc.exit_code
-    except PathCountOverflow as exc:
-        print(f"pegsearch: error: {exc}; the levels before it are kept", file=sys.stderr)
-        return 1
-    except (KeyboardInterrupt, SystemError) as exc:
-        interrupt = interruption(exc)  # a SystemError from numba's dispatcher may wrap one
-        if interrupt is None:
-            raise
-        signum = signal_of(interrupt)
-        what = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
-        print(f"pegsearch: {what}; completed levels are kept (resume with --resume)",
-              file=sys.stderr)
-        return 128 + signum
     except BrokenPipeError:
         # The reader went away (`pegsearch counts RUN | head`): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except (Exception, KeyboardInterrupt) as exc:
+        ended = failure(exc)
+        if ended is None:
+            raise
+        print(f"pegsearch: {'' if ended.interrupted else 'error: '}{ended.line}", file=sys.stderr)
+        return ended.exit_code
     finally:
         close_stores()
 
 
-def one_line(message: str) -> str:
-    """`message` with control characters (a newline in a file name) escaped: an error is one line."""
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in message)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pegsearch", description=__doc__)
+    parser = argparse.ArgumentParser(prog="pegsearch", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"pegsearch {__version__}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
-    run = commands.add_parser("run", help="search a board level by level into a run directory")
+    run = commands.add_parser("run", description=ABOUT["run"],
+                               help="search a board level by level into a run directory")
     run.add_argument("board", help="a shipped board name (see `pegsearch boards`) or a .toml file")
     run.add_argument("--start", type=int, nargs="+", metavar="HOLE",
                      help="the hole(s) empty at the start (default: those drawn empty)")
@@ -115,7 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     run.set_defaults(handler=command_run)
 
-    counts = commands.add_parser("counts", help="the per-level table of a stored run")
+    counts = commands.add_parser("counts", description=ABOUT["counts"],
+                               help="the per-level table of a stored run")
     counts.add_argument("run", help=RUN_HELP)
     counts.add_argument("--json", action="store_true", help="print the counts as JSON")
     counts.add_argument("--winnable", action="store_true",
@@ -123,22 +147,24 @@ def build_parser() -> argparse.ArgumentParser:
     counts.add_argument("--finish", type=int, metavar="HOLE",
                         help="with --winnable: down to one peg on this hole")
     counts.add_argument("--engine", choices=sorted(ENGINES),
-                        help="with --winnable: the engine that walks the levels back (default: the"
-                             " one that made the run, where it can; else in this process)")
+                        help="with --winnable: the engine that walks the levels back (default: this"
+                             " process; spark walks a cluster run back on its cluster)")
     counts.add_argument("--master", "--spark-master", dest="master", metavar="URL",
                         help="with --winnable --engine spark: the master (default: the run's)")
     counts.add_argument("--plot", type=Path, metavar="FILE.png",
                         help="draw states (and winnable states) per level, log scale, into FILE")
     counts.set_defaults(handler=command_counts)
 
-    solve = commands.add_parser("solve", help="one solution (or best line of play) of a stored run")
+    solve = commands.add_parser("solve", description=ABOUT["solve"],
+                               help="one solution (or best line of play) of a stored run")
     solve.add_argument("run", help=RUN_HELP)
     solve.add_argument("--finish", type=int, metavar="HOLE", help="end with the last peg on HOLE")
     solve.add_argument("--svg", type=Path, metavar="FILE", help="also draw the boards into an SVG strip")
     solve.add_argument("--png", type=Path, metavar="FILE", help="also draw the boards into a PNG strip")
     solve.set_defaults(handler=command_solve)
 
-    survey = commands.add_parser("survey", help="search every start hole (one per symmetry class)")
+    survey = commands.add_parser("survey", description=ABOUT["survey"],
+                               help="search every start hole (one per symmetry class)")
     survey.add_argument("board", help="a shipped board name or a .toml file")
     survey.add_argument("--out", metavar="FOLDER",
                         help="folder for the runs, one per class (default: a new one under runs/);"
@@ -148,14 +174,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_engine_arguments(survey)
     survey.set_defaults(handler=command_survey)
 
-    verify = commands.add_parser("verify", help="reread a run and report anything wrong with it")
+    verify = commands.add_parser("verify", description=ABOUT["verify"],
+                               help="reread a run and report anything wrong with it")
     verify.add_argument("run", help=RUN_HELP)
     verify.add_argument("--recompute", type=int, default=0, metavar="LEVELS",
                         help="also make levels 1..LEVELS again by a second, plain-numpy computation"
                              " and compare them position for position (for the smaller levels)")
     verify.set_defaults(handler=command_verify)
 
-    bench = commands.add_parser("bench", help="time searches: wall, CPU, states per CPU-second, memory",
+    bench = commands.add_parser("bench", description=ABOUT["bench"],
+                               help="time searches: wall, CPU, states per CPU-second, memory",
                                 epilog=RUN_OPTIONS)
     bench.add_argument("--boards", nargs="+", default=["skippy-xl", "english-33"], metavar="BOARD")
     bench.add_argument("--engines", nargs="+", default=["local"], choices=sorted(ENGINES),
@@ -164,8 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.set_defaults(handler=command_bench, run_options=[])
 
-    compare = commands.add_parser(
-        "compare", help="time pegsearch side by side with another program, alternating runs",
+    compare = commands.add_parser("compare", description=ABOUT["compare"],
+                               help="time pegsearch side by side with another program, alternating runs",
         epilog=RUN_OPTIONS)
     compare.add_argument("board", help="the board pegsearch searches (local engine)")
     compare.add_argument("--peer", required=True, metavar="COMMAND",
@@ -175,14 +203,17 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--json", action="store_true", help="print the figures as JSON")
     compare.set_defaults(handler=command_compare, run_options=[])
 
-    boards = commands.add_parser("boards", help="list the shipped boards")
+    boards = commands.add_parser("boards", description=ABOUT["boards"],
+                               help="list the shipped boards")
     boards.set_defaults(handler=command_boards)
 
-    show = commands.add_parser("show", help="draw a board with its hole numbers")
+    show = commands.add_parser("show", description=ABOUT["show"],
+                               help="draw a board with its hole numbers")
     show.add_argument("board", help="a shipped board name or a .toml file")
     show.set_defaults(handler=command_show)
 
-    serve = commands.add_parser("serve", help="the search service: HTTP API and dashboard over a runs root")
+    serve = commands.add_parser("serve", description=ABOUT["serve"],
+                               help="the search service: HTTP API and dashboard over a runs root")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1;"
                        " any other needs a token)")
     serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
@@ -196,20 +227,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def command_run(args: argparse.Namespace) -> int:
-    board = load_board(args.board)
-    start = tuple(sorted({board.hole_of(h) for h in args.start})) if args.start else board.empty
-    if not start:
-        raise UsageError(f"{board.name} has no empty hole to start from: pass --start HOLE")
-    symmetry = "none" if args.raw else args.symmetry
-    identity = Identity(board, start, symmetry, count_paths=args.count_paths)
-    out = args.out or (_newest_run(identity) if args.resume else _new_run_path(identity))
+    spec = SearchSpec.asked(load_board(args.board), args.start, "none" if args.raw else args.symmetry,
+                            args.count_paths)
+    out = args.out or (_newest_run(spec) if args.resume else str(RUNS / spec.name()))
     engine = _engine(args)
     if sys.stderr.isatty():
-        print(f"searching {identity.describe()} with the {engine.name} engine into {out}",
+        print(f"searching {spec.describe()} with the {engine.name} engine into {out}",
               file=sys.stderr)
-    run = search(identity, out, engine, resume=args.resume,
+    run = search(spec, out, engine, resume=args.resume,
                  progress=TerminalProgress() if sys.stderr.isatty() else None)
-    _print_run(run, args.json)
+    _print_run(run, search_document(run) if args.json else None)
     return 0
 
 
@@ -240,19 +267,12 @@ def _engine(args: argparse.Namespace) -> Engine:
 
 def command_counts(args: argparse.Namespace) -> int:
     run = Run.open(args.run)
-    if args.finish is not None:
-        run.board.hole_of(args.finish)
-        if not args.winnable:
-            raise UsageError("--finish applies to --winnable: pass both")
     if args.plot:
         check_picture_path(args.plot)
-    if (args.winnable or args.plot) and run.status != "complete":
-        raise UsageError(f"{run.uri} is an incomplete run ({run.status}): finish it with --resume"
-                         " before asking for winnable positions or a plot")
-    if (args.engine or args.master) and not args.winnable:
-        raise UsageError("--engine and --master apply to --winnable: pass it too")
-    winnable = _winnable(run, args) if args.winnable else None
-    _print_run(run, args.json, winnable, finish_classes=True)
+        require_complete(run, "a plot")
+    document = counts_document(run, args.winnable, args.finish, args.engine, args.master)
+    winnable = [level["winnable"] for level in document["levels"]] if args.winnable else None
+    _print_run(run, document if args.json else None, winnable, finish_classes=True)
     if winnable is not None and not args.json:
         print(f"winnable: {_winnable_meaning(run, args.finish)}")
     if args.plot:
@@ -262,24 +282,11 @@ def command_counts(args: argparse.Namespace) -> int:
     return 0
 
 
-def _winnable(run: Run, args: argparse.Namespace) -> list[int]:
-    """Winnable counts, walked back by the chosen engine if it can (a cluster run on its cluster)."""
-    name = args.engine or run.manifest["engine"]
-    if not hasattr(engine_class(name), "winnable_parents"):
-        if args.master:
-            raise UsageError(f"--master does not apply to the {name} engine")
-        return winnable_counts(run, args.finish)
-    recorded = run.manifest["options"].get("master") if name == run.manifest["engine"] else None
-    engine = make_engine(name, master=args.master or recorded)
-    with engine:
-        return winnable_counts(run, args.finish, engine.winnable_parents)
-
-
 def _winnable_meaning(run: Run, finish: int | None) -> str:
     unit = "positions (one per symmetry class)" if run.reduced else "positions"
     if finish is None:
         return f"{unit} from which one peg can still be reached"
-    holes = orbit(run.identity.group, finish)
+    holes = orbit(run.spec.group, finish)
     alike = (f" or a hole symmetric to it under the run's symmetries ({', '.join(map(str, holes))})"
              if len(holes) > 1 else "")
     return f"{unit} from which one peg can still be reached on hole {finish}{alike}"
@@ -291,10 +298,7 @@ def command_solve(args: argparse.Namespace) -> int:
         run.board.hole_of(args.finish)
     pictures = [check_picture_path(path, (kind,))
                 for path, kind in ((args.svg, ".svg"), (args.png, ".png")) if path]
-    if run.status != "complete":
-        raise UsageError(f"{run.uri} is an incomplete run ({run.status}): finish it with --resume"
-                         " before asking for a solution")
-    line = solve(run, args.finish)
+    line = solve(require_complete(run, "a solution"), args.finish)
     print(run_heading(run))
     if line.solved:
         print(f"a solution in {len(line.jumps)} jumps, last peg on hole {line.last.bit_length()}")
@@ -315,18 +319,17 @@ def command_solve(args: argparse.Namespace) -> int:
 
 def command_survey(args: argparse.Namespace) -> int:
     board = load_board(args.board)
-    flags = "-paths" if args.count_paths else ""
-    out = args.out or str(RUNS / f"survey-{board.name}{flags}-{time.strftime('%Y%m%d-%H%M%S')}")
+    out = args.out or str(RUNS / survey_name(board, args.count_paths))
     results = survey(board, out, lambda: _engine(args), args.count_paths,
                      progress=_survey_progress if sys.stderr.isatty() else None)
+    document = survey_document(board, results)
     if args.json:
-        print(json.dumps({"board": board.name, "starts": [r.document() for r in results]}, indent=1))
+        print(json.dumps(document, indent=1))
         return 0
     print(f"survey of {board.name} ({board.holes} holes) into {out}: one search per class of start"
           " holes, reduced only by the symmetries fixing the start, so the holes listed are exact")
     print(survey_table(results))
-    solvable = sum(r.solvable for r in results)
-    print(f"one peg is reachable from {solvable} of {len(results)} start holes")
+    print(document["verdict"])
     return 0
 
 
@@ -338,20 +341,20 @@ def _survey_progress(start: int) -> Progress:
 def command_verify(args: argparse.Namespace) -> int:
     if args.recompute < 0:
         raise UsageError(f"--recompute {args.recompute}: give a number of levels, 0 or more")
-    report = verify(args.run)
-    if report.ok and args.recompute:
-        report.problems += recompute(args.run, args.recompute)
-    for problem in report.problems:
+    checked = verify(args.run)
+    if checked.ok and args.recompute:
+        checked.problems += recompute(args.run, args.recompute)
+    for problem in checked.problems:
         print(f"{args.run}: {problem}")
-    if not report.ok:
+    if not checked.ok:
         return 1
     run = Run.open(args.run)
     incomplete = "" if run.status == "complete" else f" (the run is {run.status}: resume it to finish)"
-    print(f"ok: {args.run}: {report.levels} levels, {report.states:,} states; checksums, row counts,"
+    print(f"ok: {args.run}: {checked.levels} levels, {checked.states:,} states; checksums, row counts,"
           f" order, pegs, signatures{' and path totals' if run.count_paths else ''} agree with"
           f" the manifest{incomplete}")
     if args.recompute:
-        shown = min(args.recompute, report.levels - 1)
+        shown = min(args.recompute, checked.levels - 1)
         print(f"ok: levels 1 to {shown} agree position for position with a second computation")
     return 0
 
@@ -421,15 +424,11 @@ def command_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_run(run: Run, as_json: bool, winnable: list[int] | None = None,
+def _print_run(run: Run, document: dict | None, winnable: list[int] | None = None,
                finish_classes: bool = False) -> None:
-    """The level table and verdict; `finish_classes` adds where the last peg stands (as text)."""
-    if as_json:
-        document = run_document(run, winnable)
-        if run.status == "complete":
-            document["verdict"] = verdict(run).sentence()
-            document["finishes_exact_per_hole"] = exact_per_hole(run)
-            document["finishes"] = finish_documents(finishes(run), exact_per_hole(run))
+    """The run's document as JSON when given, else the level table and verdict as text;
+    `finish_classes` adds where the last peg stands."""
+    if document is not None:
         print(json.dumps(document, indent=1))
         return
     print(run_heading(run))
@@ -469,22 +468,15 @@ class TerminalProgress:
               f"  {event['seconds']:8.2f} s", file=sys.stderr)
 
 
-def _new_run_path(identity: Identity) -> str:
-    holes = "-".join(str(h) for h in identity.start)
-    flags = {"board": "", "start": "-bystart", "none": "-raw"}[identity.symmetry]
-    flags += "-paths" if identity.count_paths else ""
-    return str(RUNS / f"{identity.board.name}-h{holes}{flags}-{time.strftime('%Y%m%d-%H%M%S')}")
-
-
-def _newest_run(identity: Identity) -> str:
+def _newest_run(spec: SearchSpec) -> str:
     """The most recent run under runs/ of the same search that has not finished."""
-    candidates = sorted(RUNS.glob(f"{identity.board.name}-*/manifest.json"),
+    candidates = sorted(RUNS.glob(f"{spec.board.name}-*/manifest.json"),
                         key=lambda p: p.stat().st_mtime, reverse=True)
     for manifest in candidates:
         run = Run.open(manifest.parent)
-        if run.identity.as_json() == identity.as_json() and run.status != "complete":
+        if run.spec.as_json() == spec.as_json() and run.status != "complete":
             return run.uri
-    raise UsageError(f"no unfinished run of {identity.describe()} under {RUNS}/ to resume;"
+    raise UsageError(f"no unfinished run of {spec.describe()} under {RUNS}/ to resume;"
                      " pass --out DIR")
 
 

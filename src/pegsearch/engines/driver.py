@@ -10,16 +10,15 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from pegsearch.board import check_start
+from pegsearch.board.spec import SearchSpec, check_start
 from pegsearch.engines import Engine
 from pegsearch.interrupts import check
-from pegsearch.paths import ones
-from pegsearch.store import Identity, Location, Run
+from pegsearch.kernel.path_counts import ones
+from pegsearch.store import Location, Run
 
 # Receives each level's record as it is committed ({"level", "pegs", "states", ...}) and, while a
 # level is made, events {"level", "pegs", "done", "total"}: parents expanded so far, out of how many
@@ -27,45 +26,19 @@ from pegsearch.store import Identity, Location, Run
 Progress = Callable[[dict], None]
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """What a finished search says: can one peg be reached, else how few pegs and in how many ways."""
-
-    solvable: bool
-    fewest_pegs: int
-    positions: int
-    level: int
-
-    def sentence(self) -> str:
-        if self.solvable and self.level == 0:
-            return "one peg is reachable: the start already has one peg, no jump to make"
-        if self.solvable:
-            return (f"one peg is reachable: {self.positions:,} one-peg position"
-                    f"{'s' if self.positions != 1 else ''} after {self.level} jumps")
-        return (f"one peg is not reachable: the fewest pegs reachable is {self.fewest_pegs},"
-                f" in {self.positions:,} position{'s' if self.positions != 1 else ''}"
-                f" after {self.level} jumps")
-
-
-def verdict(run: Run) -> Verdict:
-    """The verdict of a run from its last non-empty level."""
-    last = run.levels[-1]
-    return Verdict(last["pegs"] == 1, last["pegs"], last["states"], last["level"])
-
-
-def search(identity: Identity, out: str | Path | Location, engine: Engine, resume: bool = False,
+def search(spec: SearchSpec, out: str | Path | Location, engine: Engine, resume: bool = False,
            progress: Progress | None = None) -> Run:
     """Run (or resume) a search into `out` (a path or URI) with `engine`; returns the finished run.
 
     The start is checked, the store reached and the engine entered (a Spark session started, its
     master reached) before the run is made, so a search that cannot start leaves nothing behind.
     """
-    check_start(identity.board, identity.start)
+    check_start(spec.board, spec.start)
     location = out if isinstance(out, Location) else Location.parse(out)
     engine.check_location(location)
     location.check()
     with engine:
-        run = Run.create_or_resume(location, identity, engine.name, engine.options(), resume)
+        run = Run.create_or_resume(location, spec, engine.name, engine.options(), resume)
         try:
             if not run.levels:
                 _write_start(run)
@@ -115,8 +88,8 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
 
 def _write_start(run: Run) -> None:
     """Level 0: the signature of the start position, written the same way for every engine."""
-    codec = run.codec()
+    tables = run.tables()
     start = np.array([run.board.start_position(run.start)], dtype=np.uint64)
     writer = run.level_writer(0)
-    writer.write(0, codec.signatures(start), ones(1) if run.count_paths else None)
+    writer.write(0, tables.signatures(start), ones(1) if run.count_paths else None)
     run.commit_level(writer, 0.0)

@@ -103,7 +103,7 @@ def time_command(command: list[str], what: str) -> tuple[Sample, str]:
 def run_once(board: str, engine: str, extra: list[str]) -> tuple[Sample, int]:
     """One search in a child process: its figures and the reduced states it found."""
     with tempfile.TemporaryDirectory(prefix="pegsearch-bench-run-") as folder:
-        command = [sys.executable, "-m", "pegsearch.cli", "run", board, "--engine", engine,
+        command = [sys.executable, "-m", "pegsearch", "run", board, "--engine", engine,
                    "--out", str(Path(folder) / "run"), "--json", *extra]
         sample, printed = time_command(command, f"{board} on the {engine} engine")
     return sample, sum(level["states"] for level in json.loads(printed)["levels"])

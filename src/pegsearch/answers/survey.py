@@ -12,12 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pegsearch.analysis import finishes, hole_classes, image_of_hole
-from pegsearch.board import Board
+from pegsearch.answers.finishes import finishes
+from pegsearch.board.geometry import Board
+from pegsearch.board.spec import SearchSpec
+from pegsearch.board.symmetry import hole_classes, image_of_hole
 from pegsearch.engines import Engine
+from pegsearch.engines.driver import Progress, search
 from pegsearch.errors import UsageError
-from pegsearch.search import Progress, search
-from pegsearch.store import MANIFEST, Identity, Location, Run
+from pegsearch.store import MANIFEST, Location, Run
 
 
 @dataclass(frozen=True)
@@ -63,15 +65,15 @@ def survey(board: Board, out: str | Path, make_engine: Callable[[], Engine], cou
 
 def _searched(board: Board, start: int, folder: Location, make_engine: Callable[[], Engine],
               count_paths: bool, progress: Progress | None) -> StartResult:
-    identity = Identity(board, (start,), "start", count_paths)
+    spec = SearchSpec(board, (start,), "start", count_paths)
     stored = Run.open(folder) if folder.is_file(MANIFEST) else None
-    if stored is not None and stored.identity.as_json() != identity.as_json():
+    if stored is not None and stored.spec.as_json() != spec.as_json():
         raise UsageError(f"{folder} holds another search ({stored.describe()}, count paths:"
                          f" {stored.count_paths}); a survey folder is reused only for the same board"
                          " and --count-paths: choose another --out")
     run = stored
     if stored is None or stored.status != "complete":
-        run = search(identity, folder, make_engine(), resume=stored is not None, progress=progress)
+        run = search(spec, folder, make_engine(), resume=stored is not None, progress=progress)
     classes = finishes(run)
     holes = tuple(sorted({hole for c in classes for hole in c.holes}))
     solutions = sum(c.paths for c in classes) if count_paths else None

@@ -26,7 +26,7 @@ import argparse
 import json
 from collections.abc import Iterable, Iterator
 
-import pegsearch.mrjob_compat  # noqa: F401  (before mrjob, which needs `pipes`, gone in Python 3.13)
+import pegsearch.engines.mrjob.compat  # noqa: F401  (before mrjob, which needs `pipes`, gone in Python 3.13)
 
 # isort: split
 from mrjob.job import MRJob
@@ -66,14 +66,14 @@ class LevelJob(MRJob):
         # pegsearch's kernel (numpy, numba) is imported by mappers only: Hadoop starts a fresh
         # Python for every task, and combiners and reducers, which only add and compare text,
         # start twice as fast without it.
-        from pegsearch.board import board_from_definition
-        from pegsearch.codec import Codec
+        from pegsearch.board.files import board_from_definition
+        from pegsearch.kernel.tables import BoardTables
 
         with open(self.options.search, encoding="utf-8") as handle:
             search = json.load(handle)
         board = board_from_definition(search["board"], self.options.search)
         group = tuple(tuple(permutation) for permutation in search["group"])
-        self.codec = Codec.for_board(board, group=group)
+        self.tables = BoardTables.for_board(board, group=group)
         self.positions: list[int] = []
         self.paths: list[str | None] = []
 
@@ -91,7 +91,7 @@ class LevelJob(MRJob):
         after which the buffer is emptied."""
         import numpy as np
 
-        from pegsearch.expand import expand_distinct
+        from pegsearch.kernel.expand import expand_distinct
         from pegsearch.store import NO_PATHS
 
         if not self.positions:
@@ -99,17 +99,17 @@ class LevelJob(MRJob):
         parents = np.array(self.positions, dtype=np.uint64)
         texts, self.positions, self.paths = self.paths, [], []
         if not self.options.count_paths:
-            for signature in expand_distinct(self.codec, parents, NO_PATHS)[0].tolist():
+            for signature in expand_distinct(self.tables, parents, NO_PATHS)[0].tolist():
                 yield str(signature), None
             return
         import pyarrow as pa
 
-        from pegsearch.paths import ARROW_TYPE, from_arrow, to_arrow
+        from pegsearch.kernel.path_counts import ARROW_TYPE, from_arrow, to_arrow
 
         # Text to limbs and back through Arrow's decimal128: no Python object per child on the way
         # in, and a count too large for decimal(38, 0) is refused by the cast.
         paths = from_arrow(pa.array(texts, pa.string()).cast(ARROW_TYPE))
-        keys, sums = expand_distinct(self.codec, parents, paths)
+        keys, sums = expand_distinct(self.tables, parents, paths)
         yield from zip(map(str, keys.tolist()), to_arrow(sums).cast(pa.string()).to_pylist(),
                        strict=True)
 
@@ -123,7 +123,8 @@ class LevelJob(MRJob):
         """The sum of a signature's path counts as text (None when not counting paths)."""
         if not self.options.count_paths:
             return None
-        from pegsearch.paths import LIMIT, PathCountOverflow
+        from pegsearch.errors import PathCountOverflow
+        from pegsearch.kernel.path_counts import LIMIT
 
         total = sum(map(int, paths))
         if total > LIMIT:

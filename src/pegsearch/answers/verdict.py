@@ -1,0 +1,36 @@
+"""The verdict of a finished search: can one peg be reached, else how few pegs, and in how many ways.
+
+It is read from the run's last level alone, the one answer every face shows first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pegsearch.store import Run
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a finished search says: can one peg be reached, else how few pegs and in how many ways."""
+
+    solvable: bool
+    fewest_pegs: int
+    positions: int
+    level: int
+
+    def sentence(self) -> str:
+        if self.solvable and self.level == 0:
+            return "one peg is reachable: the start already has one peg, no jump to make"
+        if self.solvable:
+            return (f"one peg is reachable: {self.positions:,} one-peg position"
+                    f"{'s' if self.positions != 1 else ''} after {self.level} jumps")
+        return (f"one peg is not reachable: the fewest pegs reachable is {self.fewest_pegs},"
+                f" in {self.positions:,} position{'s' if self.positions != 1 else ''}"
+                f" after {self.level} jumps")
+
+
+def verdict(run: Run) -> Verdict:
+    """The verdict of a run from its last non-empty level."""
+    last = run.levels[-1]
+    return Verdict(last["pegs"] == 1, last["pegs"], last["states"], last["level"])

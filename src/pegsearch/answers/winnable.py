@@ -1,0 +1,92 @@
+"""Winnable positions: which stored positions can still be played down to one peg (on a hole).
+
+The backward walk works on the run directory alone, so it serves a run made by any engine: each
+stored level is expanded with the shared kernel a chunk at a time, and a parent is kept when one of
+its children's signatures is in the next level's winnable set. An engine that offers a
+`winnable_parents` step (Spark) runs that semi-join where its run lives; otherwise it runs here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from pegsearch.engines import engine_class, make_engine
+from pegsearch.errors import UsageError
+from pegsearch.kernel.expand import contains, parents_reaching
+from pegsearch.store import Run
+
+CHUNK = 1 << 20
+
+
+def targets(run: Run, finish: int | None = None) -> np.ndarray:
+    """The last level's signatures that finish the game: one peg (on `finish`'s symmetry class).
+
+    Empty when the run never reaches one peg or no final position is in `finish`'s class.
+    """
+    last = len(run.levels) - 1
+    if run.levels[last]["pegs"] != 1:
+        return np.empty(0, dtype=np.uint64)
+    final = np.sort(run.read_level(last))
+    if finish is None:
+        return final
+    wanted = run.tables().signatures(np.array([1 << (finish - 1)], dtype=np.uint64))
+    return final[contains(wanted, final)]
+
+
+WinnableStep = Callable[[Run, int, np.ndarray], np.ndarray]
+
+
+def winnable_sets(run: Run, goal: np.ndarray,
+                  step: WinnableStep | None = None) -> Iterator[tuple[int, np.ndarray]]:
+    """Walk the levels backwards: yield (level, its positions from which `goal` can be reached).
+
+    `goal` is a sorted subset of the last level. Each step is a semi-join of a level with the next
+    level's winnable set: `step` (an engine's, run where the engine runs) or, by default, here with
+    the shared kernel (`winnable_parents`).
+    """
+    step = step or winnable_parents
+    last = len(run.levels) - 1
+    winnable = np.sort(goal)
+    yield last, winnable
+    for level in range(last - 1, -1, -1):
+        if len(winnable):
+            winnable = step(run, level, winnable)
+        yield level, winnable
+
+
+def winnable_parents(run: Run, level: int, winnable: np.ndarray, chunk: int = CHUNK) -> np.ndarray:
+    """The positions of `level` with a child in `winnable`, sorted; computed in this process.
+
+    Memory holds the two winnable sets and one part file of the level with one chunk's children.
+    """
+    tables = run.tables()
+    kept = [parents_reaching(tables, parents, winnable)
+            for parents, _ in run.iter_level(level, chunk)]
+    return np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.uint64)
+
+
+def winnable_counts(run: Run, finish: int | None = None,
+                    step: WinnableStep | None = None) -> list[int]:
+    """Per level, how many stored positions can still be played down to one peg (on `finish`)."""
+    counts = [0] * len(run.levels)
+    for level, winnable in winnable_sets(run, targets(run, finish), step):
+        counts[level] = len(winnable)
+    return counts
+
+
+def winnable_per_level(run: Run, finish: int | None = None, engine: str | None = None,
+                       master: str | None = None) -> list[int]:
+    """`winnable_counts`, walked back in this process unless `engine` names one with a backward
+    step of its own (Spark: a cluster run walked back on its cluster, on the run's master unless
+    `master` names another)."""
+    chosen = engine_class(engine) if engine else None
+    if not hasattr(chosen, "winnable_parents"):
+        if master:
+            raise UsageError(f"a master applies to an engine that walks levels back (spark), not"
+                             f" to {'this process' if engine is None else f'the {engine} engine'}")
+        return winnable_counts(run, finish)
+    recorded = run.manifest["options"].get("master") if engine == run.manifest["engine"] else None
+    with make_engine(engine, master=master or recorded) as walker:
+        return winnable_counts(run, finish, walker.winnable_parents)

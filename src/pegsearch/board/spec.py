@@ -1,0 +1,103 @@
+"""The search specification: what makes two runs the same search, and the rules for a valid start.
+
+Both faces (the command line and the service) turn a request into a `SearchSpec` here, so a start
+is checked, defaulted and named the same way whoever asked.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pegsearch.board.geometry import Board
+from pegsearch.errors import UsageError
+
+SYMMETRY_MODES = ("board", "start", "none")
+# How a run's folder name says what was reduced and counted (the default reduction says nothing).
+SYMMETRY_TAGS = {"board": "", "start": "-bystart", "none": "-raw"}
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """What makes two runs the same search: board geometry, start, reduction and what is counted.
+
+    `symmetry` says which group signatures are taken under: "board" (the board's whole group, one
+    position per orbit: the published convention), "start" (only the symmetries that fix the start,
+    which keeps finishing holes and per-hole path counts exact) or "none" (raw positions).
+    """
+
+    board: Board
+    start: tuple[int, ...]
+    symmetry: str = "board"
+    count_paths: bool = False
+
+    @classmethod
+    def asked(cls, board: Board, start: Iterable[int] | None, symmetry: str = "board",
+              count_paths: bool = False) -> SearchSpec:
+        """The search a user asked for: `start` checked hole by hole, or the holes drawn empty."""
+        holes = tuple(sorted({board.hole_of(h) for h in start})) if start else board.empty
+        if not holes:
+            raise UsageError(f"{board.name} has no empty hole to start from: name the holes empty"
+                             " at the start (--start HOLE, or 'start' in a request)")
+        if symmetry not in SYMMETRY_MODES:
+            raise UsageError(f"symmetry '{symmetry}': use one of {', '.join(SYMMETRY_MODES)}")
+        spec = cls(board, holes, symmetry, count_paths)
+        check_start(board, holes)
+        return spec
+
+    @property
+    def reduced(self) -> bool:
+        return self.symmetry != "none"
+
+    @property
+    def group(self) -> tuple[tuple[int, ...], ...]:
+        """The permutations signatures are taken under, identity first."""
+        if self.symmetry == "board":
+            return self.board.symmetries
+        if self.symmetry == "start":
+            return self.board.stabilizer(self.board.start_position(self.start))
+        return self.board.symmetries[:1]
+
+    def as_json(self) -> dict:
+        return {"board": self.board.definition(), "board_digest": self.board.digest,
+                "start": list(self.start), "reduced": self.reduced, "symmetry": self.symmetry,
+                "count_paths": self.count_paths}
+
+    def describe(self) -> str:
+        holes = ", ".join(str(h) for h in self.start)
+        return f"{self.board.name} from hole{'s' if len(self.start) > 1 else ''} {holes}"
+
+    def name(self) -> str:
+        """A folder name that says what the search is and when it started, with a random tail so
+        that two searches started in the same second never share one."""
+        holes = "-".join(map(str, self.start))[:40]
+        paths = "-paths" if self.count_paths else ""
+        return f"{slug(self.board.name)}-h{holes}{SYMMETRY_TAGS[self.symmetry]}{paths}-{timestamp()}"
+
+
+def survey_name(board: Board, count_paths: bool) -> str:
+    """A folder name for a survey of every start hole of `board`."""
+    return f"survey-{slug(board.name)}{'-paths' if count_paths else ''}-{timestamp()}"
+
+
+def slug(name: str) -> str:
+    """A board name reduced to letters, digits and dashes (it may come from an uploaded file)."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "board"
+
+
+def timestamp() -> str:
+    """The time to the second, and a random tail: names made together differ."""
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+
+
+def check_start(board: Board, empty: tuple[int, ...]) -> None:
+    """Refuse a start with no peg: there is nothing to jump, and a "complete" run of it would report
+    zero pegs as the fewest reachable. (One peg is a start already solved: a run of one level.)"""
+    if board.start_position(empty) == 0:
+        drawn = " (the layout draws every hole empty)" if set(empty) == set(board.empty) else ""
+        holes = f"all {board.holes} holes are" if board.holes > 1 else "its one hole is"
+        raise UsageError(f"the start leaves no peg on {board.name}: {holes} empty{drawn}; leave at"
+                         " least one hole with a peg (--start names the holes empty at the start)")

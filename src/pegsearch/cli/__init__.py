@@ -1,0 +1,1 @@
+"""The command line: arguments in, text or JSON out; the answers come from `pegsearch.answers`."""

@@ -1,0 +1,121 @@
+"""One level as a Spark job of two stages over a few large values: the tasks and what they share.
+
+- map: one task per parent part. It reads the part from the run's store itself (checked against
+  the manifest), expands it with the shared kernel routed to the level's partitions, drops repeats
+  (or sums path counts) in each partition with the reduce's hash tables, and emits one block per
+  partition (sorted deltas, zstd; see blocks.py);
+- the shuffle moves those blocks by partition;
+- reduce: one task per partition merges its blocks with the same tables and writes its part file
+  straight into the store under a name unique to the attempt, and returns the part's entry.
+The functions here run on executors: they take everything from a `Plan` and the store.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from pyspark.broadcast import Broadcast
+
+from pegsearch.engines.spark.blocks import Combiner, encode_block, merge_blocks
+from pegsearch.errors import PathCountOverflow
+from pegsearch.kernel.expand import parents_reaching
+from pegsearch.kernel.path_counts import LIMIT, total
+from pegsearch.kernel.reduce import Keyspace
+from pegsearch.kernel.tables import BoardTables
+from pegsearch.store import DamagedLevel, Location, level_name
+from pegsearch.store.parts import iter_parts, new_attempt, part_name, write_part
+
+# Parents a map task expands at a time: about 1 M parents make about 10 M children, some
+# 100-200 MB in the Python worker at the peak.
+BATCH_ROWS = 1 << 20
+# How a task names a path-count overflow to the driver (the text is all that crosses the JVM).
+OVERFLOW = "pegsearch-path-count-overflow-in-"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What every task of one level's job needs: where the run is, which level it reads, the
+    kernel's tables, whether paths are counted, and the partitions (``2**pbits``) of the shuffle."""
+
+    uri: str
+    level: int
+    tables: BoardTables
+    counted: bool
+    pbits: int
+
+    def folder(self, level: int) -> Location:
+        return Location.parse(self.uri) / level_name(level)
+
+    @property
+    def space(self) -> Keyspace:
+        """The shuffle's partitions of the children's signatures."""
+        return Keyspace(self.tables.holes, self.pbits)
+
+
+def by_partition(partition: int) -> int:
+    return partition
+
+
+def map_task(plan: Plan, entries: Iterator[dict]) -> Iterator[tuple[int, bytes]]:
+    """A map task: its parent parts, read from the store and checked, expanded with the shared
+    kernel; the children routed to the level's partitions and deduplicated in each (the combiner),
+    then one block per partition, for the shuffle."""
+    folder = plan.folder(plan.level)
+    where = f"level {plan.level} of {plan.uri}"
+    for entry in entries:
+        combiner = Combiner(plan.tables, plan.pbits, plan.counted, 2 * entry["rows"])
+        for parents, paths in iter_parts(folder, [entry], BATCH_ROWS, plan.counted, where):
+            try:
+                combiner.add(parents, paths)
+            except PathCountOverflow:
+                raise PathCountOverflow(f"{OVERFLOW}map") from None
+        yield from combiner.blocks()
+
+
+def reduce_task(plan: Plan, partition: int,
+                 pairs: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, dict, str]]:
+    """A reduce task: its partition's blocks from every map task merged (repeats dropped, path
+    counts summed) and written as one part file, under a name unique to this attempt, straight
+    into the store; the part's manifest entry goes back to the driver, which alone commits it."""
+    try:
+        keys, sums = merge_blocks([block for _, block in pairs], plan.counted, plan.space,
+                                  partition)
+    except PathCountOverflow:
+        raise PathCountOverflow(f"{OVERFLOW}reduce") from None
+    if len(keys):
+        name = part_name(partition, new_attempt())
+        entry = write_part(plan.folder(plan.level + 1), name, keys,
+                           sums if plan.counted else None)
+        yield partition, entry, str(total(sums)) if plan.counted else "0"
+
+
+def winnable_task(plan: Plan, shared: Broadcast, entries: Iterator[dict]) -> Iterator[bytes]:
+    """A task's share of the semi-join: the parents of its parts that reach `shared`, as blocks."""
+    folder = plan.folder(plan.level)
+    for entry in entries:
+        for parents, _ in iter_parts(folder, [entry], BATCH_ROWS, False,
+                                     f"level {plan.level} of {plan.uri}"):
+            yield encode_block(np.sort(parents_reaching(plan.tables, parents, shared.value)))
+
+
+def task_error(exc: Exception, level: int) -> Exception:
+    """A failed job's error as the user should see it: a path count too large, or a damaged part
+    (named by the task that found it), in one line; anything else as it came."""
+    text = str(exc)
+    if f"{OVERFLOW}map" in text:
+        return _overflow(level, "in a map task")
+    if f"{OVERFLOW}reduce" in text:
+        return _overflow(level, "in a reduce task")
+    damaged = re.search(rf"{DamagedLevel.__name__}: (.+)", text)
+    if damaged:
+        return DamagedLevel(damaged[1].strip())
+    return exc
+
+
+def _overflow(level: int, where: str) -> PathCountOverflow:
+    """The error for a level whose path counts do not fit the decimal(38, 0) column."""
+    return PathCountOverflow(f"level {level}: a path count exceeds {LIMIT:.3e}, the largest a"
+                             f" level stores ({where})")

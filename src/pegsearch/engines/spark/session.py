@@ -1,0 +1,152 @@
+"""Starting Spark for a run: checked up front, quiet, and the same whether this process starts the
+JVM or spark-submit did.
+
+Every way a start can fail before real work (no Java, a malformed master, a master nobody answers
+at, a session that does not come up) is one line within a bounded time, and Spark's own logs stay
+at errors so its Java stack traces never reach the terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import sys
+import tempfile
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+from pegsearch.engines.jvm import check_java, log4j_file
+from pegsearch.errors import UsageError
+from pegsearch.interrupts import reclaim
+
+# The masters Spark accepts (SparkContext's and SparkSubmit's patterns), checked before its JVM starts.
+MASTER_FORMS = re.compile(r"local(\[([1-9]\d*|\*)(\s*,\s*\d+)?\])?"
+                          r"|local-cluster\[\s*[1-9]\d*\s*,\s*[1-9]\d*\s*,\s*[1-9]\d*\s*\]"
+                          r"|yarn|spark://.+|k8s://.+")
+CONNECT_SECONDS = 5  # to open a TCP connection to a spark:// master
+
+
+# Used when this process starts the JVM itself (not under spark-submit): nothing while the session
+# starts (a failed start is a page of Java stack traces, and reaches the user as one line from the
+# Python side), errors only once it has started (see log_level); no banner. Spark's loggers are
+# named so that Spark keeps this level rather than announce a shell WARN level.
+QUIET_LOG4J2 = """\
+rootLogger.level = off
+rootLogger.appenderRef.stderr.ref = console
+logger.spark.name = org.apache.spark
+logger.spark.level = off
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = spark %p %c{1}: %m%n%ex
+"""
+
+
+def start_session(master: str | None) -> SparkSession:
+    """One SparkSession for a whole run, on `master`; with none, the master given to spark-submit,
+    or local[*] when this process starts Spark itself."""
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit already started the JVM
+    if not submitted:
+        check_java("the spark engine")
+    master_given = master is not None
+    master = master or (_submitted_master() if submitted else "local[*]")
+    _check_master(master)
+    # Executors run the kernel, so they need this interpreter's packages; say otherwise with
+    # PYSPARK_PYTHON (or spark.pyspark.python under spark-submit).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = (SparkSession.builder.appName("pegsearch")
+               .config("spark.ui.showConsoleProgress", "false")
+               # Spark already runs one task per core: the kernel must not add threads.
+               .config("spark.executorEnv.NUMBA_NUM_THREADS", "1")
+               # A Python worker imports the kernel and loads it from numba's cache once (about
+               # a second); reused workers pay that once per run instead of once per task.
+               .config("spark.python.worker.reuse", "true"))
+    # Executors open the run's store themselves: they get the driver's S3 settings (a cluster
+    # with instance roles or its own credentials needs none of them).
+    for name, value in os.environ.items():
+        if name.startswith("AWS_"):
+            builder = builder.config(f"spark.executorEnv.{name}", value)
+    if master_given or not submitted:
+        builder = builder.master(master)
+    logs = Path(tempfile.mkdtemp(prefix="pegsearch-spark-"))
+    if not submitted:  # the JVM starts with this session: give it quiet logs
+        options = f"-Dlog4j2.configurationFile={log4j_file(logs, QUIET_LOG4J2)}"
+        if master.startswith("local"):
+            # The JVM only moves blocks (the kernel runs in Python), so its optimising compiler
+            # would cost start-up and never pay back; nor is anyone there to open the web UI.
+            options += " -XX:TieredStopAtLevel=1"
+            builder = builder.config("spark.ui.enabled", "false")
+        builder = builder.config("spark.driver.extraJavaOptions", options)
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:
+        raise UsageError(f"Spark did not start: {_first_line(exc)}") from None
+    finally:
+        shutil.rmtree(logs, ignore_errors=True)  # log4j read it as the JVM started
+    if not submitted:
+        log_level(spark, "ERROR")  # now that the session is up (see QUIET_LOG4J2)
+    reclaim()  # the SparkContext put in its own SIGINT handler
+    return spark
+
+
+def stop_session(spark: SparkSession, failed: bool) -> None:
+    """Stop the session; after a failure, quietly: the tasks it cuts short would each log a stack
+    trace about a failure that is ours, not news."""
+    if failed:
+        log_level(spark, "OFF")
+    spark.stop()
+
+
+def log_level(spark: SparkSession, level: str) -> None:
+    """Set the level of every logger of the driver's JVM (log4j's level names: ERROR, OFF)."""
+    jvm = spark.sparkContext._jvm
+    jvm.org.apache.logging.log4j.core.config.Configurator.setAllLevels(
+        "", jvm.org.apache.logging.log4j.Level.getLevel(level))
+
+
+def _check_master(master: str) -> None:
+    """Refuse a master Spark would refuse, before the JVM starts: spark-submit prints a Java stack
+    trace for a malformed one, and retries a spark:// master nobody answers at for a minute or more.
+    """
+    if not MASTER_FORMS.fullmatch(master):
+        raise UsageError(f"--master {master}: not a Spark master; use local[N], spark://HOST:PORT,"
+                         " yarn or k8s://HOST:PORT (N at least 1)")
+    if master == "yarn" and not (os.environ.get("HADOOP_CONF_DIR") or os.environ.get("YARN_CONF_DIR")):
+        raise UsageError("--master yarn needs HADOOP_CONF_DIR or YARN_CONF_DIR: point one at the"
+                         " cluster's Hadoop configuration")
+    if not master.startswith("spark://"):
+        return
+    for address in master.removeprefix("spark://").split(","):  # several masters = HA standby
+        host, _, port = address.rpartition(":")
+        try:
+            socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
+            return
+        except (OSError, ValueError):
+            continue
+    raise UsageError(f"no Spark master answers at {master}: start a cluster"
+                     " (cluster/spark-cluster.sh start 2) or use --master local[2]")
+
+
+def _submitted_master() -> str:
+    """The master spark-submit was given, read from the JVM it started (connecting is cheap)."""
+    from pyspark import SparkConf, SparkContext
+
+    SparkContext._ensure_initialized()  # without a JVM, SparkConf() would be empty
+    return SparkConf().get("spark.master", "local[*]")
+
+
+def _first_line(exc: Exception) -> str:
+    """The Java message of a Spark failure without its stack trace (or the Python message)."""
+    java = getattr(exc, "java_exception", None)
+    message = java.getMessage() if java is not None else str(exc)
+    first = (message or type(exc).__name__).strip().splitlines()[0]
+    root = java
+    while root is not None and root.getCause() is not None:
+        root = root.getCause()
+    if root is None or root is java or not root.getMessage():
+        return first
+    return f"{first} ({root.getMessage().strip().splitlines()[0]})"  # the vague top, the real cause

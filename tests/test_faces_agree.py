@@ -1,0 +1,81 @@
+"""The command line and the service give the same answers: the same searches submitted through
+`pegsearch ... --json` and a real `pegsearch serve` give the same documents, field for field.
+
+Both faces call `pegsearch.answers`; this is the check that neither keeps a copy of its own.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import pegsearch
+from tests.serving import Server
+
+# What both faces must say alike about a search (the service adds only what it alone knows: id,
+# queue status, settings).
+SEARCH_FIELDS = ("board", "holes", "symmetries", "start", "reduced", "symmetry", "count_paths",
+                 "status", "levels", "verdict", "solvable", "finishes_exact_per_hole", "finishes")
+SEARCHES = [
+    ("triangle-5", ["--start", "1"], {"start": [1]}),  # reduced: finishing holes by class
+    ("triangle-5", ["--start", "4", "--symmetry", "start", "--count-paths"],
+     {"start": [4], "symmetry": "start", "count_paths": True}),  # exact per hole, with paths
+    ("triangle-6", ["--raw"], {"symmetry": "none"}),
+    ("hexagon-19", [], {}),  # one peg is not reachable from the centre
+]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Server:
+    started = Server(tmp_path_factory.mktemp("agree") / "runs", "--jobs", "2")
+    yield started
+    started.stop()
+
+
+def cli_json(*args: str) -> dict:
+    result = pegsearch(*args, "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize(("board", "flags", "request_body"), SEARCHES,
+                         ids=["reduced", "by-start-paths", "raw", "unsolvable"])
+def test_a_search_and_its_counts_are_the_same_from_both_faces(
+        server: Server, tmp_path: Path, board: str, flags: list[str], request_body: dict) -> None:
+    out = tmp_path / "run"
+    from_cli = cli_json("run", board, *flags, "--out", str(out))
+    search_id = server.submit({"board": board, **request_body})
+    from_service = server.wait(search_id)
+    for field in SEARCH_FIELDS:
+        assert from_service.get(field) == from_cli.get(field), field
+    assert from_cli["status"] == "complete" and from_cli["levels"] and from_cli["verdict"]
+
+    winnable_cli = cli_json("counts", str(out), "--winnable")
+    winnable_service = server.get(f"/api/searches/{search_id}/counts?winnable=true")
+    for field in SEARCH_FIELDS:
+        assert winnable_service.get(field) == winnable_cli.get(field), field
+    column = [level["winnable"] for level in winnable_cli["levels"]]
+    assert column[0] == (1 if winnable_cli["solvable"] else 0) and len(column) == len(from_cli["levels"])
+
+
+def test_a_survey_is_the_same_from_both_faces(server: Server, tmp_path: Path) -> None:
+    from_cli = cli_json("survey", "triangle-5", "--count-paths", "--out", str(tmp_path / "survey"))
+    search_id = server.submit({"board": "triangle-5", "survey": True, "count_paths": True})
+    from_service = server.wait(search_id)
+    for field in ("board", "holes", "starts", "solvable_starts", "verdict"):
+        assert from_service[field] == from_cli[field], field
+    assert [row["start"] for row in from_cli["starts"]] == list(range(1, 16))
+    assert from_cli["solvable_starts"] == sum(row["solvable"] for row in from_cli["starts"]) > 0
+
+
+def test_refusals_are_the_same_line_from_both_faces(server: Server, tmp_path: Path) -> None:
+    """A request that is wrong the same way is refused with the same line (exit 2, HTTP 400)."""
+    for flags, body in ((["--start", "99"], {"start": [99]}),
+                        (["--start", *map(str, range(1, 16))], {"start": list(range(1, 16))})):
+        result = pegsearch("run", "triangle-5", *flags, "--out", str(tmp_path / "never"))
+        status, answer = server.json("POST", "/api/searches", {"board": "triangle-5", **body})
+        assert result.returncode == 2 and status == 400
+        assert result.stderr.strip() == f"pegsearch: error: {answer['error']}"
+    assert not (tmp_path / "never").exists()
