@@ -34,7 +34,7 @@ def published() -> dict:
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real S3-compatible server (SeaweedFS) on 127.0.0.1 for the whole session, reached through
     the AWS_* environment as a user would reach theirs; yields the bucket's URI, s3://runs."""
-    from tests.s3_server import BUCKET, seaweedfs
+    from tests.helpers.s3_server import BUCKET, seaweedfs
 
     with seaweedfs(tmp_path_factory.mktemp("seaweedfs")) as environment, \
             pytest.MonkeyPatch.context() as patch:

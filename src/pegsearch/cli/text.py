@@ -59,15 +59,6 @@ def finish_table(classes: list[FinishClass], exact: bool) -> str:
     return heading + "\n" + aligned(rows)
 
 
-def finish_documents(classes: list[FinishClass], exact: bool) -> list[dict]:
-    """Where the last peg stands, for scripts: one entry per hole when exact, else per class."""
-    counted = bool(classes) and classes[0].paths is not None
-    if exact:
-        return [{"hole": h, **({"paths": c.per_hole} if counted else {})}
-                for c in classes for h in c.holes]
-    return [{"holes": list(c.holes), **({"paths": c.paths} if counted else {})} for c in classes]
-
-
 def survey_table(results: list[StartResult]) -> str:
     """One row per start hole: solvable, states, solutions, then where the last peg can stand."""
     counted = results[0].solutions is not None
@@ -86,23 +77,6 @@ def aligned(rows: list[tuple[str, ...]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
                      for row in rows)
-
-
-def run_document(run: Run, winnable: list[int] | None = None) -> dict:
-    """The run as JSON for scripts (the shape documented in the README)."""
-    levels = [_level_document(r) for r in run.levels]
-    for document, count in zip(levels, winnable or [], strict=False):
-        document["winnable"] = count
-    return {"board": run.board.name, "holes": run.board.holes,
-            "symmetries": run.manifest["symmetries"], "start": list(run.start),
-            "reduced": run.reduced, "status": run.status, "levels": levels}
-
-
-def _level_document(record: dict) -> dict:
-    document = {"level": record["level"], "pegs": record["pegs"], "states": record["states"]}
-    if "paths" in record:
-        document["paths"] = int(record["paths"])
-    return document
 
 
 def bench_table(figures: list[Measurement]) -> str:

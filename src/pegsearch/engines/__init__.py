@@ -3,7 +3,7 @@
 Every engine turns the complete level k of a run into the part files of level k + 1, written
 through the level's writer the driver gives it; the driver commits and decides when to stop. An
 engine may also offer `winnable_parents(run, level, winnable)`, one step of the backward walk
-(see analysis.winnable_sets), so a cluster run is walked back on the cluster; the others are walked
+(see answers.winnable), so a cluster run can be walked back on its cluster; the others are walked
 in process. Engines are imported only when asked for, so a missing optional dependency (pyspark,
 mrjob) costs nothing until it is used and then fails with one clear line.
 """

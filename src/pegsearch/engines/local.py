@@ -2,8 +2,8 @@
 
 Map and shuffle in one step: the compiled kernel expands a chunk of the parent level (streamed from
 its part files) and writes each child straight into its hash partition's stretch
-(expand.expand_routed). Reduce: every partition's hash table drops repeats, or sums path counts, as
-the chunks arrive (dedup.HashTables), so only distinct positions are held, never every child. A level
+(kernel.expand.expand_routed). Reduce: every partition's hash table drops repeats, or sums path counts, as
+the chunks arrive (kernel.reduce.HashTables), so only distinct positions are held, never every child. A level
 whose distinct positions outgrow the budget is made in several passes over the parents, each
 keeping its own range of partitions: the map is paid again, but nothing is spilled, so disk use is
 the part files alone. Each pass ends by draining its partitions, sorted, into part files, written on

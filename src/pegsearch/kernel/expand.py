@@ -100,7 +100,7 @@ def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, byt
                    out, out_paths, bounds, most, first, step):
     """Children of slice `first` of `step` of the blocks of parents, grouped by partition.
 
-    Block b's children land in ``out[offsets[b]:offsets[b + 1]]`` as codes (dedup.Keyspace),
+    Block b's children land in ``out[offsets[b]:offsets[b + 1]]`` as codes (kernel.reduce.Keyspace),
     partition ``lo + q``'s share at ``bounds[b, q]:bounds[b, q + 1]``; children of partitions
     outside ``[lo, hi)`` are dropped.
     A block's children are first made into a scratch array (in cache, `most` long, made once per

@@ -4,7 +4,7 @@ A level's children go to hash partitions (`partition_of`: the top bits of a bije
 signature, see Keyspace), and each partition owns an open-addressing table (linear probing) of
 *codes*: what is left of a signature once its partition is known, in 32 bits on most boards, 0
 marking an empty slot. Children arrive already grouped by partition (the map
-kernel routes them, see expand.expand_routed), so each table is filled on its own, by one thread,
+kernel routes them, see kernel.expand.expand_routed), so each table is filled on its own, by one thread,
 while it sits in that core's cache: a repeat costs a probe or two, not a share of a sort over every
 child. Path counts ride along as 128-bit limbs and are summed exactly in the table.
 

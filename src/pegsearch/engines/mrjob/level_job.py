@@ -8,7 +8,7 @@ travels with the job as a small JSON file (`--search`: its definition and the sy
 signatures are taken under), uploaded by mrjob to every task.
 
 - mapper: buffers its input positions and expands them `--batch-size` at a time with the shared
-  kernel (`pegsearch.expand.expand`), so the compiled loops run once per batch, never once per
+  kernel (`pegsearch.kernel.expand.expand_distinct`), so the compiled loops run once per batch, never once per
   position; the batch's children are deduplicated (or their path counts summed) before they leave
   the mapper.
 - combiner and reducer: one line per signature, however many times it arrived, carrying the sum of
@@ -17,7 +17,7 @@ signatures are taken under), uploaded by mrjob to every task.
 Lines are plain decimal text, so Hadoop streaming can split the input anywhere between lines and a
 person can read every file: `position` alone, or `position<TAB>paths` with `--count-paths`. Path
 counts are exact (Python integers between tasks, 128-bit limbs inside a batch) and a sum above
-`pegsearch.paths.LIMIT`, the largest a level file stores, fails the task rather than wrapping.
+`pegsearch.kernel.path_counts.LIMIT`, the largest a level file stores, fails the task rather than wrapping.
 """
 
 from __future__ import annotations

@@ -153,7 +153,7 @@ class SparkEngine:
         """Reduce partitions for the level made from `parents` positions, as a power of two: one
         per TASK_ROWS parents, at most one per core, unless a partition would pass MAX_TASK_ROWS.
         A small level is then one task, and a big one spreads over every core. Never more than a
-        board of `holes` holes has signatures (see `dedup.partition_bits`)."""
+        board of `holes` holes has signatures (see `kernel.reduce.Keyspace`)."""
         cores = self.spark.sparkContext.defaultParallelism
         wanted = max(min(cores, -(-parents // TASK_ROWS)), -(-parents // MAX_TASK_ROWS), 1)
         return min((wanted - 1).bit_length(), holes)

@@ -34,7 +34,7 @@ pytest.importorskip("mrjob")
 needs_pyspark = pytest.mark.skipif(importlib.util.find_spec("pyspark") is None,
                                    reason="the mrjob spark runner needs pyspark: pip install"
                                           " 'pegsearch[spark]'")
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 CONF = ROOT / "cluster" / "mrjob.conf"
 
 

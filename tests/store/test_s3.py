@@ -17,8 +17,7 @@ import pyarrow.fs as pafs
 import pytest
 
 from pegsearch.store import Location, Run, level_name
-from tests.helpers import level_sets, pegsearch
-from tests.test_cli import assert_one_line_error
+from tests.helpers import assert_one_line_error, level_sets, pegsearch
 
 
 @pytest.fixture(scope="module")

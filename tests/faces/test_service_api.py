@@ -17,7 +17,7 @@ from pegsearch.board.files import load_board
 from pegsearch.board.geometry import legal_jumps
 from pegsearch.store import Run
 from tests.helpers import pegsearch
-from tests.serving import Server, free_port
+from tests.helpers.serving import Server, free_port
 
 SKIPPY_TOTAL = 7_937_410  # reduced states of skippy-xl from the apex, as `pegsearch run` finds them
 
@@ -118,7 +118,7 @@ def test_delete_removes_the_run(server: Server) -> None:
 
 
 def test_an_uploaded_board_file_is_searched(server: Server) -> None:
-    text = (Path(__file__).parents[1] / "src/pegsearch/boards/triangle-5.toml").read_text()
+    text = (Path(__file__).parents[2] / "boards" / "triangle-5.toml").read_text()
     text = text.replace('name = "triangle-5"', 'name = "my ../../triangle"')
     status, board = server.json("POST", "/api/boards/check", {"board_file": text})
     assert status == 200 and board["holes"] == 15

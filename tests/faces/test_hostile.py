@@ -27,7 +27,7 @@ from pegsearch.interrupts import interruption
 from pegsearch.store import MANIFEST, Run
 from tests.helpers import pegsearch as run_pegsearch
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 BOARD = (ROOT / "boards" / "triangle-5.toml").read_text()
 NOBODY = 65534
 

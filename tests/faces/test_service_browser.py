@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
-from tests.serving import Server
+from tests.helpers.serving import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
-SHOTS = Path(__file__).parents[1] / "docs" / "screenshots"
-BOARDS = Path(__file__).parents[1] / "src" / "pegsearch" / "boards"
+SHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
+BOARDS = Path(__file__).parents[2] / "boards"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 

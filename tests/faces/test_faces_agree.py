@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import pegsearch
-from tests.serving import Server
+from tests.helpers.serving import Server
 
 # What both faces must say alike about a search (the service adds only what it alone knows: id,
 # queue status, settings).

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
 from pegsearch.store import MANIFEST, LevelWriter, Run
-from tests.helpers import pegsearch, sha256_of
+from tests.helpers import assert_one_line_error, pegsearch, sha256_of, wait_for_levels
 
 
 def test_run_prints_table_and_verdict(tmp_path: Path) -> None:
@@ -58,14 +57,6 @@ def test_boards_and_show() -> None:
     shown = pegsearch("show", "english-33").stdout
     assert "33 holes, 76 jumps, 8 symmetries" in shown
     assert "o o o . o o o" in shown
-
-
-def assert_one_line_error(result: subprocess.CompletedProcess, fragment: str) -> None:
-    assert result.returncode == 2
-    assert result.stdout == ""
-    assert "Traceback" not in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
-    assert fragment in result.stderr
 
 
 def test_malformed_board_file(tmp_path: Path) -> None:
@@ -129,18 +120,6 @@ def skippy_counts(tmp_path_factory: pytest.TempPathFactory) -> list[int]:
     out = tmp_path_factory.mktemp("whole") / "run"
     result = pegsearch("run", "skippy-xl", "--out", str(out), "--json")
     return [level["states"] for level in json.loads(result.stdout)["levels"]]
-
-
-def wait_for_levels(out: Path, count: int, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if len(json.loads((out / MANIFEST).read_text())["levels"]) >= count:
-                return
-        except (FileNotFoundError, json.JSONDecodeError):
-            pass
-        time.sleep(0.005)
-    raise AssertionError(f"the run did not reach {count} levels in {timeout} s")
 
 
 @pytest.mark.parametrize("levels", [1, 9, 13, 15, 18])

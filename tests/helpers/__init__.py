@@ -1,4 +1,6 @@
-"""Helpers shared by tests: running the real CLI in a subprocess and searching in process."""
+"""Helpers shared by every test module (no test module imports another): running the real CLI in a
+subprocess, searching in process, refusals as users see them, and a triangle geometry of their own.
+`serving` starts a real service, `s3_server` a real S3-compatible server."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import hashlib
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -80,3 +83,38 @@ def parts_of(run: Run, level: int) -> list[np.ndarray]:
 def level_sets(run: Run) -> list[np.ndarray]:
     """Every level of a run as a sorted array, for comparing engines position for position."""
     return [np.sort(run.read_level(level)) for level in range(len(run.levels))]
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess, fragment: str) -> None:
+    """A refusal as users must see it: exit 2, nothing on stdout, one line on stderr, no traceback."""
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert fragment in result.stderr
+
+
+def wait_for_levels(out: Path, count: int, timeout: float = 120) -> None:
+    """Wait until the run in `out` has committed `count` levels (to stop or race it there)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if len(json.loads((out / MANIFEST).read_text())["levels"]) >= count:
+                return
+        except (FileNotFoundError, json.JSONDecodeError):
+            pass
+        time.sleep(0.005)
+    raise AssertionError(f"the run did not reach {count} levels in {timeout} s")
+
+
+def cell(hole: int) -> tuple[int, int]:
+    """(row, column) of a hole of a triangle board, by a geometry written here, not the board's."""
+    row = 0
+    while (row + 1) * (row + 2) // 2 < hole:
+        row += 1
+    return row, hole - row * (row + 1) // 2 - 1
+
+
+def hole_at(row: int, column: int) -> int:
+    """The hole at (row, column) of a triangle board: `cell` undone."""
+    return row * (row + 1) // 2 + column + 1

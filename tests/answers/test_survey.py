@@ -13,9 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import pegsearch
-from tests.test_analysis import cell, hole_at
-from tests.test_cli import assert_one_line_error
+from tests.helpers import assert_one_line_error, cell, hole_at, pegsearch
 
 CORNER_CLASSES = {"1": (1, 11, 15), "2": (2, 3, 7, 10, 12, 14), "4": (4, 6, 13), "5": (5, 8, 9)}
 

@@ -21,8 +21,7 @@ from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.store import Run
-from tests.helpers import local_run, pegsearch
-from tests.test_cli import assert_one_line_error
+from tests.helpers import assert_one_line_error, cell, local_run, pegsearch
 
 SYMMETRIES = ("board", "start", "none")
 
@@ -36,17 +35,6 @@ def triangle_run(tmp_path: Path, start: int, symmetry: str, count_paths: bool = 
 
 
 # ----- an independent triangle: hole numbers <-> (row, column), rows from the apex
-def cell(hole: int) -> tuple[int, int]:
-    row = 0
-    while (row + 1) * (row + 2) // 2 < hole:
-        row += 1
-    return row, hole - row * (row + 1) // 2 - 1
-
-
-def hole_at(row: int, column: int) -> int:
-    return row * (row + 1) // 2 + column + 1
-
-
 def replay_triangle(side: int, start: int, jumps: list[tuple[int, int, int]]) -> set[int]:
     """Play `jumps` from a full triangle with `start` empty, checking each; returns the pegs left."""
     pegs = set(range(1, side * (side + 1) // 2 + 1)) - {start}

@@ -20,8 +20,7 @@ from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
 from pegsearch.store import MANIFEST, Run
-from tests.helpers import part_file, pegsearch, sha256_of
-from tests.test_cli import assert_one_line_error, wait_for_levels
+from tests.helpers import assert_one_line_error, part_file, pegsearch, sha256_of, wait_for_levels
 
 
 def make_run(out: Path, board: str = "triangle-5", count_paths: bool = False) -> Path:

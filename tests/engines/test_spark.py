@@ -38,7 +38,7 @@ from pegsearch.kernel.path_counts import LIMIT, as_int
 from pegsearch.store import Location, Run, level_name
 from tests.helpers import level_sets, local_run, one_level_run, parts_of, pegsearch, written
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CLUSTER_SCRIPT = ROOT / "cluster" / "spark-cluster.sh"
 SPARK_CONF = ROOT / "cluster" / "spark-conf"
 JOB = ROOT / "jobs" / "spark_search.py"

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from pegsearch.store import MANIFEST, Run
-from tests.helpers import part_file, pegsearch
-from tests.test_cli import assert_one_line_error, wait_for_levels
+from tests.helpers import assert_one_line_error, part_file, pegsearch, wait_for_levels
 
 
 def make_run(out: Path, *options: str) -> Path:

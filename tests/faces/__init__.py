@@ -1,0 +1,1 @@
+"""Tests of the faces: the command line and the service, as users and clients meet them."""
