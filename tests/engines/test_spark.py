@@ -161,10 +161,10 @@ def test_cli_counts_paths_like_local_engine_and_durango_bill(published: dict,
     assert run.levels[-1]["pegs"] == 1
     bill = published["triangle5_solutions"]["by_start_hole"][str(board.empty[0])]
     assert int(run.levels[-1]["paths"]) == bill
-    # The run was made on Spark, so `counts --winnable` walks it back on Spark; the walk in this
-    # process (--engine local) is the second computation.
-    on_spark = pegsearch("counts", str(out), "--winnable", "--json")
-    in_process = pegsearch("counts", str(out), "--winnable", "--engine", "local", "--json")
+    # `counts --winnable --engine spark` walks the run back on Spark (on the run's master); the
+    # walk in this process (the default, as the service's) is the second computation.
+    on_spark = pegsearch("counts", str(out), "--winnable", "--engine", "spark", "--json")
+    in_process = pegsearch("counts", str(out), "--winnable", "--json")
     assert on_spark.returncode == 0, on_spark.stderr
     spark_counts = [level["winnable"] for level in json.loads(on_spark.stdout)["levels"]]
     assert spark_counts == [level["winnable"] for level in json.loads(in_process.stdout)["levels"]]

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from pegsearch import __version__ as pegsearch_version
 from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
+from pegsearch.cli.main import build_parser
 from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
@@ -173,3 +175,21 @@ def test_resume_without_out_continues_the_newest_unfinished_run(tmp_path: Path) 
     assert Run.open(folder).status == "complete"
     nothing = pegsearch("run", "triangle-6", "--resume", cwd=tmp_path)
     assert nothing.returncode == 2 and "no unfinished run of triangle-6" in nothing.stderr
+
+
+COMMANDS = ("run", "counts", "solve", "survey", "verify", "bench", "compare", "boards", "show", "serve")
+
+
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_help_starts_with_a_sentence_for_users(command: str, capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as ended:
+        build_parser().parse_args([*([command] if command else []), "--help"])
+    assert ended.value.code == 0
+    first = capsys.readouterr().out.split("\n\n")[1]
+    assert first[0].isupper() and first.rstrip().endswith("."), first
+    assert "module" not in first and "`" not in first, first
+
+
+def test_python_m_pegsearch_and_version() -> None:
+    result = pegsearch("--version")
+    assert (result.returncode, result.stdout.strip()) == (0, f"pegsearch {pegsearch_version}")
