@@ -1,7 +1,9 @@
-"""Level counts against published figures, and reduced counts against the raw search's orbits."""
+"""The driver: level counts against published figures, reduced counts against the raw search's
+orbits, and searches stopped on purpose (`--until`) and resumed in stages."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -9,8 +11,12 @@ import pytest
 
 from pegsearch.answers.verdict import verdict
 from pegsearch.board.files import load_board
+from pegsearch.board.spec import SearchSpec
+from pegsearch.engines.driver import search
+from pegsearch.engines.local import LocalEngine
+from pegsearch.errors import UsageError
 from pegsearch.kernel.tables import BoardTables
-from tests.helpers import local_run
+from tests.helpers import local_run, pegsearch
 
 TRIANGLE5_STARTS = {1: "start_hole_1_corner", 2: "start_hole_2_next_to_corner",
                     4: "start_hole_4_edge_middle", 5: "start_hole_5_interior"}
@@ -67,3 +73,39 @@ def test_skippy_xl_reduced_is_the_orbits_of_raw(tmp_path: Path) -> None:
         orbits = np.unique(tables.signatures(raw.read_level(level)))
         assert np.array_equal(orbits, np.sort(reduced.read_level(level)))
     assert not verdict(reduced).solvable and verdict(reduced).fewest_pegs == 2
+
+
+def test_a_search_stops_on_purpose_and_resumes_in_stages(tmp_path: Path) -> None:
+    """`--until` pauses a run after a chosen level; `--resume` continues it, stage by stage, to the
+    same levels as a search made in one go."""
+    out = tmp_path / "staged"
+
+    def stage(*flags: str) -> dict:
+        result = pegsearch("run", "triangle-6", "--raw", "--out", str(out), *flags, "--json")
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    first = stage("--until", "5")
+    assert first["status"] == "paused" and len(first["levels"]) == 6 and "verdict" not in first
+    assert "incomplete run (paused after level 5)" in pegsearch("counts", str(out)).stdout
+    refused = pegsearch("solve", str(out))
+    assert refused.returncode == 2 and "incomplete run (paused)" in refused.stderr
+    second = stage("--resume", "--until", "12")
+    assert second["status"] == "paused" and second["levels"][:6] == first["levels"]
+    assert len(second["levels"]) == 13
+    assert stage("--resume", "--until", "3")["levels"] == second["levels"]  # nothing left to make
+    whole = stage("--resume")
+    straight = json.loads(pegsearch("run", "triangle-6", "--raw", "--out", str(tmp_path / "straight"),
+                                    "--json").stdout)
+    assert whole["status"] == "complete" and whole["levels"] == straight["levels"]
+    assert whole["verdict"] == straight["verdict"]
+    assert pegsearch("verify", str(out)).returncode == 0
+
+
+def test_until_level_zero_and_a_negative_level(tmp_path: Path) -> None:
+    board = load_board("triangle-5")
+    run = search(SearchSpec(board, board.empty), tmp_path / "zero", LocalEngine(), until=0)
+    assert run.status == "paused" and len(run.levels) == 1
+    with pytest.raises(UsageError, match="--until -1"):
+        search(SearchSpec(board, board.empty), tmp_path / "never", LocalEngine(), until=-1)
+    assert not (tmp_path / "never").exists()

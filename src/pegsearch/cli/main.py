@@ -133,6 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--count-paths", action="store_true",
                      help="also count the distinct jump sequences reaching each position")
     _add_engine_arguments(run)
+    run.add_argument("--until", type=int, metavar="LEVEL",
+                     help="stop on purpose once level LEVEL is made (the run is paused; --resume"
+                          " continues it, with a later --until or none)")
     run.add_argument("--resume", action="store_true",
                      help="continue the run in --out (default: the newest matching run in runs/)")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -234,7 +237,7 @@ def command_run(args: argparse.Namespace) -> int:
     if sys.stderr.isatty():
         print(f"searching {spec.describe()} with the {engine.name} engine into {out}",
               file=sys.stderr)
-    run = search(spec, out, engine, resume=args.resume,
+    run = search(spec, out, engine, resume=args.resume, until=args.until,
                  progress=TerminalProgress() if sys.stderr.isatty() else None)
     _print_run(run, search_document(run) if args.json else None)
     return 0
@@ -438,8 +441,9 @@ def _print_run(run: Run, document: dict | None, winnable: list[int] | None = Non
         if finish_classes:
             print(finish_table(finishes(run), exact_per_hole(run)))
     else:
-        print(f"incomplete run ({run.status}): continue it with"
-              f" `pegsearch run {run.board.name} --out {run.uri} --resume`")
+        paused = f" after level {len(run.levels) - 1}" if run.status == "paused" else ""
+        print(f"incomplete run ({run.status}{paused}): continue it with"
+              f" `pegsearch run {run.board.name} --out {run.uri} --resume [--until LEVEL]`")
 
 
 class TerminalProgress:

@@ -16,6 +16,7 @@ import numpy as np
 
 from pegsearch.board.spec import SearchSpec, check_start
 from pegsearch.engines import Engine
+from pegsearch.errors import UsageError
 from pegsearch.interrupts import check
 from pegsearch.kernel.path_counts import ones
 from pegsearch.store import Location, Run
@@ -27,12 +28,18 @@ Progress = Callable[[dict], None]
 
 
 def search(spec: SearchSpec, out: str | Path | Location, engine: Engine, resume: bool = False,
-           progress: Progress | None = None) -> Run:
-    """Run (or resume) a search into `out` (a path or URI) with `engine`; returns the finished run.
+           progress: Progress | None = None, until: int | None = None) -> Run:
+    """Run (or resume) a search into `out` (a path or URI) with `engine`; returns the run.
+
+    With `until`, the search stops on purpose once level `until` is committed: the run is then
+    "paused", and a later resume (with a later `until`, or none) continues it. A search too large
+    for one session or one machine's disk is searched that way, in stages.
 
     The start is checked, the store reached and the engine entered (a Spark session started, its
     master reached) before the run is made, so a search that cannot start leaves nothing behind.
     """
+    if until is not None and until < 0:
+        raise UsageError(f"--until {until}: give the last level to make, 0 or more")
     check_start(spec.board, spec.start)
     location = out if isinstance(out, Location) else Location.parse(out)
     engine.check_location(location)
@@ -45,10 +52,13 @@ def search(spec: SearchSpec, out: str | Path | Location, engine: Engine, resume:
             for record in run.levels:
                 if progress:
                     progress(record)
-            while run.levels[-1]["pegs"] > 1:
+            ended = False
+            while not ended and run.levels[-1]["pegs"] > 1:
+                if until is not None and len(run.levels) > until:
+                    run.finish("paused")
+                    return run
                 check()  # a signal whose KeyboardInterrupt an engine swallowed stops the search here
-                if not _next_level(run, engine, progress):
-                    break
+                ended = not _next_level(run, engine, progress)
         except BaseException:
             run.finish("interrupted")
             raise

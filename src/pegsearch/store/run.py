@@ -34,7 +34,8 @@ from pegsearch.store.parts import NO_PATHS, PART_NAME, iter_parts, new_attempt, 
 T = TypeVar("T")
 MANIFEST = "manifest.json"
 FORMAT = 1
-STATUSES = ("running", "interrupted", "complete")
+# "paused": stopped on purpose after a chosen level (`--until`); "interrupted": by a signal or error.
+STATUSES = ("running", "interrupted", "paused", "complete")
 # What a folder may hold and still count as empty for a new run: a lock left by a refused start.
 HOUSEKEEPING = {LOCK_FILE, LEASE}
 
