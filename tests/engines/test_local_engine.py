@@ -1,13 +1,15 @@
-"""The local engine's partitioned reduce: many partitions, chunks and passes give the same levels."""
+"""The local engine's reduces (hash tables and rank bitmaps): many partitions, chunks and passes,
+and either reduce, give the same levels."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from pegsearch.board.files import load_board
+from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
@@ -15,11 +17,13 @@ from pegsearch.errors import UsageError
 from tests.helpers import level_sets, parts_of, pegsearch
 
 
-@pytest.mark.parametrize("count_paths", [False, True])
-def test_many_passes_match_one_pass(count_paths: bool, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("count_paths", "reduce"), [(False, "tables"), (True, "tables"),
+                                                     (False, "bitmap")])
+def test_many_passes_match_one_pass(count_paths: bool, reduce: str, tmp_path: Path) -> None:
     spec = SearchSpec(load_board("triangle-6"), (4,), count_paths=count_paths)
     whole = search(spec, tmp_path / "whole", LocalEngine())
-    engine = LocalEngine(memory=40_000, chunk=500)  # tables of about 10 kB: several passes a level
+    # tables of about 10 kB, or one bitmap slice of 8 kB: several passes a level
+    engine = LocalEngine(memory=40_000 if reduce == "tables" else 20_000, chunk=500, reduce=reduce)
     passes = search(spec, tmp_path / "passes", engine)
     assert max(len(r["files"]) for r in passes.levels) >= 4  # a part per pass at least
     assert engine.passes >= len(passes.levels) + 4
@@ -28,9 +32,10 @@ def test_many_passes_match_one_pass(count_paths: bool, tmp_path: Path) -> None:
     assert [r.get("paths") for r in whole.levels] == [r.get("paths") for r in passes.levels]
 
 
-def test_parts_are_sorted_and_disjoint(tmp_path: Path) -> None:
+@pytest.mark.parametrize("reduce", ["tables", "bitmap"])
+def test_parts_are_sorted_and_disjoint(reduce: str, tmp_path: Path) -> None:
     run = search(SearchSpec(load_board("triangle-6"), (1,)), tmp_path / "r",
-                 LocalEngine(memory=40_000, chunk=500))
+                 LocalEngine(memory=40_000, chunk=500, reduce=reduce))
     for level in range(len(run.levels)):
         seen = parts_of(run, level)
         assert len(seen) == len(run.levels[level]["files"])
@@ -71,3 +76,46 @@ def test_progress_inside_a_level_counts_every_parent_of_every_pass(tmp_path: Pat
         assert ticks[-1]["done"] == ticks[-1]["total"] and ticks[-1]["total"] % parents == 0
         assert events.index(ticks[-1]) < events.index(record)
     assert sum(e["done"] == e["total"] for e in events if "done" in e) >= engine.passes
+
+
+# Levels of the big shipped boards compared up to here (both reduces run them whole elsewhere).
+UNTIL = {"english-33": 10, "european-37": 8, "hexagon-37": 7, "triangle-8": 9}
+SQUARE_16 = 'name = "square-16"\ngrid = "square"\nlayout = """\no o o o\no . o o\no o o o\no o o o\n"""\n'
+
+
+@pytest.mark.parametrize("board", [*shipped_boards(), "drawn:square-16"])
+def test_bitmap_and_table_reduces_make_the_same_levels(board: str, tmp_path: Path) -> None:
+    """Every shipped board (and one drawn here, of exactly 16 holes: the unranking's split), reduced
+    by its symmetries and raw: the bitmap reduce's parts hold exactly the table reduce's positions,
+    sorted and disjoint, and the manifest says which reduce made each level."""
+    loaded = parse_board(SQUARE_16, "test") if board.startswith("drawn:") else load_board(board)
+    for symmetry in ("board", "none"):
+        spec = SearchSpec(loaded, loaded.empty, symmetry)
+        until = UNTIL.get(board)
+        made = {reduce: search(spec, tmp_path / f"{symmetry}-{reduce}", LocalEngine(reduce=reduce),
+                               until=until) for reduce in ("bitmap", "tables")}
+        assert [r["states"] for r in made["bitmap"].levels] == [r["states"] for r in made["tables"].levels]
+        for a, b in zip(level_sets(made["bitmap"]), level_sets(made["tables"]), strict=True):
+            assert np.array_equal(a, b)
+        for level in range(1, len(made["bitmap"].levels)):
+            assert made["bitmap"].levels[level]["reduce"].startswith("bitmap")
+            assert made["tables"].levels[level]["reduce"].startswith("tables")
+            pieces = parts_of(made["bitmap"], level)
+            assert all(np.all(piece[1:] > piece[:-1]) for piece in pieces)
+            ends = [(piece[0], piece[-1]) for piece in pieces if len(piece)]
+            assert all(a[1] < b[0] for a, b in pairwise(ends))
+
+
+def test_auto_chooses_by_density_and_path_counts_keep_tables(tmp_path: Path) -> None:
+    """skippy-xl raw: the dense middle levels go to the bitmap, the sparse first ones to tables; a
+    counting run keeps tables throughout (a bitmap holds no values)."""
+    spec = SearchSpec(load_board("skippy-xl"), (1,), "none")
+    auto = search(spec, tmp_path / "auto", LocalEngine())
+    chosen = [record["reduce"].split()[0] for record in auto.levels[1:]]
+    assert chosen[1:4] == ["tables"] * 3 and chosen[12] == "bitmap"
+    counted = search(SearchSpec(load_board("triangle-6"), (1,), count_paths=True), tmp_path / "paths",
+                     LocalEngine(reduce="bitmap"))
+    assert all(record["reduce"] == "tables (path counts need a value a position)"
+               for record in counted.levels[1:])
+    bad = pegsearch("run", "triangle-5", "--reduce", "abacus", "--out", str(tmp_path / "never"))
+    assert bad.returncode == 2 and "--reduce" in bad.stderr and not (tmp_path / "never").exists()

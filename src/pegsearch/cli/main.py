@@ -258,13 +258,17 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory", metavar="SIZE",
                         help="local engine: bound on what it holds, e.g. 2G (default: 1/4 of RAM,"
                              " <= 4G); larger levels take several passes over their parents")
+    parser.add_argument("--reduce", choices=("auto", "bitmap", "tables"),
+                        help="local engine: how a level drops repeats: a bitmap over ranks where the"
+                             " level is dense enough (auto, the default), or always bitmap or tables")
     parser.add_argument("--batch-size", type=int, metavar="N",
                         help="mrjob engine: positions per kernel call in a mapper (default 65536)")
 
 
 def _engine(args: argparse.Namespace) -> Engine:
     return make_engine(args.engine, runner=args.runner, mrjob_conf=args.mrjob_conf,
-                       master=args.master, memory=args.memory, batch_size=args.batch_size,
+                       master=args.master, memory=args.memory, reduce=args.reduce,
+                       batch_size=args.batch_size,
                        driver_below=args.driver_below)
 
 

@@ -14,12 +14,18 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from functools import cache
+from math import comb
 
 from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.errors import UsageError
+from pegsearch.kernel.bitmap import BitmapTables, prefer_bitmap, rank_space
 from pegsearch.kernel.expand import Scratch, expand_routed
-from pegsearch.kernel.reduce import MAX_PBITS, HashTables, Layout
+from pegsearch.kernel.ranks import RankTables
+from pegsearch.kernel.reduce import MAX_PBITS, HashTables, Keyspace, Layout
 from pegsearch.store import PART_ROWS, LevelWriter, Location, Run
 
 DEFAULT_BUDGET_CAP = 4 << 30
@@ -29,6 +35,7 @@ MAPPING_SHARE = 4
 # A generous guess at children per parent, as a fraction of the board's jumps, to turn that share
 # into parents per chunk.
 FANOUT_SHARE = 4
+REDUCES = ("auto", "bitmap", "tables")
 # Below this many positions a pass writes a single part file.
 SMALL_PART = 1 << 16
 
@@ -70,14 +77,39 @@ def level_layout(expected: int, workers: int, holes: int) -> Layout:
     return Layout.plan(expected, holes, least=min(MAX_PBITS, (4 * workers - 1).bit_length()))
 
 
+@dataclass(frozen=True)
+class LevelPlan:
+    """How a level drops repeats: its keyspace, the bytes one partition takes, how a pass's
+    partitions are made (lo, width, bytes allowed), the rank tables of a bitmap level, and a note
+    for the manifest saying which was chosen and why."""
+
+    space: Keyspace
+    partitions: int
+    partition_bytes: int
+    make: Callable[[int, int, int], HashTables | BitmapTables]
+    ranks: RankTables | None
+    note: str
+
+
+@cache
+def rank_tables(holes: int) -> RankTables:
+    return RankTables.for_holes(holes)
+
+
 class LocalEngine:
     """Computes each level in this process (the kernels on every core, a thread per part file)."""
 
     name = "local"
-    SETTINGS = ("memory",)
+    SETTINGS = ("memory", "reduce")
 
-    def __init__(self, memory: str | int | None = None, chunk: int | None = None) -> None:
-        """`memory` is a size as written on the command line, or bytes (tests force many passes)."""
+    def __init__(self, memory: str | int | None = None, chunk: int | None = None,
+                 reduce: str = "auto") -> None:
+        """`memory` is a size as written on the command line, or bytes (tests force many passes);
+        `reduce` chooses how levels drop repeats: "auto" (a bitmap where a level is dense enough,
+        see kernel.bitmap), or always "bitmap" or "tables" (a counted level always uses tables)."""
+        if reduce not in REDUCES:
+            raise UsageError(f"--reduce {reduce}: use one of {', '.join(REDUCES)}")
+        self.reduce = reduce
         if memory is None:
             self.budget = default_budget()
         else:
@@ -95,7 +127,7 @@ class LocalEngine:
         return None
 
     def options(self) -> dict:
-        return {"memory": self.budget, "workers": self.workers}
+        return {"memory": self.budget, "workers": self.workers, "reduce": self.reduce}
 
     def check_location(self, location: Location) -> None:
         return None  # parents are streamed from any store, parts written to it
@@ -104,12 +136,12 @@ class LocalEngine:
                    report: LevelProgress = no_progress) -> None:
         tables = run.tables()
         parents = run.levels[level]["states"]
-        expected = expected_states(run, level)
-        layout = level_layout(expected, self.workers, run.board.holes)
-        parts = layout.space.partitions
-        # A routed child takes a slot's bytes too (a code, and its path count when counted), plus
-        # its share of the stretches' bounds.
-        slot_bytes = HashTables.slot_bytes(layout.space, run.count_paths)
+        plan = self._plan(run, level)
+        writer.notes["reduce"] = plan.note
+        parts = plan.partitions
+        # A routed child takes a code's bytes (and its path count's when counted), plus its share
+        # of the stretches' bounds.
+        slot_bytes = HashTables.slot_bytes(plan.space, run.count_paths)
         mapping = self.budget // MAPPING_SHARE
         fanout = max(1, len(run.board.jumps) // FANOUT_SHARE)
         chunk = self.chunk or max(1 << 12, mapping // ((slot_bytes + 2) * fanout))
@@ -117,12 +149,12 @@ class LocalEngine:
         written, lo, passes = 0, 0, 0
         with ThreadPoolExecutor(self.workers) as pool:
             while lo < parts:
-                width = min(parts - lo, max(1, arena // ((1 << layout.sbits) * slot_bytes)))
-                hashes = layout.tables(run.count_paths, lo, width, arena)
+                width = min(parts - lo, max(1, arena // plan.partition_bytes))
+                hashes = plan.make(lo, width, arena)
                 done = 0
                 for keys, paths in run.iter_level(level, chunk, run.count_paths):
-                    hashes.add(*expand_routed(tables, keys, paths, layout.space, hashes.lo, hashes.hi,
-                                              self.scratch))
+                    hashes.add(*expand_routed(tables, keys, paths, plan.space, hashes.lo, hashes.hi,
+                                              self.scratch, plan.ranks))
                     done += len(keys)
                     # Whether another pass follows is known only when this one ends.
                     report(passes * parents + done, (passes + 1) * parents)
@@ -132,10 +164,38 @@ class LocalEngine:
                 self.passes += 1
                 del hashes
 
-    def _write(self, hashes: HashTables, writer: LevelWriter, written: int, counted: bool,
+    def _plan(self, run: Run, level: int) -> LevelPlan:
+        """How level `level + 1` drops repeats: a bitmap over ranks, or hash tables."""
+        expected = expected_states(run, level)
+        holes, pegs = run.board.holes, run.pegs_at(level + 1)
+        possible = comb(holes, pegs)
+        least = min(MAX_PBITS, (4 * self.workers - 1).bit_length())
+        share = f"expected about {expected / possible:.2%} of the C({holes}, {pegs}) positions"
+        if run.count_paths:
+            why = "path counts need a value a position"
+        elif self.reduce == "tables" or (self.reduce == "auto" and not prefer_bitmap(expected, possible)):
+            why = share if self.reduce == "auto" else "--reduce tables"
+        else:
+            why = None
+        if why is not None:
+            layout = level_layout(expected, self.workers, holes)
+            slot_bytes = HashTables.slot_bytes(layout.space, run.count_paths)
+            return LevelPlan(layout.space, layout.space.partitions, (1 << layout.sbits) * slot_bytes,
+                             lambda lo, width, arena: layout.tables(run.count_paths, lo, width, arena),
+                             None, f"tables ({why})")
+        space = rank_space(possible, least, MAX_PBITS)
+        ranks = rank_tables(holes)
+        why = share if self.reduce == "auto" else f"--reduce {self.reduce}, {share}"
+        return LevelPlan(space, -(-possible >> space.rbits), BitmapTables.partition_bytes(space),
+                         lambda lo, width, arena: BitmapTables(space, lo, width, pegs, ranks), ranks,
+                         f"bitmap ({why})")
+
+    def _write(self, hashes: HashTables | BitmapTables, writer: LevelWriter, written: int, counted: bool,
                pool: ThreadPoolExecutor) -> int:
         """Drain the pass's partitions into part files numbered from `written`; returns the next."""
         rows = int(hashes.filled.sum())
+        if rows == 0:
+            return written  # a pass whose partitions took no child (ranks no position has)
         groups = 1 if rows < SMALL_PART else max(self.workers, -(-rows // PART_ROWS))
         groups = min(groups, hashes.width)
         edges = [hashes.width * g // groups for g in range(groups + 1)]

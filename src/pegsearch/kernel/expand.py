@@ -11,11 +11,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from pegsearch.kernel.ranks import RankTables, rank
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.threads import slice_start, spread
 
 _BYTE = np.uint64(0xFF)
+NO_RANKS = np.zeros((0, 0, 0), dtype=np.uint64)
 _EIGHT = np.uint64(8)
 
 
@@ -96,8 +98,8 @@ def _block_fanout(positions, need, flip, size, counts, first, step):
 
 
 @numba.njit(cache=True, nogil=True)
-def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, byte_images, space, lo, hi,
-                   out, out_paths, bounds, most, first, step):
+def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, byte_images, byte_ranks,
+                   space, lo, hi, out, out_paths, bounds, most, first, step):
     """Children of slice `first` of `step` of the blocks of parents, grouped by partition.
 
     Block b's children land in ``out[offsets[b]:offsets[b + 1]]`` as codes (kernel.reduce.Keyspace),
@@ -118,6 +120,9 @@ def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, byt
         for i in range(b * size, min(n, (b + 1) * size)):
             count = _children_of(positions[i], need, flip, flip_images, byte_images, legal, images,
                                  scratch, made)
+            if byte_ranks.shape[0]:  # a bitmap level: children are keyed by their rank
+                for t in range(made, made + count):
+                    scratch[t] = rank(scratch[t], byte_ranks)
             if counted:
                 parent[made:made + count] = i
             made += count
@@ -192,7 +197,7 @@ BLOCK = 512
 
 
 def expand_routed(tables: BoardTables, positions: np.ndarray, paths: np.ndarray, space: Keyspace, lo: int,
-                  hi: int, scratch: Scratch | None = None
+                  hi: int, scratch: Scratch | None = None, ranks: RankTables | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Children of `positions` routed to partitions ``[lo, hi)`` of `space`, for `HashTables.add`.
 
@@ -200,6 +205,9 @@ def expand_routed(tables: BoardTables, positions: np.ndarray, paths: np.ndarray,
     in cache and writes their codes straight into their partitions' stretches, carrying each
     parent's path count (``paths``, or ``(0, 2)`` when not counted). Returns codes, their path
     counts, and the bounds of every (block, partition) stretch.
+
+    With `ranks`, children are keyed by their rank among the positions with as many pegs (a
+    bitmap level, see kernel.ranks; `space` is then a keyspace of ranks) instead of their signature.
 
     The children live in `scratch` when given (valid until its next use): a caller that expands
     many chunks reuses one, which spares the kernel the page faults of fresh memory.
@@ -219,7 +227,8 @@ def expand_routed(tables: BoardTables, positions: np.ndarray, paths: np.ndarray,
     out_paths = into[code_words:].reshape(-1, 2)
     bounds = np.zeros((blocks, hi - lo + 1), dtype=np.int64)
     spread(_expand_routed, blocks, positions, paths, offsets, size, tables.need, tables.flip,
-           tables.flip_images, tables.byte_images, space.args, lo, hi, out, out_paths, bounds, most)
+           tables.flip_images, tables.byte_images, NO_RANKS if ranks is None else ranks.byte_ranks,
+           space.args, lo, hi, out, out_paths, bounds, most)
     return out, out_paths, bounds
 
 

@@ -36,6 +36,7 @@ UNMIX = np.uint64(pow(int(GOLDEN), -1, 1 << 64))
 LOAD = 0.7
 # Bits a narrow code can use: a code is its remainder plus one, and 0 marks an empty slot.
 NARROW_BITS = 31
+NO_VALUES = np.empty((0, 2), dtype=np.uint64)  # no path counts
 
 
 @dataclass(frozen=True)
@@ -50,10 +51,14 @@ class Keyspace:
     every routed child and every table slot, which halves the memory a level needs and the cache
     each table takes. Otherwise the code is the whole mix, never 0 since no position is empty.
     The remainder's top bits, well mixed, pick a code's home slot; draining a table undoes the mix.
+
+    Keys that are ranks (see `kernel.ranks`) are not mixed (`mixed` False): a partition is then a
+    contiguous range of ranks, a slice of the level's bitmap.
     """
 
     nbits: int
     pbits: int
+    mixed: bool = True
 
     def __post_init__(self) -> None:
         if not 0 <= self.pbits <= self.nbits <= 64:
@@ -80,12 +85,13 @@ class Keyspace:
     @property
     def args(self) -> tuple:
         """The kernels' view: (mask of the n bits, pbits, rbits, bits a code keeps, code offset,
-        mask of the remainder)."""
+        mask of the remainder, the mix's multiplier and its inverse)."""
         nmask = np.uint64((1 << self.nbits) - 1)
         rmask = np.uint64((1 << self.rbits) - 1)
         keep = rmask if self.narrow else nmask
+        mix, unmix = (GOLDEN, UNMIX) if self.mixed else (np.uint64(1), np.uint64(1))
         return (nmask, np.uint64(self.pbits), np.uint64(self.rbits), keep,
-                np.uint64(1 if self.narrow else 0), rmask)
+                np.uint64(1 if self.narrow else 0), rmask, mix, unmix)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -93,13 +99,13 @@ def partition_of(key, space):
     """The partition of a signature: the top `pbits` of its n-bit mix."""
     if space[1] == 0:
         return 0
-    return np.int64(((key * GOLDEN) & space[0]) >> space[2])
+    return np.int64(((key * space[6]) & space[0]) >> space[2])
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def code_of(key, space):
     """What a partition's table stores for a signature (see Keyspace)."""
-    return ((key * GOLDEN) & space[3]) + space[4]
+    return ((key * space[6]) & space[3]) + space[4]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -113,7 +119,7 @@ def key_of(partition, code, space):
     mixed = _remainder(code, space)
     if space[1] != 0:
         mixed |= np.uint64(partition) << space[2]
-    return (mixed * UNMIX) & space[0]
+    return (mixed * space[7]) & space[0]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

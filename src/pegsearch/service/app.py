@@ -41,7 +41,7 @@ MAX_BODY = 64 * 1024  # bytes of any request body
 POLL = 0.3  # seconds between looks at a running search's manifest for the event stream
 NUMBER_SETTINGS = ("batch_size", "driver_below")  # given as numbers, not words
 # Never mrjob_conf: that is a path on the server.
-SERVICE_SETTINGS = ("memory", "master", "runner", "batch_size", "driver_below")
+SERVICE_SETTINGS = ("memory", "reduce", "master", "runner", "batch_size", "driver_below")
 STATIC = resources.files("pegsearch") / "service" / "static"
 
 

@@ -201,7 +201,7 @@ class Run:
             sync_folder(writer.folder.local)  # the parts' names survive a crash before the manifest
         record = {"level": level, "pegs": self.pegs_at(level),
                   "states": sum(f["rows"] for f in files), "files": files,
-                  "seconds": round(seconds, 3)}
+                  "seconds": round(seconds, 3), **writer.notes}
         if self.count_paths:
             record["paths"] = str(writer.paths)
         self.levels.append(record)
@@ -253,6 +253,7 @@ class LevelWriter:
         self.folder = run.level_folder(level)
         self.attempt = new_attempt()
         self.paths = 0  # the path counts written so far, summed (counting runs)
+        self.notes: dict[str, str] = {}  # what the engine says of how it made the level (manifest)
         self._entries: dict[int, dict] = {}
         self._guard = threading.Lock()
         _guard(self.folder, "create the level folder", self.folder.make)

@@ -1,0 +1,99 @@
+"""The reduce of a dense level: a bit a position, indexed by rank, instead of a hash table slot.
+
+A level whose positions are a good share of all positions with its peg count (a few percent, see
+`prefer_bitmap`) is held as a bitmap over their ranks (kernel.ranks): a bit a possible position
+costs less than a table slot an actual one once the level is dense enough, and setting a bit is
+cheaper than a hash insert. The map routes children by rank range, as it routes them by hash
+partition for tables (a `Keyspace` of ranks, unmixed: each partition a contiguous slice of the
+bitmap, sized to stay in a core's cache while it takes its children). Draining a slice reads its
+ranks in order, which is the positions' numeric order: part files come out sorted with no sort.
+Path counts need a value per position, so a counted level always uses tables.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from pegsearch.kernel.ranks import RankTables, unrank_run
+from pegsearch.kernel.reduce import NO_VALUES, Keyspace
+from pegsearch.kernel.threads import slice_start, spread
+
+# Bits a partition's slice of the bitmap aims at: 256 KiB, which stays in a core's cache.
+SLICE_BITS = 21
+# Bytes a table level spends on a distinct position, roughly (a 32-bit code at most 0.7 load, and
+# a doubling's slack): what a bitmap's bit per possible position is weighed against.
+TABLE_BYTES_PER_POSITION = 6
+
+
+def prefer_bitmap(expected: int, possible: int) -> bool:
+    """Whether a level of about `expected` positions out of `possible` with its peg count costs
+    less memory as a bitmap than as tables."""
+    return possible / 8 < expected * TABLE_BYTES_PER_POSITION
+
+
+def rank_space(possible: int, least_pbits: int, max_pbits: int) -> Keyspace:
+    """The partitions of a level's `possible` ranks: slices of about 2**SLICE_BITS bits (at least
+    64), at least ``2**least_pbits`` of them where the ranks allow, at most ``2**max_pbits``."""
+    nbits = max(7, (possible - 1).bit_length())
+    pbits = min(max(nbits - SLICE_BITS, least_pbits), max_pbits, nbits - 6)
+    return Keyspace(nbits, pbits, mixed=False)
+
+
+@numba.njit(cache=True, nogil=True)
+def _set(bits, filled, codes, bounds, rbits, offset, first, step):
+    """Set the bits of routed children in slice `first` of `step` of the partitions."""
+    words = np.int64(1) << np.int64(rbits - 6)
+    width = filled.shape[0]
+    for q in range(slice_start(width, first, step), slice_start(width, first + 1, step)):
+        base = q * words
+        new = 0
+        for b in range(bounds.shape[0]):
+            for k in range(bounds[b, q], bounds[b, q + 1]):
+                r = np.uint64(codes[k]) - offset
+                word = base + np.int64(r >> np.uint64(6))
+                mask = np.uint64(1) << (r & np.uint64(63))
+                new += (bits[word] & mask) == 0
+                bits[word] |= mask
+        filled[q] += new
+
+
+class BitmapTables:
+    """The bitmap of one pass: partitions ``[lo, lo + width)`` of a rank keyspace, the same
+    interface as `HashTables` (add routed children, drain partitions sorted), for levels of
+    `pegs` pegs. Its size is fixed: the pass's width is chosen to fit the budget beforehand."""
+
+    def __init__(self, space: Keyspace, lo: int, width: int, pegs: int, ranks: RankTables) -> None:
+        self.space, self.lo, self.pegs, self.ranks = space, lo, pegs, ranks
+        self.bits = np.zeros(width << (space.rbits - 6), dtype=np.uint64)
+        self.filled = np.zeros(width, dtype=np.int64)
+
+    @staticmethod
+    def partition_bytes(space: Keyspace) -> int:
+        return 1 << (space.rbits - 3)
+
+    @property
+    def width(self) -> int:
+        return self.filled.shape[0]
+
+    @property
+    def hi(self) -> int:
+        return self.lo + self.width
+
+    def add(self, codes: np.ndarray, values: np.ndarray, bounds: np.ndarray) -> None:
+        """Set the bits of routed children: ``bounds[b, q]:bounds[b, q + 1]`` is block b's share of
+        partition ``lo + q`` in `codes` (values: none, a bitmap level counts no paths)."""
+        spread(_set, self.width, self.bits, self.filled, codes, bounds, self.space.rbits,
+               np.uint64(self.space.args[4]))
+
+    def drain(self, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
+        """The positions of partitions ``[first, last)`` (offsets in this pass), sorted."""
+        words = 1 << (self.space.rbits - 6)
+        out = np.empty(int(self.filled[first:last].sum()), dtype=np.uint64)
+        ranks = self.ranks
+        written = unrank_run(self.bits[first * words:last * words],
+                             np.uint64((self.lo + first) << self.space.rbits), self.pegs,
+                             ranks.holes, ranks.choose, ranks.low_patterns, ranks.low_offsets,
+                             ranks.low_ranks, out, 0)
+        assert written == len(out), "a bitmap slice drained a different count than it took"
+        return out, NO_VALUES
