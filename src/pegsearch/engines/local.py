@@ -24,7 +24,7 @@ from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.errors import UsageError
 from pegsearch.kernel.bitmap import BitmapTables, prefer_bitmap, rank_space
 from pegsearch.kernel.expand import Scratch, expand_routed
-from pegsearch.kernel.ranks import RankTables
+from pegsearch.kernel.ranks import LevelRanks, RankTables
 from pegsearch.kernel.reduce import MAX_PBITS, HashTables, Keyspace, Layout
 from pegsearch.store import PART_ROWS, LevelWriter, Location, Run
 
@@ -87,7 +87,7 @@ class LevelPlan:
     partitions: int
     partition_bytes: int
     make: Callable[[int, int, int], HashTables | BitmapTables]
-    ranks: RankTables | None
+    ranks: LevelRanks | None
     note: str
 
 
@@ -184,10 +184,10 @@ class LocalEngine:
                              lambda lo, width, arena: layout.tables(run.count_paths, lo, width, arena),
                              None, f"tables ({why})")
         space = rank_space(possible, least, MAX_PBITS)
-        ranks = rank_tables(holes)
+        ranks = rank_tables(holes).level(pegs)
         why = share if self.reduce == "auto" else f"--reduce {self.reduce}, {share}"
         return LevelPlan(space, -(-possible >> space.rbits), BitmapTables.partition_bytes(space),
-                         lambda lo, width, arena: BitmapTables(space, lo, width, pegs, ranks), ranks,
+                         lambda lo, width, arena: BitmapTables(space, lo, width, ranks), ranks,
                          f"bitmap ({why})")
 
     def _write(self, hashes: HashTables | BitmapTables, writer: LevelWriter, written: int, counted: bool,

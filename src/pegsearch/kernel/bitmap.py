@@ -15,7 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from pegsearch.kernel.ranks import RankTables, unrank_run
+from pegsearch.kernel.ranks import LevelRanks, unrank_run
 from pegsearch.kernel.reduce import NO_VALUES, Keyspace
 from pegsearch.kernel.threads import slice_start, spread
 
@@ -60,11 +60,11 @@ def _set(bits, filled, codes, bounds, rbits, offset, first, step):
 
 class BitmapTables:
     """The bitmap of one pass: partitions ``[lo, lo + width)`` of a rank keyspace, the same
-    interface as `HashTables` (add routed children, drain partitions sorted), for levels of
-    `pegs` pegs. Its size is fixed: the pass's width is chosen to fit the budget beforehand."""
+    interface as `HashTables` (add routed children, drain partitions sorted), for the level
+    `ranks` ranks. Its size is fixed: the pass's width is chosen to fit the budget beforehand."""
 
-    def __init__(self, space: Keyspace, lo: int, width: int, pegs: int, ranks: RankTables) -> None:
-        self.space, self.lo, self.pegs, self.ranks = space, lo, pegs, ranks
+    def __init__(self, space: Keyspace, lo: int, width: int, ranks: LevelRanks) -> None:
+        self.space, self.lo, self.ranks = space, lo, ranks
         self.bits = np.zeros(width << (space.rbits - 6), dtype=np.uint64)
         self.filled = np.zeros(width, dtype=np.int64)
 
@@ -90,9 +90,9 @@ class BitmapTables:
         """The positions of partitions ``[first, last)`` (offsets in this pass), sorted."""
         words = 1 << (self.space.rbits - 6)
         out = np.empty(int(self.filled[first:last].sum()), dtype=np.uint64)
-        ranks = self.ranks
+        ranks = self.ranks.tables
         written = unrank_run(self.bits[first * words:last * words],
-                             np.uint64((self.lo + first) << self.space.rbits), self.pegs,
+                             np.uint64((self.lo + first) << self.space.rbits), self.ranks.pegs,
                              ranks.holes, ranks.choose, ranks.low_patterns, ranks.low_offsets,
                              ranks.low_ranks, out, 0)
         assert written == len(out), "a bitmap slice drained a different count than it took"

@@ -11,13 +11,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from pegsearch.kernel.ranks import RankTables, rank
+from pegsearch.kernel.ranks import LevelRanks, rank_all
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.threads import slice_start, spread
 
 _BYTE = np.uint64(0xFF)
-NO_RANKS = np.zeros((0, 0, 0), dtype=np.uint64)
+NO_RANKS = (np.zeros((0, 0, 0), dtype=np.uint64), np.zeros(0, dtype=np.uint64),
+            np.zeros(0, dtype=np.uint64))
 _EIGHT = np.uint64(8)
 
 
@@ -98,7 +99,7 @@ def _block_fanout(positions, need, flip, size, counts, first, step):
 
 
 @numba.njit(cache=True, nogil=True)
-def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, byte_images, byte_ranks,
+def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, byte_images, rank_by,
                    space, lo, hi, out, out_paths, bounds, most, first, step):
     """Children of slice `first` of `step` of the blocks of parents, grouped by partition.
 
@@ -110,6 +111,7 @@ def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, byt
     """
     n, blocks, width = positions.shape[0], offsets.shape[0] - 1, hi - lo
     counted = paths.shape[0] > 0
+    ranked = rank_by[0].shape[0] > 0
     images = np.empty(byte_images.shape[0], dtype=np.uint64)
     legal = np.empty(need.shape[0], dtype=np.int64)
     scratch = np.empty(most, dtype=np.uint64)
@@ -120,12 +122,11 @@ def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, byt
         for i in range(b * size, min(n, (b + 1) * size)):
             count = _children_of(positions[i], need, flip, flip_images, byte_images, legal, images,
                                  scratch, made)
-            if byte_ranks.shape[0]:  # a bitmap level: children are keyed by their rank
-                for t in range(made, made + count):
-                    scratch[t] = rank(scratch[t], byte_ranks)
             if counted:
                 parent[made:made + count] = i
             made += count
+        if ranked:  # a bitmap level: children are keyed by their rank
+            rank_all(scratch, made, rank_by)
         cursor[:] = 0
         for t in range(made):
             q = partition_of(scratch[t], space) - lo
@@ -197,7 +198,7 @@ BLOCK = 512
 
 
 def expand_routed(tables: BoardTables, positions: np.ndarray, paths: np.ndarray, space: Keyspace, lo: int,
-                  hi: int, scratch: Scratch | None = None, ranks: RankTables | None = None
+                  hi: int, scratch: Scratch | None = None, ranks: LevelRanks | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Children of `positions` routed to partitions ``[lo, hi)`` of `space`, for `HashTables.add`.
 
@@ -227,7 +228,7 @@ def expand_routed(tables: BoardTables, positions: np.ndarray, paths: np.ndarray,
     out_paths = into[code_words:].reshape(-1, 2)
     bounds = np.zeros((blocks, hi - lo + 1), dtype=np.int64)
     spread(_expand_routed, blocks, positions, paths, offsets, size, tables.need, tables.flip,
-           tables.flip_images, tables.byte_images, NO_RANKS if ranks is None else ranks.byte_ranks,
+           tables.flip_images, tables.byte_images, NO_RANKS if ranks is None else ranks.args,
            space.args, lo, hi, out, out_paths, bounds, most)
     return out, out_paths, bounds
 

@@ -6,7 +6,10 @@ the numeric order of the positions among those with k pegs: reading a bitmap in 
 the positions sorted, as part files need them.
 
 The rank of a position is the sum, over its pegs taken from the lowest hole up, of C(hole bit,
-pegs so far): a byte at a time that is one table read and an add per byte (`rank`). Going back
+pegs so far). Within one level (k fixed) the pegs below bit 16 follow from those above, so the rank
+is two table reads and an add: the level's table of what the upper bits add (`level_ranks`, for
+boards of up to 36 holes: 2**20 entries at most) and the low 16 bits' rank among their peg count
+(`fast_rank`); larger boards take a table read and an add per byte (`rank`). Going back
 (`Unranker`) is sequential where it matters: the positions of consecutive ranks share their upper
 bits for a run of C(16, c) ranks (c the pegs in the low 16 bits), so each is a table read of its
 low 16 bits, and only the upper bits step from run to run.
@@ -22,6 +25,9 @@ import numpy as np
 
 LOW_BITS = 16
 _LOW = np.uint64((1 << LOW_BITS) - 1)
+# Boards up to this many holes rank by two table reads (a level's table of 2**20 entries at most).
+FAST_HOLES = 36
+NO_LEVEL_RANKS = np.zeros(0, dtype=np.uint64)
 
 
 def binomials(n: int) -> np.ndarray:
@@ -48,6 +54,31 @@ class RankTables:
     low_patterns: np.ndarray
     low_offsets: np.ndarray
     low_ranks: np.ndarray
+
+    def level_ranks(self, pegs: int) -> np.ndarray:
+        """What the bits above LOW_BITS add to the rank of a position of `pegs` pegs, indexed by
+        those bits (0 where they hold more pegs than the level, or leave more than 16 below);
+        empty when the board is too large for such a table (more than FAST_HOLES holes)."""
+        if self.holes > FAST_HOLES:
+            return NO_LEVEL_RANKS
+        upper = np.arange(1 << max(0, self.holes - LOW_BITS), dtype=np.uint64)
+        pegs_above = np.zeros(len(upper), dtype=np.int64)
+        for bit in range(max(0, self.holes - LOW_BITS)):
+            pegs_above += ((upper >> np.uint64(bit)) & np.uint64(1)).astype(np.int64)
+        below = pegs - pegs_above  # pegs in the low bits, for each upper value
+        valid = (below >= 0) & (below <= LOW_BITS)
+        total = np.zeros(len(upper), dtype=np.uint64)
+        seen = np.where(valid, below, 0)
+        byte_pegs = np.array([bin(v).count("1") for v in range(256)])
+        for byte in range(LOW_BITS // 8, self.byte_ranks.shape[0]):
+            value = (upper >> np.uint64(8 * byte - LOW_BITS)) & np.uint64(0xFF)
+            total += self.byte_ranks[byte, np.minimum(seen, self.holes), value]
+            seen += byte_pegs[value]
+        return np.where(valid, total, np.uint64(0))
+
+    def level(self, pegs: int) -> LevelRanks:
+        """What ranking the positions of one level needs."""
+        return LevelRanks(self, pegs, self.level_ranks(pegs))
 
     @classmethod
     def for_holes(cls, holes: int) -> RankTables:
@@ -77,6 +108,21 @@ class RankTables:
         return comb(self.holes, pegs)
 
 
+@dataclass(frozen=True)
+class LevelRanks:
+    """Ranking within one level of `pegs` pegs: the board's tables and the level's upper-bits
+    table (empty on boards too large for one, which rank a byte at a time)."""
+
+    tables: RankTables
+    pegs: int
+    upper: np.ndarray
+
+    @property
+    def args(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The kernels' view: (byte tables, the level's upper-bits table, the low bits' ranks)."""
+        return self.tables.byte_ranks, self.upper, self.tables.low_ranks
+
+
 @numba.njit(cache=True, nogil=True, inline="always")
 def popcount(x):
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -97,6 +143,20 @@ def rank(position, byte_ranks):
         below += popcount(value)
         rest >>= np.uint64(8)
     return total
+
+
+@numba.njit(cache=True, nogil=True)
+def rank_all(keys, count, by):
+    """Replace ``keys[:count]``, positions of one level, by their ranks; `by` is `LevelRanks.args`:
+    two table reads and an add each where the level has an upper-bits table, else a read a byte."""
+    upper, low = by[1], by[2]
+    if upper.shape[0] == 0:
+        for i in range(count):
+            keys[i] = rank(keys[i], by[0])
+        return
+    for i in range(count):
+        key = keys[i]
+        keys[i] = upper[key >> np.uint64(LOW_BITS)] + low[key & _LOW]
 
 
 @numba.njit(cache=True, nogil=True)
