@@ -12,19 +12,23 @@ every core.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cache
-from math import comb
+from queue import Full, Queue
+from typing import TypeVar
 
+from pegsearch.board.classes import class_of, invariants, kept_by
 from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.errors import UsageError
 from pegsearch.kernel.bitmap import BitmapTables, prefer_bitmap, rank_space
 from pegsearch.kernel.expand import Scratch, expand_routed
-from pegsearch.kernel.ranks import LevelRanks, RankTables
+from pegsearch.kernel.ranks import MAX_HOLES, LevelRanks, RankTables, possible
 from pegsearch.kernel.reduce import MAX_PBITS, HashTables, Keyspace, Layout
 from pegsearch.store import PART_ROWS, LevelWriter, Location, Run
 
@@ -36,6 +40,7 @@ MAPPING_SHARE = 4
 # into parents per chunk.
 FANOUT_SHARE = 4
 REDUCES = ("auto", "bitmap", "tables")
+T = TypeVar("T")
 # Below this many positions a pass writes a single part file.
 SMALL_PART = 1 << 16
 
@@ -71,10 +76,15 @@ def expected_states(run: Run, level: int) -> int:
     return max(1, int(states * max(growth, 1.0)))
 
 
+def least_partition_bits(workers: int) -> int:
+    """At least four partitions per core, to keep the cores busy."""
+    return min(MAX_PBITS, (4 * workers - 1).bit_length())
+
+
 def level_layout(expected: int, workers: int, holes: int) -> Layout:
     """The level's partitions and tables: near the cache-sized aim, and at least four partitions
-    per core to keep the cores busy (as far as a board of `holes` holes has signatures)."""
-    return Layout.plan(expected, holes, least=min(MAX_PBITS, (4 * workers - 1).bit_length()))
+    per core (as far as a board of `holes` holes has signatures)."""
+    return Layout.plan(expected, holes, least=least_partition_bits(workers))
 
 
 @dataclass(frozen=True)
@@ -91,9 +101,61 @@ class LevelPlan:
     note: str
 
 
+def prefetched(items: Iterator[T]) -> Iterator[T]:
+    """`items`, the next one made in a thread while the caller works on the current one.
+
+    Reading and decoding a chunk of parents (pyarrow) and expanding it (the kernels) both release
+    the interpreter, so reading ahead keeps the cores busy while the kernel waits for no one. One
+    chunk is read ahead; the reader stops when the caller does.
+    """
+    ahead: Queue = Queue(maxsize=1)
+    stop = threading.Event()
+
+    def offer(entry: tuple[bool, object]) -> bool:
+        """Hand `entry` over unless the caller has stopped; False when it has."""
+        while not stop.is_set():
+            with contextlib.suppress(Full):
+                ahead.put(entry, timeout=0.1)
+                return True
+        return False
+
+    def read() -> None:
+        try:
+            for item in items:
+                if not offer((True, item)):
+                    return
+            offer((False, None))
+        except BaseException as exc:  # handed to the caller, who raises it
+            offer((False, exc))
+
+    reader = threading.Thread(target=read, name="pegsearch-read-ahead", daemon=True)
+    reader.start()
+    try:
+        while True:
+            more, item = ahead.get()
+            if not more:
+                if item is not None:
+                    raise item
+                return
+            yield item
+    finally:
+        stop.set()
+        reader.join()
+
+
 @cache
-def rank_tables(holes: int) -> RankTables:
-    return RankTables.for_holes(holes)
+def rank_tables(holes: int, basis: tuple[int, ...]) -> RankTables:
+    return RankTables.for_board(holes, basis)
+
+
+def level_classes(run: Run) -> tuple[tuple[int, ...], int]:
+    """The invariants' basis that splits the run's levels by class (empty when its signatures can
+    leave the start's class), and the start's class."""
+    start = run.board.start_position(run.start)
+    basis = invariants(run.board)
+    if not kept_by(run.spec.group, start, basis):
+        return (), 0
+    return basis, class_of(start, basis)
 
 
 class LocalEngine:
@@ -136,7 +198,7 @@ class LocalEngine:
                    report: LevelProgress = no_progress) -> None:
         tables = run.tables()
         parents = run.levels[level]["states"]
-        plan = self._plan(run, level)
+        plan = self.plan(run, level)
         writer.notes["reduce"] = plan.note
         parts = plan.partitions
         # A routed child takes a code's bytes (and its path count's when counted), plus its share
@@ -152,7 +214,7 @@ class LocalEngine:
                 width = min(parts - lo, max(1, arena // plan.partition_bytes))
                 hashes = plan.make(lo, width, arena)
                 done = 0
-                for keys, paths in run.iter_level(level, chunk, run.count_paths):
+                for keys, paths in prefetched(run.iter_level(level, chunk, run.count_paths)):
                     hashes.add(*expand_routed(tables, keys, paths, plan.space, hashes.lo, hashes.hi,
                                               self.scratch, plan.ranks))
                     done += len(keys)
@@ -164,31 +226,31 @@ class LocalEngine:
                 self.passes += 1
                 del hashes
 
-    def _plan(self, run: Run, level: int) -> LevelPlan:
+    def plan(self, run: Run, level: int) -> LevelPlan:
         """How level `level + 1` drops repeats: a bitmap over ranks, or hash tables."""
         expected = expected_states(run, level)
         holes, pegs = run.board.holes, run.pegs_at(level + 1)
-        possible = comb(holes, pegs)
-        least = min(MAX_PBITS, (4 * self.workers - 1).bit_length())
-        share = f"expected about {expected / possible:.2%} of the C({holes}, {pegs}) positions"
+        basis, home = level_classes(run)
+        can_hold = possible(holes, pegs, 1 << len(basis))
+        share = f"expected about {expected / can_hold:.2%} of the {can_hold:,} positions it can hold"
         if run.count_paths:
             why = "path counts need a value a position"
-        elif self.reduce == "tables" or (self.reduce == "auto" and not prefer_bitmap(expected, possible)):
+        elif holes > MAX_HOLES:
+            why = f"ranks are for boards of up to {MAX_HOLES} holes"
+        elif self.reduce == "tables" or (self.reduce == "auto" and not prefer_bitmap(expected, can_hold)):
             why = share if self.reduce == "auto" else "--reduce tables"
         else:
-            why = None
-        if why is not None:
-            layout = level_layout(expected, self.workers, holes)
-            slot_bytes = HashTables.slot_bytes(layout.space, run.count_paths)
-            return LevelPlan(layout.space, layout.space.partitions, (1 << layout.sbits) * slot_bytes,
-                             lambda lo, width, arena: layout.tables(run.count_paths, lo, width, arena),
-                             None, f"tables ({why})")
-        space = rank_space(possible, least, MAX_PBITS)
-        ranks = rank_tables(holes).level(pegs)
-        why = share if self.reduce == "auto" else f"--reduce {self.reduce}, {share}"
-        return LevelPlan(space, -(-possible >> space.rbits), BitmapTables.partition_bytes(space),
-                         lambda lo, width, arena: BitmapTables(space, lo, width, ranks), ranks,
-                         f"bitmap ({why})")
+            ranks = rank_tables(holes, basis).level(pegs, home)
+            space = rank_space(ranks.count, least_partition_bits(self.workers), MAX_PBITS)
+            forced = "" if self.reduce == "auto" else f"--reduce {self.reduce}, "
+            return LevelPlan(space, -(-ranks.count >> space.rbits), BitmapTables.partition_bytes(space),
+                             lambda lo, width, arena: BitmapTables(space, lo, width, ranks), ranks,
+                             f"bitmap ({forced}{share}, {1 << len(basis)} classes)")
+        layout = level_layout(expected, self.workers, holes)
+        slot_bytes = HashTables.slot_bytes(layout.space, run.count_paths)
+        return LevelPlan(layout.space, layout.space.partitions, (1 << layout.sbits) * slot_bytes,
+                         lambda lo, width, arena: layout.tables(run.count_paths, lo, width, arena),
+                         None, f"tables ({why})")
 
     def _write(self, hashes: HashTables | BitmapTables, writer: LevelWriter, written: int, counted: bool,
                pool: ThreadPoolExecutor) -> int:

@@ -64,7 +64,7 @@ class BitmapTables:
     `ranks` ranks. Its size is fixed: the pass's width is chosen to fit the budget beforehand."""
 
     def __init__(self, space: Keyspace, lo: int, width: int, ranks: LevelRanks) -> None:
-        self.space, self.lo, self.ranks = space, lo, ranks
+        self.space, self.lo, self.unranking = space, lo, ranks.unranking()
         self.bits = np.zeros(width << (space.rbits - 6), dtype=np.uint64)
         self.filled = np.zeros(width, dtype=np.int64)
 
@@ -90,10 +90,7 @@ class BitmapTables:
         """The positions of partitions ``[first, last)`` (offsets in this pass), sorted."""
         words = 1 << (self.space.rbits - 6)
         out = np.empty(int(self.filled[first:last].sum()), dtype=np.uint64)
-        ranks = self.ranks.tables
         written = unrank_run(self.bits[first * words:last * words],
-                             np.uint64((self.lo + first) << self.space.rbits), self.ranks.pegs,
-                             ranks.holes, ranks.choose, ranks.low_patterns, ranks.low_offsets,
-                             ranks.low_ranks, out, 0)
+                             np.uint64((self.lo + first) << self.space.rbits), self.unranking, out)
         assert written == len(out), "a bitmap slice drained a different count than it took"
         return out, NO_VALUES

@@ -17,8 +17,7 @@ from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.threads import slice_start, spread
 
 _BYTE = np.uint64(0xFF)
-NO_RANKS = (np.zeros((0, 0, 0), dtype=np.uint64), np.zeros(0, dtype=np.uint64),
-            np.zeros(0, dtype=np.uint64))
+NO_RANKS = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64))
 _EIGHT = np.uint64(8)
 
 
