@@ -24,12 +24,15 @@ SLICE_BITS = 21
 # Bytes a table level spends on a distinct position, roughly (a 32-bit code at most 0.7 load, and
 # a doubling's slack): what a bitmap's bit per possible position is weighed against.
 TABLE_BYTES_PER_POSITION = 6
+# Below this many positions a level is made in moments either way: tables, which cost nothing to
+# set up, rather than the bitmap's ranking tables.
+SMALL_LEVEL = 1 << 16
 
 
 def prefer_bitmap(expected: int, possible: int) -> bool:
-    """Whether a level of about `expected` positions out of `possible` with its peg count costs
-    less memory as a bitmap than as tables."""
-    return possible / 8 < expected * TABLE_BYTES_PER_POSITION
+    """Whether a level of about `expected` positions out of the `possible` it can hold costs less
+    memory as a bitmap than as tables (and is not too small to matter)."""
+    return expected >= SMALL_LEVEL and possible / 8 < expected * TABLE_BYTES_PER_POSITION
 
 
 def rank_space(possible: int, least_pbits: int, max_pbits: int) -> Keyspace:

@@ -28,11 +28,14 @@ _LOW = np.uint64((1 << LOW_BITS) - 1)
 MAX_HOLES = 37
 
 
+_BYTE_PEGS = np.array([bin(value).count("1") for value in range(256)], dtype=np.int64)
+
+
 def _pegs(values: np.ndarray) -> np.ndarray:
     """The pegs (set bits) of each value, for values below 2**40."""
     count = np.zeros(len(values), dtype=np.int64)
-    for bit in range(40):
-        count += ((values >> np.uint64(bit)) & np.uint64(1)).astype(np.int64)
+    for byte in range(5):
+        count += _BYTE_PEGS[(values >> np.uint64(8 * byte)) & np.uint64(0xFF)]
     return count
 
 
@@ -55,6 +58,8 @@ class RankTables:
     low_patterns: np.ndarray
     low_offsets: np.ndarray
     low_ranks: np.ndarray
+    upper_pegs: np.ndarray  # per value of the bits above the low 16: its pegs
+    upper_classes: np.ndarray  # ... and its share of a position's class
 
     @classmethod
     def for_board(cls, holes: int, basis: tuple[int, ...] = ()) -> RankTables:
@@ -67,7 +72,9 @@ class RankTables:
         np.cumsum(np.bincount(group, minlength=len(offsets) - 1), out=offsets[1:])
         low_ranks = np.zeros(1 << LOW_BITS, dtype=np.uint64)
         low_ranks[order] = (np.arange(len(values)) - offsets[group[order]]).astype(np.uint64)
-        return cls(holes, basis, values[order].copy(), offsets, low_ranks)
+        upper = np.arange(1 << max(0, holes - LOW_BITS), dtype=np.uint64)
+        return cls(holes, basis, values[order].copy(), offsets, low_ranks, _pegs(upper),
+                   _classes(upper, basis, LOW_BITS))
 
     @property
     def classes(self) -> int:
@@ -75,13 +82,11 @@ class RankTables:
 
     def level(self, pegs: int, home: int = 0) -> LevelRanks:
         """Ranking within the level of `pegs` pegs whose positions are of class `home`."""
-        upper = np.arange(1 << max(0, self.holes - LOW_BITS), dtype=np.uint64)
-        low_pegs = pegs - _pegs(upper)
-        low_class = home ^ _classes(upper, self.basis, LOW_BITS)
+        low_pegs = pegs - self.upper_pegs
         valid = (low_pegs >= 0) & (low_pegs <= LOW_BITS)
-        group = np.where(valid, low_pegs, 0) * self.classes + low_class
+        group = np.where(valid, low_pegs, 0) * self.classes + (home ^ self.upper_classes)
         lengths = np.where(valid, self.low_offsets[group + 1] - self.low_offsets[group], 0)
-        starts = np.zeros(len(upper) + 1, dtype=np.uint64)
+        starts = np.zeros(len(low_pegs) + 1, dtype=np.uint64)
         np.cumsum(lengths, out=starts[1:])
         return LevelRanks(self, pegs, home, starts)
 
