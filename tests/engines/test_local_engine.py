@@ -87,7 +87,8 @@ UNTIL = {"english-33": 10, "european-37": 8, "hexagon-37": 7, "triangle-8": 9, "
 SQUARE_16 = 'name = "square-16"\ngrid = "square"\nlayout = """\no o o o\no . o o\no o o o\no o o o\n"""\n'
 
 
-@pytest.mark.parametrize("board", [*shipped_boards(), "drawn:square-16"])
+@pytest.mark.parametrize("board", [*(pytest.param(name, marks=pytest.mark.slow) if name in UNTIL else name
+                                     for name in shipped_boards()), "drawn:square-16"])
 def test_bitmap_and_table_reduces_make_the_same_levels(board: str, tmp_path: Path) -> None:
     """Every shipped board (and one drawn here, of exactly 16 holes: the unranking's split), reduced
     by its symmetries and raw: the bitmap reduce's parts hold exactly the table reduce's positions,
