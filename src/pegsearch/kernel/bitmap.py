@@ -16,7 +16,7 @@ import numba
 import numpy as np
 
 from pegsearch.kernel.ranks import LevelRanks, unrank_run
-from pegsearch.kernel.reduce import NO_VALUES, Keyspace
+from pegsearch.kernel.reduce import NO_VALUES, Keyspace, PassPartitions
 from pegsearch.kernel.threads import slice_start, spread
 
 # Bits a partition's slice of the bitmap aims at: 256 KiB, which stays in a core's cache.
@@ -61,7 +61,7 @@ def _set(bits, filled, codes, bounds, rbits, offset, first, step):
         filled[q] += new
 
 
-class BitmapTables:
+class BitmapTables(PassPartitions):
     """The bitmap of one pass: partitions ``[lo, lo + width)`` of a rank keyspace, the same
     interface as `HashTables` (add routed children, drain partitions sorted), for the level
     `ranks` ranks. Its size is fixed: the pass's width is chosen to fit the budget beforehand."""
@@ -74,14 +74,6 @@ class BitmapTables:
     @staticmethod
     def partition_bytes(space: Keyspace) -> int:
         return 1 << (space.rbits - 3)
-
-    @property
-    def width(self) -> int:
-        return self.filled.shape[0]
-
-    @property
-    def hi(self) -> int:
-        return self.lo + self.width
 
     def add(self, codes: np.ndarray, values: np.ndarray, bounds: np.ndarray) -> None:
         """Set the bits of routed children: ``bounds[b, q]:bounds[b, q + 1]`` is block b's share of

@@ -333,7 +333,23 @@ class Layout:
         return HashTables(self.space, lo, width, self.sbits, counted, budget)
 
 
-class HashTables:
+class PassPartitions:
+    """What a pass of a level holds: partitions ``[lo, hi)`` of its keyspace, and how many distinct
+    keys each has taken (`filled`). Hash tables and rank bitmaps both are."""
+
+    lo: int
+    filled: np.ndarray
+
+    @property
+    def width(self) -> int:
+        return self.filled.shape[0]
+
+    @property
+    def hi(self) -> int:
+        return self.lo + self.width
+
+
+class HashTables(PassPartitions):
     """The hash tables of one pass: partitions ``[lo, lo + width)`` of the keyspace's.
 
     `budget` bounds the arena's bytes; growing past it gives up partitions instead (see the module
@@ -350,14 +366,6 @@ class HashTables:
     @staticmethod
     def slot_bytes(space: Keyspace, counted: bool) -> int:
         return np.dtype(space.dtype).itemsize + (16 if counted else 0)
-
-    @property
-    def width(self) -> int:
-        return self.filled.shape[0]
-
-    @property
-    def hi(self) -> int:
-        return self.lo + self.width
 
     @property
     def nbytes(self) -> int:
