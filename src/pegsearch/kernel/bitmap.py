@@ -1,7 +1,7 @@
 """The reduce of a dense level: a bit a position, indexed by rank, instead of a hash table slot.
 
-A level whose positions are a good share of all positions with its peg count (a few percent, see
-`prefer_bitmap`) is held as a bitmap over their ranks (kernel.ranks): a bit a possible position
+A level whose positions are a good share of those it can hold (its peg count and class, a few
+percent, see `prefer_bitmap`) is held as a bitmap over their ranks (kernel.ranks): a bit a possible position
 costs less than a table slot an actual one once the level is dense enough, and setting a bit is
 cheaper than a hash insert. The map routes children by rank range, as it routes them by hash
 partition for tables (a `Keyspace` of ranks, unmixed: each partition a contiguous slice of the
