@@ -193,3 +193,21 @@ def test_help_starts_with_a_sentence_for_users(command: str, capsys: pytest.Capt
 def test_python_m_pegsearch_and_version() -> None:
     result = pegsearch("--version")
     assert (result.returncode, result.stdout.strip()) == (0, f"pegsearch {pegsearch_version}")
+
+
+def test_runs_started_together_get_their_own_folders_and_say_where(tmp_path: Path) -> None:
+    """Five searches started in the same second under the default runs/ folder: each gets a
+    folder of its own, and its --json document says where."""
+    started = [subprocess.Popen([sys.executable, "-m", "pegsearch", "run", "triangle-5", "--json"],
+                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for _ in range(5)]
+    documents = []
+    for process in started:
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err
+        documents.append(json.loads(out))
+    locations = {document["location"] for document in documents}
+    assert len(locations) == 5
+    assert all((tmp_path / location / MANIFEST).is_file() for location in locations)
+    counted = json.loads(pegsearch("counts", str(tmp_path / documents[0]["location"]), "--json").stdout)
+    assert counted["location"] == str(tmp_path / documents[0]["location"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import io
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -362,3 +363,18 @@ def _until(condition: object, timeout: float = 30) -> None:
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"
         time.sleep(0.1)
+
+
+def test_a_port_in_use_is_refused_before_announcing(tmp_path: Path) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "pegsearch", "serve", "--port", str(port),
+                                 "--runs", str(tmp_path / "runs")], capture_output=True, text=True,
+                                timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines() == [
+        f"pegsearch: error: cannot listen on 127.0.0.1:{port} (Address already in use): choose"
+        " another --port or stop what holds it"]
+    assert not (tmp_path / "runs").exists()

@@ -38,13 +38,18 @@ def cut_back(out: Path, levels: int) -> None:
     ({"format": 1}, "damaged manifest ('board' is missing"),
     ("not json", "damaged manifest (not JSON"),
     ({"format": 7}, "run format 7 is not 1"),
+    ({}, "damaged manifest (no format number)"),
+    (b"\xff\xfe\x00\x9c garbage", "damaged manifest (not UTF-8 text)"),
 ])
 @pytest.mark.parametrize("command", ["counts", "solve", "verify"])
 def test_a_manifest_that_is_not_one_is_one_line(manifest: object, fragment: str, command: str,
                                                 tmp_path: Path) -> None:
     out = tmp_path / "run"
     out.mkdir()
-    (out / MANIFEST).write_text(manifest if isinstance(manifest, str) else json.dumps(manifest))
+    if isinstance(manifest, bytes):
+        (out / MANIFEST).write_bytes(manifest)
+    else:
+        (out / MANIFEST).write_text(manifest if isinstance(manifest, str) else json.dumps(manifest))
     assert_one_line_error(pegsearch(command, str(out)), fragment)
 
 

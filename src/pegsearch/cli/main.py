@@ -239,7 +239,7 @@ def command_run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     run = search(spec, out, engine, resume=args.resume, until=args.until,
                  progress=TerminalProgress() if sys.stderr.isatty() else None)
-    _print_run(run, search_document(run) if args.json else None)
+    _print_run(run, {**search_document(run), "location": run.uri} if args.json else None)
     return 0
 
 
@@ -279,7 +279,8 @@ def command_counts(args: argparse.Namespace) -> int:
         require_complete(run, "a plot")
     document = counts_document(run, args.winnable, args.finish, args.engine, args.master)
     winnable = [level["winnable"] for level in document["levels"]] if args.winnable else None
-    _print_run(run, document if args.json else None, winnable, finish_classes=True)
+    _print_run(run, {**document, "location": run.uri} if args.json else None, winnable,
+               finish_classes=True)
     if winnable is not None and not args.json:
         print(f"winnable: {_winnable_meaning(run, args.finish)}")
     if args.plot:
@@ -329,7 +330,7 @@ def command_survey(args: argparse.Namespace) -> int:
     out = args.out or str(RUNS / survey_name(board, args.count_paths))
     results = survey(board, out, lambda: _engine(args), args.count_paths,
                      progress=_survey_progress if sys.stderr.isatty() else None)
-    document = survey_document(board, results)
+    document = {**survey_document(board, results), "location": str(out)}
     if args.json:
         print(json.dumps(document, indent=1))
         return 0

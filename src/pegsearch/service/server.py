@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 import sys
 from pathlib import Path
 
@@ -37,8 +38,21 @@ def serve(host: str, port: int, root: Path, slots: int, token: str | None) -> No
     except ImportError as exc:
         raise UsageError(f"the service needs the package '{exc.name}': install it with"
                          " pip install 'pegsearch[serve]'") from None
+    _check_port(host, port)
     root.mkdir(parents=True, exist_ok=True)
     app = create_app(root.resolve(), slots, token)
     print(f"pegsearch serve: http://{host}:{port}/ over {root} ({slots} search"
           f"{'es' if slots > 1 else ''} at a time)", file=sys.stderr, flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACE)
+
+
+def _check_port(host: str, port: int) -> None:
+    """Refuse a port that cannot be bound (in use, or privileged) before anything is announced."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port} ({exc.strerror}): choose another --port"
+                         " or stop what holds it") from None

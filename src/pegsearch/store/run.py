@@ -311,12 +311,17 @@ def _read_manifest(location: Location) -> dict:
     except OSError as exc:
         raise UsageError(f"cannot read {where}: {reason(exc)}") from None
     try:
-        manifest = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
+        manifest = json.loads(text.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UsageError(f"{where}: damaged manifest (not UTF-8 text); the run cannot be read") \
+            from None
+    except ValueError as exc:
         raise UsageError(f"{where}: damaged manifest (not JSON: {exc}); the run cannot be read") \
             from None
     if not isinstance(manifest, dict):
         raise UsageError(f"{where}: damaged manifest (not a JSON object); the run cannot be read")
+    if not isinstance(manifest.get("format"), int):
+        raise UsageError(f"{where}: damaged manifest (no format number); the run cannot be read")
     if manifest.get("format") != FORMAT:
         raise UsageError(f"{where}: run format {manifest.get('format')!r} is not {FORMAT}; it was"
                          " written by another version of pegsearch")
