@@ -65,9 +65,11 @@ def finish_documents(classes: list[FinishClass], exact: bool) -> list[dict]:
 
 
 def counts_document(run: Run, winnable: bool = False, finish: int | None = None,
-                    engine: str | None = None, master: str | None = None) -> dict:
+                    engine: str | None = None, master: str | None = None,
+                    answers: bool = True) -> dict:
     """The level table, with the positions per level that can still reach one peg (on `finish`)
-    when `winnable` is asked; `engine` walks the levels back (default: in this process)."""
+    when `winnable` is asked; `engine` walks the levels back (default: in this process); with
+    `answers`, where the last peg stands (see `search_document`)."""
     if finish is not None:
         run.board.hole_of(finish)
         if not winnable:
@@ -76,9 +78,9 @@ def counts_document(run: Run, winnable: bool = False, finish: int | None = None,
     if (engine or master) and not winnable:
         raise UsageError("an engine or master applies to winnable positions: ask for them too")
     if not winnable:
-        return search_document(run)
+        return search_document(run, answers=answers)
     require_complete(run, "winnable positions")
-    return search_document(run, winnable_per_level(run, finish, engine, master))
+    return search_document(run, winnable_per_level(run, finish, engine, master), answers)
 
 
 def solution_document(run: Run, finish: int | None = None) -> dict:

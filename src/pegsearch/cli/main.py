@@ -277,7 +277,9 @@ def command_counts(args: argparse.Namespace) -> int:
     if args.plot:
         check_picture_path(args.plot)
         require_complete(run, "a plot")
-    document = counts_document(run, args.winnable, args.finish, args.engine, args.master)
+    # The text prints where the last peg stands itself (as a table), so only JSON asks for it here.
+    document = counts_document(run, args.winnable, args.finish, args.engine, args.master,
+                               answers=args.json)
     winnable = [level["winnable"] for level in document["levels"]] if args.winnable else None
     _print_run(run, {**document, "location": run.uri} if args.json else None, winnable,
                finish_classes=True)

@@ -34,7 +34,7 @@ from pegsearch.store import PART_ROWS, LevelWriter, Location, Run
 
 DEFAULT_BUDGET_CAP = 4 << 30
 # The share of the budget for a chunk's routed children. Large chunks matter: a partition's table
-# stays in cache only while it takes many children at once, so chunks should dwarf the hashes.
+# stays in cache only while it takes many children at once, so chunks should dwarf the tables.
 MAPPING_SHARE = 4
 # A generous guess at children per parent, as a fraction of the board's jumps, to turn that share
 # into parents per chunk.
@@ -66,7 +66,7 @@ def default_budget() -> int:
 def expected_states(run: Run, level: int) -> int:
     """A guess at the size of level `level + 1` from the growth of the last two levels.
 
-    It only sizes the first hashes and plans the passes; a wrong guess costs a table doubling (too
+    It only sizes the first tables and plans the passes; a wrong guess costs a table doubling (too
     low) or some empty slots (too high), never a wrong count.
     """
     states = run.levels[level]["states"]
@@ -212,19 +212,19 @@ class LocalEngine:
         with ThreadPoolExecutor(self.workers) as pool:
             while lo < parts:
                 width = min(parts - lo, max(1, arena // plan.partition_bytes))
-                hashes = plan.make(lo, width, arena)
+                held = plan.make(lo, width, arena)
                 done = 0
                 for keys, paths in prefetched(run.iter_level(level, chunk, run.count_paths)):
-                    hashes.add(*expand_routed(tables, keys, paths, plan.space, hashes.lo, hashes.hi,
+                    held.add(*expand_routed(tables, keys, paths, plan.space, held.lo, held.hi,
                                               self.scratch, plan.ranks))
                     done += len(keys)
                     # Whether another pass follows is known only when this one ends.
                     report(passes * parents + done, (passes + 1) * parents)
-                written = self._write(hashes, writer, written, run.count_paths, pool)
-                lo = hashes.hi
+                written = self._write(held, writer, written, run.count_paths, pool)
+                lo = held.hi
                 passes += 1
                 self.passes += 1
-                del hashes
+                del held
 
     def plan(self, run: Run, level: int) -> LevelPlan:
         """How level `level + 1` drops repeats: a bitmap over ranks, or hash tables."""
@@ -252,18 +252,18 @@ class LocalEngine:
                          lambda lo, width, arena: layout.tables(run.count_paths, lo, width, arena),
                          None, f"tables ({why})")
 
-    def _write(self, hashes: HashTables | BitmapTables, writer: LevelWriter, written: int, counted: bool,
+    def _write(self, held: HashTables | BitmapTables, writer: LevelWriter, written: int, counted: bool,
                pool: ThreadPoolExecutor) -> int:
         """Drain the pass's partitions into part files numbered from `written`; returns the next."""
-        rows = int(hashes.filled.sum())
+        rows = int(held.filled.sum())
         if rows == 0:
             return written  # a pass whose partitions took no child (ranks no position has)
         groups = 1 if rows < SMALL_PART else max(self.workers, -(-rows // PART_ROWS))
-        groups = min(groups, hashes.width)
-        edges = [hashes.width * g // groups for g in range(groups + 1)]
+        groups = min(groups, held.width)
+        edges = [held.width * g // groups for g in range(groups + 1)]
 
         def write(g: int) -> None:
-            keys, values = hashes.drain(edges[g], edges[g + 1])
+            keys, values = held.drain(edges[g], edges[g + 1])
             writer.write(written + g, keys, values if counted else None)
 
         # Every write ends before any failure is raised, so none lands after the level is discarded.

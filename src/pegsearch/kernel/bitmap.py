@@ -15,8 +15,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from pegsearch.kernel.path_counts import NO_PATHS
 from pegsearch.kernel.ranks import LevelRanks, unrank_run
-from pegsearch.kernel.reduce import NO_VALUES, Keyspace, PassPartitions
+from pegsearch.kernel.reduce import Keyspace, PassPartitions
 from pegsearch.kernel.threads import slice_start, spread
 
 # Bits a partition's slice of the bitmap aims at: 256 KiB, which stays in a core's cache.
@@ -88,4 +89,4 @@ class BitmapTables(PassPartitions):
         written = unrank_run(self.bits[first * words:last * words],
                              np.uint64((self.lo + first) << self.space.rbits), self.unranking, out)
         assert written == len(out), "a bitmap slice drained a different count than it took"
-        return out, NO_VALUES
+        return out, NO_PATHS

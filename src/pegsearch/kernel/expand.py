@@ -17,8 +17,9 @@ from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.threads import slice_start, spread
 
 _BYTE = np.uint64(0xFF)
-NO_RANKS = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64))
 _EIGHT = np.uint64(8)
+# What the routed kernel gets for a level keyed by signature, not rank (see LevelRanks.args).
+NO_RANKS = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64))
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -206,7 +207,7 @@ def expand_routed(tables: BoardTables, positions: np.ndarray, paths: np.ndarray,
     parent's path count (``paths``, or ``(0, 2)`` when not counted). Returns codes, their path
     counts, and the bounds of every (block, partition) stretch.
 
-    With `ranks`, children are keyed by their rank among the positions with as many pegs (a
+    With `ranks`, children are keyed by their rank among the positions the level can hold (a
     bitmap level, see kernel.ranks; `space` is then a keyspace of ranks) instead of their signature.
 
     The children live in `scratch` when given (valid until its next use): a caller that expands

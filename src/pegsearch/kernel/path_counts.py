@@ -20,6 +20,10 @@ _LIMIT_LOW = np.uint64(LIMIT & (2**64 - 1))
 _LIMIT_HIGH = np.uint64(LIMIT >> 64)
 
 
+# No path counts: what a batch that counts none carries in their place.
+NO_PATHS = np.empty((0, 2), dtype=np.uint64)
+
+
 def ones(count: int) -> np.ndarray:
     """`count` path counts of 1 (the start position is reached one way)."""
     paths = np.zeros((count, 2), dtype=np.uint64)

@@ -36,7 +36,6 @@ UNMIX = np.uint64(pow(int(GOLDEN), -1, 1 << 64))
 LOAD = 0.7
 # Bits a narrow code can use: a code is its remainder plus one, and 0 marks an empty slot.
 NARROW_BITS = 31
-NO_VALUES = np.empty((0, 2), dtype=np.uint64)  # no path counts
 
 
 @dataclass(frozen=True)

@@ -19,14 +19,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pegsearch.errors import UsageError
-from pegsearch.kernel.path_counts import PATHS, words_of
+from pegsearch.kernel.path_counts import NO_PATHS, PATHS, words_of
 from pegsearch.kernel.path_counts import from_arrow as paths_from_arrow
 from pegsearch.kernel.path_counts import to_arrow as paths_to_arrow
 from pegsearch.store.location import Location
 
 POSITION = "position"
 PART_ROWS = 1 << 22
-NO_PATHS = np.empty((0, 2), dtype=np.uint64)
 # A part's name: its number in the level, and the attempt that wrote it (so attempts never collide).
 PART_NAME = re.compile(r"part-[0-9A-Za-z_.-]+\.parquet")
 
