@@ -19,7 +19,7 @@ from itertools import pairwise
 
 from pegsearch.engines.local import LocalEngine
 from pegsearch.kernel.expand import Scratch, expand_routed
-from pegsearch.store import NO_PATHS, Run
+from pegsearch.store import NO_VALUES, Carry, Run
 
 
 def main() -> None:
@@ -39,8 +39,8 @@ def main() -> None:
           f" {width} partitions; {plan.note}")
     for _ in range(options.repeat):
         marks = [time.process_time()]
-        codes, paths, bounds = expand_routed(tables, parents, NO_PATHS, plan.space, 0, width, scratch,
-                                             plan.ranks)
+        codes, paths, bounds = expand_routed(tables, parents, NO_VALUES, Carry.NOTHING, plan.space, 0,
+                                             width, scratch, plan.ranks)
         marks.append(time.process_time())
         reduced = plan.make(0, width, 1 << 62)
         reduced.add(codes, paths, bounds)

@@ -85,7 +85,7 @@ def test_a_survey_folder_is_reused_and_its_text_lists_every_start(tmp_path: Path
     assert rows[4][:3] == ["5", "5", "yes"] and rows[4][4:] == [str(f) for f in five["finishes"]]
     assert result.stdout.splitlines()[-1] == "one peg is reachable from 15 of 15 start holes"
     assert_one_line_error(pegsearch("survey", "triangle-5", "--out", str(out), "--count-paths"),
-                          "reused only for the same board and --count-paths")
+                          "reused only for the same board, --count-paths and --fewest-moves")
 
 
 def test_triangle6_solvable_pairs_match_a130516(published: dict, tmp_path: Path) -> None:

@@ -56,7 +56,7 @@ def paths_by_position(positions: np.ndarray, paths: np.ndarray) -> dict[int, int
 
 
 def level_paths(run: Run, level: int) -> dict[int, int]:
-    return paths_by_position(run.read_level(level), run.read_level_paths(level))
+    return paths_by_position(run.read_level(level), run.read_level_values(level))
 
 
 def assert_same_levels(run: Run, reference: Run) -> None:

@@ -49,7 +49,7 @@ ERROR_SECONDS = 30  # an error must arrive well before this
 
 
 def paths_by_position(run: Run, level: int) -> dict[int, int]:
-    positions, paths = run.read_level(level), run.read_level_paths(level)
+    positions, paths = run.read_level(level), run.read_level_values(level)
     return {p: as_int(row) for p, row in zip(positions.tolist(), paths, strict=True)}
 
 

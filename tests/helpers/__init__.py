@@ -35,6 +35,14 @@ def local_run(board: str, out: Path, start: tuple[int, ...] | None = None,
     return search(spec, out, LocalEngine())
 
 
+def values_by_position(run: Run, level: int) -> dict[int, tuple[int, ...]]:
+    """A committed level's values by position: a path count, or (fewest moves, last holes)."""
+    pairs = zip(run.read_level(level).tolist(), run.read_level_values(level).tolist(), strict=True)
+    if run.fewest_moves:
+        return {p: (moves, last) for p, (last, moves) in pairs}
+    return {p: (low + (high << 64),) for p, (low, high) in pairs}
+
+
 def limbs(values: list[int]) -> np.ndarray:
     """Exact integers as path-count limbs ``[low, high]``."""
     return np.array([[v & (2**64 - 1), v >> 64] for v in values], dtype=np.uint64)
@@ -61,7 +69,7 @@ def one_level_run(out: Path, engine: str, holes: list[int], paths: list[int],
 def written(writer: LevelWriter) -> list[tuple[np.ndarray, np.ndarray]]:
     """The parts an engine wrote through `writer` (not committed), each as positions and path
     limbs, read back and checked like any reader's."""
-    return list(iter_parts(writer.folder, writer.entries(), 1 << 62, writer.run.count_paths,
+    return list(iter_parts(writer.folder, writer.entries(), 1 << 62, writer.run.carry,
                            f"level {writer.level}"))
 
 

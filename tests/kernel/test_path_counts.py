@@ -15,13 +15,14 @@ from pegsearch.engines.local import LocalEngine
 from pegsearch.errors import PathCountOverflow
 from pegsearch.kernel.path_counts import LIMIT, as_int, from_arrow, to_arrow
 from pegsearch.kernel.reduce import distinct
+from pegsearch.kernel.values import Carry
 from tests.helpers import limbs
 
 
 def test_sums_carry_past_64_bits_and_keep_exact() -> None:
     keys = np.array([9, 2, 9, 2, 9], dtype=np.uint64)
     values = [2**64 - 1, 7, 2**64 + 5, 1, 3 * 2**70]
-    out_keys, sums = distinct(keys, limbs(values))
+    out_keys, sums = distinct(keys, limbs(values), Carry.PATHS)
     assert out_keys.tolist() == [2, 9]
     assert [as_int(row) for row in sums] == [8, 2**64 - 1 + 2**64 + 5 + 3 * 2**70]
 
@@ -29,8 +30,8 @@ def test_sums_carry_past_64_bits_and_keep_exact() -> None:
 def test_overflow_never_passes_silently() -> None:
     keys = np.array([1, 1], dtype=np.uint64)
     with pytest.raises(PathCountOverflow):
-        distinct(keys, limbs([LIMIT, 1]))
-    assert as_int(distinct(keys, limbs([LIMIT - 1, 1]))[1][0]) == LIMIT
+        distinct(keys, limbs([LIMIT, 1]), Carry.PATHS)
+    assert as_int(distinct(keys, limbs([LIMIT - 1, 1]), Carry.PATHS)[1][0]) == LIMIT
 
 
 def test_arrow_decimal_round_trip() -> None:
@@ -51,7 +52,7 @@ def test_triangle5_solutions_per_start_match_durango_bill(hole: int, symmetry: s
     assert run.levels[-1]["pegs"] == 1
     expected = published["triangle5_solutions"]["by_start_hole"][str(hole)]
     assert int(run.levels[-1]["paths"]) == expected
-    assert sum(as_int(row) for row in run.read_level_paths(len(run.levels) - 1)) == expected
+    assert sum(as_int(row) for row in run.read_level_values(len(run.levels) - 1)) == expected
 
 
 def test_small_chunks_give_the_same_sums(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from pegsearch.engines.local import LocalEngine
 from pegsearch.engines.spark.blocks import Combiner, decode_block
 from pegsearch.kernel.reduce import Keyspace, code_of, distinct, key_of, partition_of
 from pegsearch.kernel.tables import BoardTables
-from pegsearch.store import NO_PATHS
+from pegsearch.store import NO_VALUES, Carry
 from tests.helpers import limbs
 
 
@@ -69,7 +69,7 @@ def test_distinct_matches_numpy(nbits: int, pbits: int) -> None:
     partition = int(np.bincount(partitions).argmax())
     mine = keys[partitions == partition]
     repeated = np.concatenate([mine, mine[::3], mine[::7]])
-    got, sums = distinct(repeated, limbs([1] * len(repeated)), space, partition)
+    got, sums = distinct(repeated, limbs([1] * len(repeated)), Carry.PATHS, space, partition)
     want, times = np.unique(repeated, return_counts=True)
     assert np.array_equal(got, want)
     assert np.array_equal(sums[:, 0], times.astype(np.uint64)) and not sums[:, 1].any()
@@ -80,7 +80,7 @@ def test_distinct_refuses_a_key_of_another_partition() -> None:
     keys = random_keys(33, 200)
     partitions = _round_trip(keys, space.args)[0]
     with pytest.raises(ValueError, match="does not belong to partition"):
-        distinct(keys, np.empty((0, 2), np.uint64), space, int(partitions[0]))
+        distinct(keys, NO_VALUES, Carry.NOTHING, space, int(partitions[0]))
 
 
 def test_wide_codes_search_matches_numpy(tmp_path: Path) -> None:
@@ -113,9 +113,9 @@ def test_the_combiner_keeps_a_partition_for_every_signature_at_most() -> None:
     more than the signatures, and every child in the block of its partition."""
     board = parse_board(LINE_4, "line-4.toml")
     tables = BoardTables.for_board(board)
-    combiner = Combiner(tables, 2, False, 1 << 20)
+    combiner = Combiner(tables, 2, Carry.NOTHING, 1 << 20)
     assert combiner.space.pbits == board.holes
-    combiner.add(np.array([board.start_position(board.empty)], dtype=np.uint64), NO_PATHS)
+    combiner.add(np.array([board.start_position(board.empty)], dtype=np.uint64), NO_VALUES)
     [(partition, block)] = combiner.blocks()
     keys = decode_block(block)[0]
     assert len(keys) == 1 and _round_trip(keys, Keyspace(4, 2).args)[0][0] == partition

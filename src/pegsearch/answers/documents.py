@@ -7,6 +7,7 @@ arguments or a request in, text or JSON out.
 
 from __future__ import annotations
 
+from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.finishes import FinishClass, exact_per_hole, finishes
 from pegsearch.answers.solve import solve
 from pegsearch.answers.survey import StartResult
@@ -35,11 +36,14 @@ def search_document(run: Run, winnable: list[int] | None = None, answers: bool =
     document = {"board": run.board.name, "holes": run.board.holes,
                 "symmetries": run.manifest["symmetries"], "start": list(run.start),
                 "reduced": run.reduced, "symmetry": run.spec.symmetry, "count_paths": run.count_paths,
-                "engine": run.manifest["engine"], "created": run.manifest["created"],
+                "fewest_moves": run.fewest_moves, "engine": run.manifest["engine"],
+                "created": run.manifest["created"],
                 "status": run.status, "levels": levels}
     if run.status == "complete":
         found = verdict(run)
         document.update(verdict=found.sentence(), solvable=found.solvable)
+        if found.moves is not None:
+            document["moves"] = found.moves
         if answers:
             exact = exact_per_hole(run)
             document.update(finishes_exact_per_hole=exact,
@@ -48,20 +52,40 @@ def search_document(run: Run, winnable: list[int] | None = None, answers: bool =
 
 
 def level_document(record: dict) -> dict:
-    """One committed level as clients see it: level, pegs, states (and its path total)."""
+    """One committed level as clients see it: level, pegs, states (and its path total, or the
+    fewest moves reaching any of its positions)."""
     document = {"level": record["level"], "pegs": record["pegs"], "states": record["states"]}
     if "paths" in record:
         document["paths"] = int(record["paths"])
+    if "moves" in record:
+        document["moves"] = record["moves"]
     return document
 
 
+def by_moves(run: Run) -> dict[int, int]:
+    """How many positions of the run need exactly n moves at fewest, for every n (from the
+    manifest: each level's record counts its positions by moves)."""
+    if not run.fewest_moves:
+        raise UsageError(f"{run.uri} carries no fewest moves: search it with --fewest-moves to"
+                         " count positions by moves")
+    counts: dict[int, int] = {}
+    for record in run.levels:
+        for moves, positions in record.get("by_moves", {}).items():
+            counts[int(moves)] = counts.get(int(moves), 0) + positions
+    return dict(sorted(counts.items()))
+
+
 def finish_documents(classes: list[FinishClass], exact: bool) -> list[dict]:
-    """Where the last peg stands: one entry per hole when exact, else per class of holes."""
-    counted = bool(classes) and classes[0].paths is not None
+    """Where the last peg stands (with its paths, or its fewest moves): one entry per hole when
+    exact, else per class of holes."""
+    def values(c: FinishClass, paths: int | None) -> dict:
+        return {**({"paths": paths} if paths is not None else {}),
+                **({"moves": c.moves} if c.moves is not None else {})}
+
     if exact:
-        return [{"hole": h, **({"paths": c.per_hole} if counted else {})}
-                for c in classes for h in c.holes]
-    return [{"holes": list(c.holes), **({"paths": c.paths} if counted else {})} for c in classes]
+        return sorted(({"hole": h, **values(c, c.per_hole)} for c in classes for h in c.holes),
+                      key=lambda entry: entry["hole"])
+    return [{"holes": list(c.holes), **values(c, c.paths)} for c in classes]
 
 
 def counts_document(run: Run, winnable: bool = False, finish: int | None = None,
@@ -83,6 +107,16 @@ def counts_document(run: Run, winnable: bool = False, finish: int | None = None,
     return search_document(run, winnable_per_level(run, finish, engine, master), answers)
 
 
+def moves_document(run: Run) -> dict:
+    """The run's positions counted by the fewest moves reaching them (not by jumps: a level holds
+    positions of many move counts, and one move count spans many levels)."""
+    counts = by_moves(run)
+    return {"board": run.board.name, "start": list(run.start), "symmetry": run.spec.symmetry,
+            "status": run.status,
+            "by_moves": [{"moves": moves, "positions": count} for moves, count in counts.items()],
+            "positions": sum(counts.values())}
+
+
 def solution_document(run: Run, finish: int | None = None) -> dict:
     """One line of play from the real start: its jumps and the board after each (holes with pegs,
     and the text picture), or the best line when one peg cannot be reached."""
@@ -91,8 +125,11 @@ def solution_document(run: Run, finish: int | None = None) -> dict:
     require_complete(run, "a solution")
     line = solve(run, finish)
     positions = [line.start, *line.positions]
+    numbers = move_numbers(line.jumps)
     return {"solved": line.solved, "note": line.note, "finish": finish,
-            "jumps": [{"from": j.start, "over": j.over, "to": j.to} for j in line.jumps],
+            "moves": numbers[-1] if numbers else 0, "fewest_moves": line.moves is not None,
+            "jumps": [{"from": j.start, "over": j.over, "to": j.to, "move": number}
+                      for j, number in zip(line.jumps, numbers, strict=True)],
             "positions": [holes_with_pegs(p) for p in positions],
             "pictures": [render(run.board, p) for p in positions],
             "board": board_document(run.board)}
@@ -102,9 +139,18 @@ def survey_document(board: Board, results: list[StartResult]) -> dict:
     """A survey of every start hole: one row per hole, and how many holes can be played down to
     one peg."""
     solvable = sum(result.solvable for result in results)
-    return {"board": board.name, "holes": board.holes,
-            "starts": [result.document() for result in results], "solvable_starts": solvable,
-            "verdict": f"one peg is reachable from {solvable} of {len(results)} start holes"}
+    document = {"board": board.name, "holes": board.holes,
+                "starts": [result.document() for result in results], "solvable_starts": solvable,
+                "verdict": f"one peg is reachable from {solvable} of {len(results)} start holes"}
+    fewest = [r.fewest_moves for r in results if r.fewest_moves is not None]
+    if fewest:
+        moves = min(fewest)
+        best = [r.start for r in results if r.fewest_moves == moves]
+        document["fewest_moves"] = moves
+        document["fewest_moves_starts"] = best
+        document["verdict"] += (f"; the fewest moves to one peg from a single vacancy: {moves}"
+                                f" (from hole{'s' if len(best) > 1 else ''} {', '.join(map(str, best))})")
+    return document
 
 
 def board_document(board: Board) -> dict:

@@ -1,4 +1,5 @@
-"""Where the last peg stands: the one-peg positions a run reaches, by class of holes, with paths.
+"""Where the last peg stands: the one-peg positions a run reaches, by class of holes, with paths
+or fewest moves.
 
 A reduced run stores one final position per symmetry class, so its finishing holes are known per
 class; a run whose symmetries all fix the start is exact per hole (`exact_per_hole`).
@@ -34,6 +35,7 @@ class FinishClass:
 
     holes: tuple[int, ...]
     paths: int | None
+    moves: int | None = None  # the fewest moves to this class, on a fewest-moves run
 
     @property
     def per_hole(self) -> int | None:
@@ -46,9 +48,10 @@ def finishes(run: Run) -> list[FinishClass]:
     if run.levels[last]["pegs"] != 1:
         return []
     positions = run.read_level(last)
-    paths = [as_int(row) for row in run.read_level_paths(last)] if run.count_paths \
-        else [None] * len(positions)
+    values = run.read_level_values(last)
+    paths = [as_int(row) if run.count_paths else None for row in values] or [None] * len(positions)
+    moves = [int(row[1]) if run.fewest_moves else None for row in values] or [None] * len(positions)
     group = run.spec.group
-    classes = [FinishClass(orbit(group, int(p).bit_length()), count)
-               for p, count in zip(positions, paths, strict=True)]
+    classes = [FinishClass(orbit(group, int(p).bit_length()), count, fewest)
+               for p, count, fewest in zip(positions, paths, moves, strict=True)]
     return sorted(classes, key=lambda c: c.holes)

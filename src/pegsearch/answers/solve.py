@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pegsearch.answers.fewest import fewest_line
 from pegsearch.answers.winnable import targets, winnable_sets
 from pegsearch.board.geometry import Jump, legal_jumps
 from pegsearch.board.symmetry import Permutation, image_of_jump, image_of_position
@@ -33,6 +34,7 @@ class Line:
     solved: bool
     finish: int | None
     note: str = ""
+    moves: int | None = None  # the fewest moves, on a fewest-moves run
 
     @property
     def last(self) -> int:
@@ -40,7 +42,8 @@ class Line:
 
 
 def solve(run: Run, finish: int | None = None) -> Line:
-    """One line of play from the real start, replayed forward through the winnable sets.
+    """One line of play from the real start: with the fewest moves on a fewest-moves run (see
+    answers.fewest), else replayed forward through the winnable sets.
 
     A child is taken only when its signature is winnable, so the replay never dead-ends. With
     `finish`, the winnable sets are for finish's symmetry class; the line is then carried onto
@@ -51,6 +54,8 @@ def solve(run: Run, finish: int | None = None) -> Line:
     start = board.start_position(run.start)
     if finish is not None:
         board.hole_of(finish)
+    if run.fewest_moves:
+        return _fewest(run, finish)
     fixing = board.stabilizer(start)
     goal = targets(run, finish)
     if len(goal):
@@ -73,6 +78,21 @@ def solve(run: Run, finish: int | None = None) -> Line:
     if line is None:
         raise _damaged(run)
     return Line(start, tuple(j for j, _ in line), tuple(p for _, p in line), False, finish, note)
+
+
+def _fewest(run: Run, finish: int | None) -> Line:
+    """The line with the fewest moves, or (as `solve` does) the fewest to a finish elsewhere."""
+    found = fewest_line(run, finish)
+    note = ""
+    if found is None:
+        found = fewest_line(run)
+        assert found is not None
+        note = f"one peg cannot finish on hole {finish} from this start; a solution ending elsewhere"
+    pegs = run.levels[-1]["pegs"]
+    if pegs != 1:
+        note = f"one peg is not reachable; a line of play reaching the fewest pegs ({pegs})"
+    jumps, positions, moves = found
+    return Line(run.board.start_position(run.start), jumps, positions, not note, finish, note, moves)
 
 
 def _damaged(run: Run) -> RuntimeError:

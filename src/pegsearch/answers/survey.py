@@ -33,17 +33,28 @@ class StartResult:
     states: int
     solutions: int | None
     run: str
+    moves: tuple[int, ...] | None = None  # the fewest moves to each of `finishes` (--fewest-moves)
+
+    @property
+    def fewest_moves(self) -> int | None:
+        """The fewest moves to one peg on any hole (None when not asked, or not solvable)."""
+        return min(self.moves, default=None) if self.moves is not None else None
 
     def document(self) -> dict:
         document = {"start": self.start, "solvable": self.solvable, "finishes": list(self.finishes),
                     "states": self.states, "searched": self.searched}
         if self.solutions is not None:
             document["solutions"] = self.solutions
+        if self.moves is not None:
+            document["fewest_moves"] = self.fewest_moves
+            document["moves_by_finish"] = {str(hole): moves
+                                           for hole, moves in zip(self.finishes, self.moves, strict=True)}
         return document
 
 
 def survey(board: Board, out: str | Path, make_engine: Callable[[], Engine], count_paths: bool = False,
-           progress: Callable[[int], Progress | None] | None = None) -> list[StartResult]:
+           progress: Callable[[int], Progress | None] | None = None,
+           fewest_moves: bool = False) -> list[StartResult]:
     """Search one start per class of holes into `out/start-NN` and answer for every hole.
 
     A start whose run in `out` is already complete is read, not searched again; an unfinished one is
@@ -53,29 +64,35 @@ def survey(board: Board, out: str | Path, make_engine: Callable[[], Engine], cou
     folder = Location.parse(out)
     folder.check()
     for holes in hole_classes(board):
-        searched = _searched(board, holes[0], folder / f"start-{holes[0]:02d}", make_engine,
-                             count_paths, progress(holes[0]) if progress else None)
+        spec = SearchSpec.asked(board, (holes[0],), "start", count_paths, fewest_moves)
+        searched = _searched(spec, folder / f"start-{holes[0]:02d}", make_engine,
+                             progress(holes[0]) if progress else None)
         for hole in holes:
             perm = next(p for p in board.symmetries if image_of_hole(p, searched.start) == hole)
+            moved = sorted((image_of_hole(perm, f), moves) for f, moves in
+                           zip(searched.finishes, searched.moves or [None] * len(searched.finishes),
+                               strict=True))
             results[hole] = StartResult(hole, searched.start, searched.solvable,
-                                        tuple(sorted(image_of_hole(perm, f) for f in searched.finishes)),
-                                        searched.states, searched.solutions, searched.run)
+                                        tuple(f for f, _ in moved), searched.states,
+                                        searched.solutions, searched.run,
+                                        tuple(m for _, m in moved) if fewest_moves else None)
     return [results[hole] for hole in sorted(results)]
 
 
-def _searched(board: Board, start: int, folder: Location, make_engine: Callable[[], Engine],
-              count_paths: bool, progress: Progress | None) -> StartResult:
-    spec = SearchSpec(board, (start,), "start", count_paths)
+def _searched(spec: SearchSpec, folder: Location, make_engine: Callable[[], Engine],
+              progress: Progress | None) -> StartResult:
     stored = Run.open(folder) if folder.is_file(MANIFEST) else None
     if stored is not None and stored.spec.as_json() != spec.as_json():
         raise UsageError(f"{folder} holds another search ({stored.describe()}, count paths:"
-                         f" {stored.count_paths}); a survey folder is reused only for the same board"
-                         " and --count-paths: choose another --out")
+                         f" {stored.count_paths}, fewest moves: {stored.fewest_moves}); a survey"
+                         " folder is reused only for the same board, --count-paths and"
+                         " --fewest-moves: choose another --out")
     run = stored
     if stored is None or stored.status != "complete":
         run = search(spec, folder, make_engine(), resume=stored is not None, progress=progress)
     classes = finishes(run)
-    holes = tuple(sorted({hole for c in classes for hole in c.holes}))
-    solutions = sum(c.paths for c in classes) if count_paths else None
-    return StartResult(start, start, bool(classes), holes, sum(r["states"] for r in run.levels),
-                       solutions, run.uri)
+    by_hole = sorted((hole, c) for c in classes for hole in c.holes)
+    solutions = sum(c.paths for c in classes) if spec.count_paths else None
+    moves = tuple(c.moves for _, c in by_hole) if spec.fewest_moves else None
+    return StartResult(spec.start[0], spec.start[0], bool(by_hole), tuple(h for h, _ in by_hole),
+                       sum(r["states"] for r in run.levels), solutions, run.uri, moves)

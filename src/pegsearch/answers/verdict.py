@@ -18,19 +18,24 @@ class Verdict:
     fewest_pegs: int
     positions: int
     level: int
+    moves: int | None = None  # the fewest moves to the fewest pegs (a fewest-moves run)
 
     def sentence(self) -> str:
         if self.solvable and self.level == 0:
             return "one peg is reachable: the start already has one peg, no jump to make"
         if self.solvable:
-            return (f"one peg is reachable: {self.positions:,} one-peg position"
-                    f"{'s' if self.positions != 1 else ''} after {self.level} jumps")
-        return (f"one peg is not reachable: the fewest pegs reachable is {self.fewest_pegs},"
-                f" in {self.positions:,} position{'s' if self.positions != 1 else ''}"
-                f" after {self.level} jumps")
+            found = (f"one peg is reachable: {self.positions:,} one-peg position"
+                     f"{'s' if self.positions != 1 else ''} after {self.level} jumps")
+        else:
+            found = (f"one peg is not reachable: the fewest pegs reachable is {self.fewest_pegs},"
+                     f" in {self.positions:,} position{'s' if self.positions != 1 else ''}"
+                     f" after {self.level} jumps")
+        if self.moves is None:
+            return found
+        return f"{found}; {'one peg' if self.solvable else 'those'} in {self.moves} moves at fewest"
 
 
 def verdict(run: Run) -> Verdict:
     """The verdict of a run from its last non-empty level."""
     last = run.levels[-1]
-    return Verdict(last["pegs"] == 1, last["pegs"], last["states"], last["level"])
+    return Verdict(last["pegs"] == 1, last["pegs"], last["states"], last["level"], last.get("moves"))

@@ -33,10 +33,11 @@ class SearchSpec:
     start: tuple[int, ...]
     symmetry: str = "board"
     count_paths: bool = False
+    fewest_moves: bool = False
 
     @classmethod
     def asked(cls, board: Board, start: Iterable[int] | None, symmetry: str = "board",
-              count_paths: bool = False) -> SearchSpec:
+              count_paths: bool = False, fewest_moves: bool = False) -> SearchSpec:
         """The search a user asked for: `start` checked hole by hole, or the holes drawn empty."""
         holes = tuple(sorted({board.hole_of(h) for h in start})) if start else board.empty
         if not holes:
@@ -44,7 +45,8 @@ class SearchSpec:
                              " at the start (--start HOLE, or 'start' in a request)")
         if symmetry not in SYMMETRY_MODES:
             raise UsageError(f"symmetry '{symmetry}': use one of {', '.join(SYMMETRY_MODES)}")
-        spec = cls(board, holes, symmetry, count_paths)
+        check_values(count_paths, fewest_moves)
+        spec = cls(board, holes, symmetry, count_paths, fewest_moves)
         check_start(board, holes)
         return spec
 
@@ -64,7 +66,7 @@ class SearchSpec:
     def as_json(self) -> dict:
         return {"board": self.board.definition(), "board_digest": self.board.digest,
                 "start": list(self.start), "reduced": self.reduced, "symmetry": self.symmetry,
-                "count_paths": self.count_paths}
+                "count_paths": self.count_paths, "fewest_moves": self.fewest_moves}
 
     def describe(self) -> str:
         holes = ", ".join(str(h) for h in self.start)
@@ -74,13 +76,25 @@ class SearchSpec:
         """A folder name that says what the search is and when it started, with a random tail so
         that two searches started in the same second never share one."""
         holes = "-".join(map(str, self.start))[:40]
-        paths = "-paths" if self.count_paths else ""
-        return f"{slug(self.board.name)}-h{holes}{SYMMETRY_TAGS[self.symmetry]}{paths}-{timestamp()}"
+        tag = SYMMETRY_TAGS[self.symmetry] + values_tag(self.count_paths, self.fewest_moves)
+        return f"{slug(self.board.name)}-h{holes}{tag}-{timestamp()}"
 
 
-def survey_name(board: Board, count_paths: bool) -> str:
+def values_tag(count_paths: bool, fewest_moves: bool) -> str:
+    """How a folder name says what its positions carry."""
+    return "-paths" if count_paths else "-moves" if fewest_moves else ""
+
+
+def check_values(count_paths: bool, fewest_moves: bool) -> None:
+    """One value per position: path counts and fewest moves are two searches."""
+    if count_paths and fewest_moves:
+        raise UsageError("--count-paths and --fewest-moves cannot be combined: a run carries one"
+                         " value per position; search once with each")
+
+
+def survey_name(board: Board, count_paths: bool, fewest_moves: bool = False) -> str:
     """A folder name for a survey of every start hole of `board`."""
-    return f"survey-{slug(board.name)}{'-paths' if count_paths else ''}-{timestamp()}"
+    return f"survey-{slug(board.name)}{values_tag(count_paths, fewest_moves)}-{timestamp()}"
 
 
 def slug(name: str) -> str:

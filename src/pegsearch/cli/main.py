@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pegsearch import __version__
-from pegsearch.answers.documents import counts_document, require_complete, search_document, survey_document
+from pegsearch.answers.documents import (
+    counts_document,
+    moves_document,
+    require_complete,
+    search_document,
+    survey_document,
+)
+from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.finishes import exact_per_hole, finishes
 from pegsearch.answers.solve import solve
 from pegsearch.answers.survey import survey
@@ -34,7 +41,9 @@ from pegsearch.cli.text import (
     boards_table,
     compare_table,
     finish_table,
+    grouped_jumps,
     level_table,
+    moves_table,
     run_heading,
     survey_table,
 )
@@ -132,6 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
                           " the start (exact per-hole answers), or none")
     run.add_argument("--count-paths", action="store_true",
                      help="also count the distinct jump sequences reaching each position")
+    run.add_argument("--fewest-moves", action="store_true",
+                     help="also find the fewest moves reaching each position (a move is one or more"
+                          " jumps in a row by one peg); not with --count-paths")
     _add_engine_arguments(run)
     run.add_argument("--until", type=int, metavar="LEVEL",
                      help="stop on purpose once level LEVEL is made (the run is paused; --resume"
@@ -154,6 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
                              " process; spark walks a cluster run back on its cluster)")
     counts.add_argument("--master", "--spark-master", dest="master", metavar="URL",
                         help="with --winnable --engine spark: the master (default: the run's)")
+    counts.add_argument("--by-moves", action="store_true",
+                        help="of a --fewest-moves run: how many positions need exactly n moves at"
+                             " fewest, for every n")
     counts.add_argument("--plot", type=Path, metavar="FILE.png",
                         help="draw states (and winnable states) per level, log scale, into FILE")
     counts.set_defaults(handler=command_counts)
@@ -173,6 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="folder for the runs, one per class (default: a new one under runs/);"
                              " complete runs there are reused, unfinished ones resumed")
     survey.add_argument("--count-paths", action="store_true", help="also count the solutions")
+    survey.add_argument("--fewest-moves", action="store_true",
+                        help="also find the fewest moves to one peg, per start and finishing hole")
     survey.add_argument("--json", action="store_true", help="print every hole's result as JSON")
     _add_engine_arguments(survey)
     survey.set_defaults(handler=command_survey)
@@ -231,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def command_run(args: argparse.Namespace) -> int:
     spec = SearchSpec.asked(load_board(args.board), args.start, "none" if args.raw else args.symmetry,
-                            args.count_paths)
+                            args.count_paths, args.fewest_moves)
     out = args.out or (_newest_run(spec) if args.resume else str(RUNS / spec.name()))
     engine = _engine(args)
     if sys.stderr.isatty():
@@ -274,6 +291,8 @@ def _engine(args: argparse.Namespace) -> Engine:
 
 def command_counts(args: argparse.Namespace) -> int:
     run = Run.open(args.run)
+    if args.by_moves:
+        return _print_by_moves(run, args)
     if args.plot:
         check_picture_path(args.plot)
         require_complete(run, "a plot")
@@ -289,6 +308,20 @@ def command_counts(args: argparse.Namespace) -> int:
         level_plot(args.plot, f"{run.board.name}, start: hole {', '.join(map(str, run.start))}",
                    [r["states"] for r in run.levels], winnable,
                    "winnable" if args.finish is None else f"winnable to hole {args.finish}")
+    return 0
+
+
+def _print_by_moves(run: Run, args: argparse.Namespace) -> int:
+    """`counts --by-moves`: the run's positions by the fewest moves reaching them."""
+    if args.winnable or args.plot or args.finish is not None or args.engine or args.master:
+        raise UsageError("--by-moves is a table of its own: drop --winnable, --finish, --engine,"
+                         " --master and --plot, or ask for them without --by-moves")
+    document = moves_document(run)
+    if args.json:
+        print(json.dumps({**document, "location": run.uri}, indent=1))
+    else:
+        print(run_heading(run))
+        print(moves_table(document))
     return 0
 
 
@@ -310,13 +343,18 @@ def command_solve(args: argparse.Namespace) -> int:
                 for path, kind in ((args.svg, ".svg"), (args.png, ".png")) if path]
     line = solve(require_complete(run, "a solution"), args.finish)
     print(run_heading(run))
+    numbers = move_numbers(line.jumps)
+    moves = f"{numbers[-1] if numbers else 0} moves{' (the fewest)' if line.moves is not None else ''}"
     if line.solved:
-        print(f"a solution in {len(line.jumps)} jumps, last peg on hole {line.last.bit_length()}")
+        print(f"a solution in {len(line.jumps)} jumps, {moves}, last peg on hole"
+              f" {line.last.bit_length()}")
     else:
-        print(f"{line.note}, in {len(line.jumps)} jumps")
+        print(f"{line.note}, in {len(line.jumps)} jumps, {moves}")
     print("jumps: " + " ".join(map(str, line.jumps)))
+    print("moves: " + grouped_jumps(line.jumps, numbers))
     print()
-    captions = ["start", *(f"{k}. {jump}" for k, jump in enumerate(line.jumps, start=1))]
+    captions = ["start", *(f"{k}. {jump}  (move {number})" for k, (jump, number)
+                           in enumerate(zip(line.jumps, numbers, strict=True), start=1))]
     positions = [line.start, *line.positions]
     for caption, position in zip(captions, positions, strict=True):
         print(caption)
@@ -329,9 +367,10 @@ def command_solve(args: argparse.Namespace) -> int:
 
 def command_survey(args: argparse.Namespace) -> int:
     board = load_board(args.board)
-    out = args.out or str(RUNS / survey_name(board, args.count_paths))
+    out = args.out or str(RUNS / survey_name(board, args.count_paths, args.fewest_moves))
     results = survey(board, out, lambda: _engine(args), args.count_paths,
-                     progress=_survey_progress if sys.stderr.isatty() else None)
+                     progress=_survey_progress if sys.stderr.isatty() else None,
+                     fewest_moves=args.fewest_moves)
     document = {**survey_document(board, results), "location": str(out)}
     if args.json:
         print(json.dumps(document, indent=1))

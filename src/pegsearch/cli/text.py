@@ -6,7 +6,7 @@ from dataclasses import asdict
 
 from pegsearch.answers.finishes import FinishClass
 from pegsearch.answers.survey import StartResult
-from pegsearch.board.geometry import Board
+from pegsearch.board.geometry import Board, Jump
 from pegsearch.cli.bench import FIGURES, Measurement, Pair
 from pegsearch.store import Run
 
@@ -22,13 +22,15 @@ def run_heading(run: Run) -> str:
 
 
 def level_table(run: Run, winnable: list[int] | None = None) -> str:
-    """The per-level table: level, pegs left, states (and paths when counted, winnable when
-    walked), and the totals."""
-    rows = [("level", "pegs", "states", "paths")]
-    rows += [(str(r["level"]), str(r["pegs"]), f"{r['states']:,}", f"{int(r.get('paths', 0)):,}")
+    """The per-level table: level, pegs left, states (and paths when counted, or the fewest moves
+    reaching any position of the level, winnable when walked), and the totals."""
+    value = "paths" if run.count_paths else "fewest moves" if run.fewest_moves else ""
+    rows = [("level", "pegs", "states", value)]
+    rows += [(str(r["level"]), str(r["pegs"]), f"{r['states']:,}",
+              f"{int(r['paths']):,}" if run.count_paths else str(r.get("moves", "")))
              for r in run.levels]
     rows.append(("total", "", f"{sum(r['states'] for r in run.levels):,}", ""))
-    if not run.count_paths:
+    if not value:
         rows = [row[:3] for row in rows]
     if winnable is not None:
         column = ["winnable", *(f"{n:,}" for n in winnable), f"{sum(winnable):,}"]
@@ -37,9 +39,12 @@ def level_table(run: Run, winnable: list[int] | None = None) -> str:
 
 
 def finish_table(classes: list[FinishClass], exact: bool) -> str:
-    """Where the last peg stands, with path counts when counted: per hole, or per symmetry class."""
+    """Where the last peg stands, with path counts when counted (or fewest moves): per hole, or
+    per symmetry class."""
     if not classes:
         return "last peg: one peg is not reachable"
+    if classes[0].moves is not None:
+        return _finish_moves(classes, exact)
     counted = classes[0].paths is not None
     if exact:
         heading = "last peg on each hole (exact: the run's symmetries all fix the start)"
@@ -59,17 +64,54 @@ def finish_table(classes: list[FinishClass], exact: bool) -> str:
     return heading + "\n" + aligned(rows)
 
 
+def _finish_moves(classes: list[FinishClass], exact: bool) -> str:
+    """Where the last peg stands, and the fewest moves to it: per hole, or per symmetry class."""
+    if exact:
+        rows = sorted((h, c.moves) for c in classes for h in c.holes)
+        return ("last peg on each hole, with the fewest moves (exact: the run's symmetries all fix"
+                " the start)\n" + aligned([("hole", "fewest moves"),
+                                            *((str(h), str(m)) for h, m in rows)]))
+    return ("last peg up to symmetry, with the fewest moves to any hole of the class\n"
+            + aligned([("fewest moves", "holes of the class"),
+                       *((str(c.moves), ", ".join(map(str, c.holes))) for c in classes)]))
+
+
 def survey_table(results: list[StartResult]) -> str:
-    """One row per start hole: solvable, states, solutions, then where the last peg can stand."""
+    """One row per start hole: solvable, states, solutions (or fewest moves), then where the last
+    peg can stand (with the fewest moves to each hole)."""
     counted = results[0].solutions is not None
-    rows = [("start", "searched", "solvable", "states", "solutions")]
+    moved = results[0].moves is not None
+    rows = [("start", "searched", "solvable", "states", "fewest moves" if moved else "solutions")]
     rows += [(str(r.start), str(r.searched), "yes" if r.solvable else "no", f"{r.states:,}",
-              f"{r.solutions:,}" if counted else "") for r in results]
-    if not counted:
+              f"{r.solutions:,}" if counted else str(r.fewest_moves or "-") if moved else "")
+             for r in results]
+    if not counted and not moved:
         rows = [row[:4] for row in rows]
-    finishing = ["last peg on", *(", ".join(map(str, r.finishes)) or "-" for r in results)]
+    finishing = ["last peg on (fewest moves)" if moved else "last peg on",
+                 *(", ".join(f"{f} ({m})" if moved else str(f)
+                             for f, m in zip(r.finishes, r.moves or r.finishes, strict=True)) or "-"
+                   for r in results)]
     return "\n".join(f"{line}  {holes}"
                      for line, holes in zip(aligned(rows).splitlines(), finishing, strict=True))
+
+
+def moves_table(document: dict) -> str:
+    """The positions of a run by the fewest moves reaching them (`answers.documents.moves_document`)."""
+    rows = [("moves", "positions")]
+    rows += [(str(row["moves"]), f"{row['positions']:,}") for row in document["by_moves"]]
+    rows.append(("total", f"{document['positions']:,}"))
+    return ("positions by the fewest moves reaching them (a move: one or more jumps in a row by"
+            " one peg)\n" + aligned(rows))
+
+
+def grouped_jumps(jumps: tuple[Jump, ...], numbers: list[int]) -> str:
+    """A line's jumps, a move's jumps joined (`4-2-1,1-3-6`), moves apart."""
+    moves: list[list[str]] = []
+    for jump, number in zip(jumps, numbers, strict=True):
+        if len(moves) < number:
+            moves.append([])
+        moves[-1].append(str(jump))
+    return " ".join(",".join(move) for move in moves) or "-"
 
 
 def aligned(rows: list[tuple[str, ...]]) -> str:

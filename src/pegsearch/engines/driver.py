@@ -18,7 +18,6 @@ from pegsearch.board.spec import SearchSpec, check_start
 from pegsearch.engines import Engine
 from pegsearch.errors import UsageError
 from pegsearch.interrupts import check
-from pegsearch.kernel.path_counts import ones
 from pegsearch.store import Location, Run
 
 # Receives each level's record as it is committed ({"level", "pegs", "states", ...}) and, while a
@@ -101,5 +100,5 @@ def _write_start(run: Run) -> None:
     tables = run.tables()
     start = np.array([run.board.start_position(run.start)], dtype=np.uint64)
     writer = run.level_writer(0)
-    writer.write(0, tables.signatures(start), ones(1) if run.count_paths else None)
+    writer.write(0, tables.signatures(start), run.carry.starting(1))
     run.commit_level(writer, 0.0)

@@ -201,9 +201,9 @@ class LocalEngine:
         plan = self.plan(run, level)
         writer.notes["reduce"] = plan.note
         parts = plan.partitions
-        # A routed child takes a code's bytes (and its path count's when counted), plus its share
-        # of the stretches' bounds.
-        slot_bytes = HashTables.slot_bytes(plan.space, run.count_paths)
+        # A routed child takes a code's bytes (and its value's when the run carries one), plus its
+        # share of the stretches' bounds.
+        slot_bytes = HashTables.slot_bytes(plan.space, run.carry)
         mapping = self.budget // MAPPING_SHARE
         fanout = max(1, len(run.board.jumps) // FANOUT_SHARE)
         chunk = self.chunk or max(1 << 12, mapping // ((slot_bytes + 2) * fanout))
@@ -214,13 +214,13 @@ class LocalEngine:
                 width = min(parts - lo, max(1, arena // plan.partition_bytes))
                 held = plan.make(lo, width, arena)
                 done = 0
-                for keys, paths in prefetched(run.iter_level(level, chunk, run.count_paths)):
-                    held.add(*expand_routed(tables, keys, paths, plan.space, held.lo, held.hi,
-                                              self.scratch, plan.ranks))
+                for keys, values in prefetched(run.iter_level(level, chunk, with_values=True)):
+                    held.add(*expand_routed(tables, keys, values, run.carry, plan.space, held.lo,
+                                            held.hi, self.scratch, plan.ranks))
                     done += len(keys)
                     # Whether another pass follows is known only when this one ends.
                     report(passes * parents + done, (passes + 1) * parents)
-                written = self._write(held, writer, written, run.count_paths, pool)
+                written = self._write(held, writer, written, pool)
                 lo = held.hi
                 passes += 1
                 self.passes += 1
@@ -233,8 +233,8 @@ class LocalEngine:
         basis, home = level_classes(run)
         can_hold = possible(holes, pegs, 1 << len(basis))
         share = f"expected about {expected / can_hold:.2%} of the {can_hold:,} positions it can hold"
-        if run.count_paths:
-            why = "path counts need a value a position"
+        if run.carry:
+            why = f"{'path counts' if run.count_paths else 'fewest moves'} need a value a position"
         elif holes > MAX_HOLES:
             why = f"ranks are for boards of up to {MAX_HOLES} holes"
         elif self.reduce == "tables" or (self.reduce == "auto" and not prefer_bitmap(expected, can_hold)):
@@ -247,12 +247,12 @@ class LocalEngine:
                              lambda lo, width, arena: BitmapTables(space, lo, width, ranks), ranks,
                              f"bitmap ({forced}{share}, {1 << len(basis)} classes)")
         layout = level_layout(expected, self.workers, holes)
-        slot_bytes = HashTables.slot_bytes(layout.space, run.count_paths)
+        slot_bytes = HashTables.slot_bytes(layout.space, run.carry)
         return LevelPlan(layout.space, layout.space.partitions, (1 << layout.sbits) * slot_bytes,
-                         lambda lo, width, arena: layout.tables(run.count_paths, lo, width, arena),
+                         lambda lo, width, arena: layout.tables(run.carry, lo, width, arena),
                          None, f"tables ({why})")
 
-    def _write(self, held: HashTables | BitmapTables, writer: LevelWriter, written: int, counted: bool,
+    def _write(self, held: HashTables | BitmapTables, writer: LevelWriter, written: int,
                pool: ThreadPoolExecutor) -> int:
         """Drain the pass's partitions into part files numbered from `written`; returns the next."""
         rows = int(held.filled.sum())
@@ -264,7 +264,7 @@ class LocalEngine:
 
         def write(g: int) -> None:
             keys, values = held.drain(edges[g], edges[g + 1])
-            writer.write(written + g, keys, values if counted else None)
+            writer.write(written + g, keys, values)
 
         # Every write ends before any failure is raised, so none lands after the level is discarded.
         writes = [pool.submit(write, g) for g in range(groups)]

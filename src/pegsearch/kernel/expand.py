@@ -15,6 +15,7 @@ from pegsearch.kernel.ranks import LevelRanks, rank_all
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.threads import slice_start, spread
+from pegsearch.kernel.values import Carry
 
 _BYTE = np.uint64(0xFF)
 _EIGHT = np.uint64(8)
@@ -77,6 +78,38 @@ def _children_of(p, need, flip, flip_images, byte_images, legal, images, out, k)
     return count
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _moved_children_of(p, value, tables, legal, images, out, moved, k):
+    """`_children_of` for a fewest-moves level: also writes each child's value into moved[k:].
+
+    A child costs its parent's moves, plus one unless the jumping peg is one the parent's last
+    move may have ended with (`value[0]`, in the parent's frame, which is the jump's frame). Its
+    last peg stands on the landing hole, carried into the child's signature's frame by every
+    symmetry that makes that signature (several when the signature is symmetric).
+    """
+    need, flip, flip_images, byte_images, leave, landing_images = tables
+    count = 0
+    for j in range(need.shape[0]):
+        legal[count] = j
+        count += (p & flip[j]) == need[j]
+    for g in range(byte_images.shape[0]):
+        images[g] = _image(p, byte_images, g)
+    for t in range(count):
+        j = legal[t]
+        best = images[0] ^ flip_images[j, 0]
+        last = landing_images[j, 0]
+        for g in range(1, byte_images.shape[0]):
+            candidate = images[g] ^ flip_images[j, g]
+            if candidate < best:
+                best, last = candidate, landing_images[j, g]
+            elif candidate == best:
+                last |= landing_images[j, g]
+        out[k + t] = best
+        moved[k + t, 0] = last
+        moved[k + t, 1] = value[1] + ((value[0] & leave[j]) == 0)
+    return count
+
+
 @numba.njit(cache=True, nogil=True)
 def _children(positions, offsets, need, flip, flip_images, byte_images, out, first, step):
     """The children's signatures of slice `first` of `step` of the positions, in parent order."""
@@ -99,31 +132,39 @@ def _block_fanout(positions, need, flip, size, counts, first, step):
 
 
 @numba.njit(cache=True, nogil=True)
-def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, byte_images, rank_by,
-                   space, lo, hi, out, out_paths, bounds, most, first, step):
+def _expand_routed(positions, values, carry, offsets, size, tables, rank_by, space, lo, hi, out,
+                   out_values, bounds, most, first, step):
     """Children of slice `first` of `step` of the blocks of parents, grouped by partition.
 
     Block b's children land in ``out[offsets[b]:offsets[b + 1]]`` as codes (kernel.reduce.Keyspace),
     partition ``lo + q``'s share at ``bounds[b, q]:bounds[b, q + 1]``; children of partitions
     outside ``[lo, hi)`` are dropped.
     A block's children are first made into a scratch array (in cache, `most` long, made once per
-    call and reused by its blocks), then counted and placed.
+    call and reused by its blocks), then counted and placed. A path count is its parent's; a
+    fewest-moves value is made with the child (`_moved_children_of`).
     """
+    need, flip, flip_images, byte_images = tables[:4]
     n, blocks, width = positions.shape[0], offsets.shape[0] - 1, hi - lo
-    counted = paths.shape[0] > 0
+    counted = values.shape[0] > 0
+    moving = carry == Carry.MOVES
     ranked = rank_by[0].shape[0] > 0
     images = np.empty(byte_images.shape[0], dtype=np.uint64)
     legal = np.empty(need.shape[0], dtype=np.int64)
     scratch = np.empty(most, dtype=np.uint64)
-    parent = np.empty(most if counted else 0, dtype=np.int64)
+    parent = np.empty(most if counted and not moving else 0, dtype=np.int64)
+    moved = np.empty((most if moving else 0, 2), dtype=np.uint64)
     cursor = np.empty(width + 1, dtype=np.int64)
     for b in range(slice_start(blocks, first, step), slice_start(blocks, first + 1, step)):
         made = 0
         for i in range(b * size, min(n, (b + 1) * size)):
-            count = _children_of(positions[i], need, flip, flip_images, byte_images, legal, images,
-                                 scratch, made)
-            if counted:
-                parent[made:made + count] = i
+            if moving:
+                count = _moved_children_of(positions[i], values[i], tables, legal, images, scratch,
+                                           moved, made)
+            else:
+                count = _children_of(positions[i], need, flip, flip_images, byte_images, legal,
+                                     images, scratch, made)
+                if counted:
+                    parent[made:made + count] = i
             made += count
         if ranked:  # a bitmap level: children are keyed by their rank
             rank_all(scratch, made, rank_by)
@@ -140,9 +181,12 @@ def _expand_routed(positions, paths, offsets, size, need, flip, flip_images, byt
             q = partition_of(scratch[t], space) - lo
             if 0 <= q < width:
                 out[cursor[q]] = code_of(scratch[t], space)
-                if counted:
-                    out_paths[cursor[q], 0] = paths[parent[t], 0]
-                    out_paths[cursor[q], 1] = paths[parent[t], 1]
+                if moving:
+                    out_values[cursor[q], 0] = moved[t, 0]
+                    out_values[cursor[q], 1] = moved[t, 1]
+                elif counted:
+                    out_values[cursor[q], 0] = values[parent[t], 0]
+                    out_values[cursor[q], 1] = values[parent[t], 1]
                 cursor[q] += 1
 
 
@@ -197,15 +241,16 @@ class Scratch:
 BLOCK = 512
 
 
-def expand_routed(tables: BoardTables, positions: np.ndarray, paths: np.ndarray, space: Keyspace, lo: int,
-                  hi: int, scratch: Scratch | None = None, ranks: LevelRanks | None = None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def expand_routed(tables: BoardTables, positions: np.ndarray, values: np.ndarray, carry: Carry,
+                  space: Keyspace, lo: int, hi: int, scratch: Scratch | None = None,
+                  ranks: LevelRanks | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Children of `positions` routed to partitions ``[lo, hi)`` of `space`, for `HashTables.add`.
 
     The map and the shuffle in one pass over the parents: each block of parents makes its children
-    in cache and writes their codes straight into their partitions' stretches, carrying each
-    parent's path count (``paths``, or ``(0, 2)`` when not counted). Returns codes, their path
-    counts, and the bounds of every (block, partition) stretch.
+    in cache and writes their codes straight into their partitions' stretches, with the value each
+    child carries (`carry`: its parent's path count, or its fewest moves, made from its parent's
+    `values`; `values` is ``(0, 2)`` when nothing is carried). Returns codes, their values, and the
+    bounds of every (block, partition) stretch.
 
     With `ranks`, children are keyed by their rank among the positions the level can hold (a
     bitmap level, see kernel.ranks; `space` is then a keyspace of ranks) instead of their signature.
@@ -222,23 +267,25 @@ def expand_routed(tables: BoardTables, positions: np.ndarray, paths: np.ndarray,
     np.cumsum(offsets, out=offsets)
     made = int(offsets[-1])
     code_words = -(-made * np.dtype(space.dtype).itemsize // 8)
-    path_words = 2 * made if paths.shape[0] else 0
-    into = (scratch or Scratch()).take(code_words + path_words)
+    value_words = 2 * made if carry else 0
+    into = (scratch or Scratch()).take(code_words + value_words)
     out = into[:code_words].view(space.dtype)[:made]
-    out_paths = into[code_words:].reshape(-1, 2)
+    out_values = into[code_words:].reshape(-1, 2)
     bounds = np.zeros((blocks, hi - lo + 1), dtype=np.int64)
-    spread(_expand_routed, blocks, positions, paths, offsets, size, tables.need, tables.flip,
-           tables.flip_images, tables.byte_images, NO_RANKS if ranks is None else ranks.args,
-           space.args, lo, hi, out, out_paths, bounds, most)
-    return out, out_paths, bounds
+    kernel_tables = (tables.need, tables.flip, tables.flip_images, tables.byte_images, tables.leave,
+                     tables.landing_images)
+    spread(_expand_routed, blocks, positions, np.ascontiguousarray(values, dtype=np.uint64),
+           int(carry), offsets, size, kernel_tables, NO_RANKS if ranks is None else ranks.args,
+           space.args, lo, hi, out, out_values, bounds, most)
+    return out, out_values, bounds
 
 
-def expand_distinct(tables: BoardTables, positions: np.ndarray,
-                    paths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct children of a batch, sorted, with path counts summed: map and combine in one
-    call, for engines that hand the kernel one batch at a time (the mrjob and Spark mappers)."""
+def expand_distinct(tables: BoardTables, positions: np.ndarray, values: np.ndarray,
+                    carry: Carry) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct children of a batch, sorted, with their values merged: map and combine in one
+    call, for engines that hand the kernel one batch at a time (the mrjob mapper)."""
     space = Keyspace(tables.holes, 0)
-    return one_table(space, 0, *expand_routed(tables, positions, paths, space, 0, 1))
+    return one_table(space, 0, carry, *expand_routed(tables, positions, values, carry, space, 0, 1))
 
 
 def contains(sorted_set: np.ndarray, values: np.ndarray) -> np.ndarray:

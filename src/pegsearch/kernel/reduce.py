@@ -6,7 +6,8 @@ signature, see Keyspace), and each partition owns an open-addressing table (line
 marking an empty slot. Children arrive already grouped by partition (the map
 kernel routes them, see kernel.expand.expand_routed), so each table is filled on its own, by one thread,
 while it sits in that core's cache: a repeat costs a probe or two, not a share of a sort over every
-child. Path counts ride along as 128-bit limbs and are summed exactly in the table.
+child. Values ride along as rows of two words (kernel.values) and merge in the table: path counts
+summed exactly as 128-bit limbs, fewest moves kept smallest.
 
 All the tables of one pass live in one arena, a ``(partitions, size)`` array: the hash spreads
 children evenly, so the partitions fill alike and grow together (doubling, in parallel). When the
@@ -26,8 +27,10 @@ import numba
 import numpy as np
 
 from pegsearch.errors import PathCountOverflow
+from pegsearch.kernel.moves import keep_fewest
 from pegsearch.kernel.path_counts import add_limbs, overflow_message
 from pegsearch.kernel.threads import slice_start, spread
+from pegsearch.kernel.values import NO_VALUES, Carry
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 # GOLDEN's inverse modulo 2**64 (and so modulo every 2**n): it turns a mixed signature back.
@@ -142,11 +145,11 @@ def _find(slots, base, mask, code, space, sbits):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _fill(slots, sums, base, mask, codes, values, start, end, space, sbits):
-    """Insert ``codes[start:end]`` (adding their path counts, rows of values, when `sums` has rows)
-    into one table; returns how many were new and whether a path count overflowed.
+def _fill(slots, sums, base, mask, codes, values, carry, start, end, space, sbits):
+    """Insert ``codes[start:end]`` (merging their rows of `values` as `carry` says, when `sums` has
+    rows) into one table; returns how many were new and whether a path count overflowed.
 
-    The counted and the uncounted loops are written apart on purpose: with the path-count branch
+    The loops for each kind of value are written apart on purpose: with the path-count branch
     inside one loop, numba's code took several times as long a key.
     """
     new, overflow = 0, False
@@ -156,6 +159,17 @@ def _fill(slots, sums, base, mask, codes, values, start, end, space, sbits):
             if slots[j] == 0:
                 slots[j] = codes[k]
                 new += 1
+        return new, overflow
+    if carry == Carry.MOVES:
+        for k in range(start, end):
+            j = _find(slots, base, mask, codes[k], space, sbits)
+            if slots[j] == 0:
+                slots[j] = codes[k]
+                sums[j, 0] = values[k, 0]
+                sums[j, 1] = values[k, 1]
+                new += 1
+            else:
+                keep_fewest(sums, j, values, k)
         return new, overflow
     for k in range(start, end):
         j = _find(slots, base, mask, codes[k], space, sbits)
@@ -170,7 +184,8 @@ def _fill(slots, sums, base, mask, codes, values, start, end, space, sbits):
 
 
 @numba.njit(cache=True, nogil=True)
-def _insert(slots, sums, filled, codes, values, bounds, next_block, space, sbits, limit, first, step):
+def _insert(slots, sums, filled, codes, values, carry, bounds, next_block, space, sbits, limit, first,
+            step):
     """Insert each block's stretch of slice `first` of `step` of the partitions into its table.
 
     A partition stops before a stretch that could push it past `limit` filled slots and records
@@ -188,7 +203,8 @@ def _insert(slots, sums, filled, codes, values, bounds, next_block, space, sbits
             start, end = bounds[b, q], bounds[b, q + 1]
             if filled[q] + end - start > limit:
                 break
-            new, lost = _fill(slots, sums, base, mask, codes, values, start, end, space, sbits)
+            new, lost = _fill(slots, sums, base, mask, codes, values, carry, start, end, space,
+                              sbits)
             filled[q] += new
             overflow |= lost
             b += 1
@@ -197,7 +213,7 @@ def _insert(slots, sums, filled, codes, values, bounds, next_block, space, sbits
 
 
 @numba.njit(cache=True, nogil=True)
-def _rehash(slots, sums, new_slots, new_sums, space, old_bits, new_bits, first, step):
+def _rehash(slots, sums, carry, new_slots, new_sums, space, old_bits, new_bits, first, step):
     """Slice `first` of `step` of the partitions' tables, copied into the larger arena."""
     old_size = np.int64(1) << np.int64(old_bits)
     new_size = np.int64(1) << np.int64(new_bits)
@@ -205,8 +221,8 @@ def _rehash(slots, sums, new_slots, new_sums, space, old_bits, new_bits, first, 
     for q in range(slice_start(width, first, step), slice_start(width, first + 1, step)):
         for i in range(q * old_size, (q + 1) * old_size):
             if slots[i] != 0:
-                _fill(new_slots, new_sums, q * new_size, new_size - 1, slots, sums, i, i + 1, space,
-                      new_bits)
+                _fill(new_slots, new_sums, q * new_size, new_size - 1, slots, sums, carry, i, i + 1,
+                      space, new_bits)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -325,11 +341,11 @@ class Layout:
         space = Keyspace(nbits, _partition_bits(expected, nbits, least))
         return cls(space, table_bits(-(-expected // space.partitions)))
 
-    def tables(self, counted: bool, lo: int = 0, width: int | None = None,
+    def tables(self, carry: Carry, lo: int = 0, width: int | None = None,
                budget: int = 1 << 62) -> HashTables:
         """Empty tables for partitions ``[lo, lo + width)`` (default: all of them)."""
         width = self.space.partitions - lo if width is None else width
-        return HashTables(self.space, lo, width, self.sbits, counted, budget)
+        return HashTables(self.space, lo, width, self.sbits, carry, budget)
 
 
 class PassPartitions:
@@ -355,16 +371,16 @@ class HashTables(PassPartitions):
     notes), and `hi` then says where the next pass starts.
     """
 
-    def __init__(self, space: Keyspace, lo: int, width: int, sbits: int, counted: bool,
+    def __init__(self, space: Keyspace, lo: int, width: int, sbits: int, carry: Carry,
                  budget: int) -> None:
-        self.space, self.lo, self.sbits, self.counted, self.budget = space, lo, sbits, counted, budget
+        self.space, self.lo, self.sbits, self.carry, self.budget = space, lo, sbits, carry, budget
         self.slots = np.zeros(width << sbits, dtype=space.dtype)
-        self.sums = np.zeros(((width << sbits) if counted else 0, 2), dtype=np.uint64)
+        self.sums = np.zeros(((width << sbits) if carry else 0, 2), dtype=np.uint64)
         self.filled = np.zeros(width, dtype=np.int64)
 
     @staticmethod
-    def slot_bytes(space: Keyspace, counted: bool) -> int:
-        return np.dtype(space.dtype).itemsize + (16 if counted else 0)
+    def slot_bytes(space: Keyspace, carry: Carry) -> int:
+        return np.dtype(space.dtype).itemsize + (16 if carry else 0)
 
     @property
     def nbytes(self) -> int:
@@ -372,12 +388,13 @@ class HashTables(PassPartitions):
 
     def add(self, codes: np.ndarray, values: np.ndarray, bounds: np.ndarray) -> None:
         """Insert routed children: ``bounds[b, q]:bounds[b, q + 1]`` is block b's share of partition
-        ``lo + q`` in `codes` (and rows of `values` when paths are counted)."""
+        ``lo + q`` in `codes` (and rows of `values` when values are carried)."""
         next_block = np.zeros(self.width, dtype=np.int64)
         while True:
             limit = int((1 << self.sbits) * LOAD)
             if any(spread(_insert, self.width, self.slots, self.sums, self.filled, codes, values,
-                          bounds, next_block, self.space.args, np.uint64(self.sbits), limit)):
+                          int(self.carry), bounds, next_block, self.space.args,
+                          np.uint64(self.sbits), limit)):
                 raise PathCountOverflow(overflow_message())
             if (next_block[: self.width] >= bounds.shape[0]).all():
                 return
@@ -392,11 +409,11 @@ class HashTables(PassPartitions):
         while self.nbytes * 3 > self.budget and self.width > 1:
             keep = self.width // 2
             self.slots = self.slots[: keep << self.sbits].copy()
-            self.sums = self.sums[: keep << self.sbits].copy() if self.counted else self.sums
+            self.sums = self.sums[: keep << self.sbits].copy() if self.carry else self.sums
             self.filled = self.filled[:keep].copy()
         slots = np.zeros(self.width << (self.sbits + 1), dtype=self.slots.dtype)
-        sums = np.zeros((len(slots) if self.counted else 0, 2), dtype=np.uint64)
-        spread(_rehash, self.width, self.slots, self.sums, slots, sums, self.space.args,
+        sums = np.zeros((len(slots) if self.carry else 0, 2), dtype=np.uint64)
+        spread(_rehash, self.width, self.slots, self.sums, int(self.carry), slots, sums, self.space.args,
                np.uint64(self.sbits), np.uint64(self.sbits + 1))
         self.slots, self.sums = slots, sums
         self.sbits += 1
@@ -413,18 +430,18 @@ class HashTables(PassPartitions):
 ANY_KEYS = Keyspace(64, 0)
 
 
-def one_table(space: Keyspace, partition: int, codes: np.ndarray, values: np.ndarray,
+def one_table(space: Keyspace, partition: int, carry: Carry, codes: np.ndarray, values: np.ndarray,
               bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct signatures behind a batch of codes of one partition, sorted, with path counts
-    summed: one table, filled in one call, drained once."""
-    tables = Layout(space, table_bits(len(codes))).tables(values.shape[0] > 0, partition, 1)
+    """The distinct signatures behind a batch of codes of one partition, sorted, with their values
+    merged: one table, filled in one call, drained once."""
+    tables = Layout(space, table_bits(len(codes))).tables(carry, partition, 1)
     tables.add(codes, values, bounds)
     return tables.drain(0, 1)
 
 
-def distinct(keys: np.ndarray, values: np.ndarray, space: Keyspace = ANY_KEYS,
-             partition: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct keys of one batch, sorted, with path counts summed (`values` may be ``(0, 2)``).
+def distinct(keys: np.ndarray, values: np.ndarray = NO_VALUES, carry: Carry = Carry.NOTHING,
+             space: Keyspace = ANY_KEYS, partition: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys of one batch, sorted, with their values merged as `carry` says.
 
     The reduce for callers that hold a whole batch at once (the mrjob driver, a Spark reduce task).
     Keys that all belong to one `partition` of a keyspace must say so, so that their codes are
@@ -438,4 +455,5 @@ def distinct(keys: np.ndarray, values: np.ndarray, space: Keyspace = ANY_KEYS,
         raise ValueError(f"signature {int(keys[stray])} does not belong to partition {partition}"
                          f" of {1 << space.pbits}")
     values = np.ascontiguousarray(values, dtype=np.uint64)
-    return one_table(space, partition, codes, values, np.array([[0, len(keys)]], dtype=np.int64))
+    return one_table(space, partition, carry, codes, values,
+                     np.array([[0, len(keys)]], dtype=np.int64))

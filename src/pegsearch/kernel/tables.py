@@ -27,9 +27,16 @@ class BoardTables:
 
     holes: int
     need: np.ndarray  # uint64 per jump: the start and over holes, which must hold pegs
+    leave: np.ndarray  # uint64 per jump: the start hole, which the jumping peg leaves
     free: np.ndarray  # uint64 per jump: the hole jumped into, which must be empty
     flip: np.ndarray  # uint64 per jump: start | over | to, XOR-ed to make the jump
     byte_images: np.ndarray  # uint64 [symmetries, bytes, 256]
+
+    @cached_property
+    def landing_images(self) -> np.ndarray:
+        """uint64 [jumps, symmetries]: the image of each jump's landing hole under each symmetry,
+        so a fewest-moves child says where its last peg stands in its signature's frame."""
+        return np.ascontiguousarray(self.images(self.free))
 
     @cached_property
     def flip_images(self) -> np.ndarray:
@@ -51,6 +58,7 @@ class BoardTables:
         """HashTables for `group`, a tuple of hole permutations (default: the board's whole group)."""
         bit = [np.uint64(1) << np.uint64(h - 1) for h in range(1, board.holes + 1)]
         need = np.array([bit[j.start - 1] | bit[j.over - 1] for j in board.jumps], dtype=np.uint64)
+        leave = np.array([bit[j.start - 1] for j in board.jumps], dtype=np.uint64)
         free = np.array([bit[j.to - 1] for j in board.jumps], dtype=np.uint64)
         group = board.symmetries if group is None else group
         nbytes = (board.holes + 7) // 8
@@ -61,7 +69,7 @@ class BoardTables:
                 byte, offset = divmod(hole, 8)
                 present = (values >> np.uint64(offset)) & np.uint64(1)
                 byte_images[g, byte] |= present << np.uint64(image)
-        return cls(board.holes, need, free, need | free, byte_images)
+        return cls(board.holes, need, leave, free, need | free, byte_images)
 
     def signatures(self, positions: np.ndarray) -> np.ndarray:
         """Signatures of an array of positions (vectorised over positions, looped over symmetries)."""

@@ -25,10 +25,10 @@ from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pegsearch.answers.documents import board_document, counts_document, solution_document
+from pegsearch.answers.documents import board_document, counts_document, moves_document, solution_document
 from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
-from pegsearch.board.spec import SearchSpec
+from pegsearch.board.spec import SearchSpec, check_values
 from pegsearch.engines import make_engine
 from pegsearch.errors import Conflict, NotFound, PegsearchError, TooLarge, UsageError, one_line
 from pegsearch.service.jobs import Jobs
@@ -62,6 +62,7 @@ class SearchRequest(BaseModel):
     start: list[int] | None = None
     symmetry: Literal["board", "start", "none"] = "board"
     count_paths: bool = False
+    fewest_moves: bool = False
     engine: str = "local"
     settings: dict[str, str | int] = {}
     survey: bool = False
@@ -153,9 +154,16 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
         return {"id": search_id, "deleted": True}
 
     @app.get("/api/searches/{search_id}/counts")
-    def counts(search_id: str, winnable: bool = False, finish: int | None = None) -> dict:
-        """States per level (and winnable positions per level with `winnable`)."""
-        return counts_document(searches.complete_run(search_id), winnable, finish)
+    def counts(search_id: str, winnable: bool = False, finish: int | None = None,
+               by_moves: bool = False) -> dict:
+        """States per level (and winnable positions per level with `winnable`); with `by_moves`,
+        the positions of a fewest-moves run by the fewest moves reaching them instead."""
+        run = searches.complete_run(search_id)
+        if by_moves:
+            if winnable or finish is not None:
+                raise UsageError("by_moves is a table of its own: drop winnable and finish")
+            return moves_document(run)
+        return counts_document(run, winnable, finish)
 
     @app.get("/api/searches/{search_id}/solution")
     def solution(search_id: str, finish: int | None = None) -> dict:
@@ -220,6 +228,7 @@ def _record(request: SearchRequest) -> Record:
         start = []
     else:
         start = list(SearchSpec.asked(board, request.start, request.symmetry).start)
+    check_values(request.count_paths, request.fewest_moves)
     foreign = sorted(set(request.settings) - set(SERVICE_SETTINGS))
     if foreign:
         raise UsageError(f"setting '{foreign[0]}' is not accepted (use {', '.join(SERVICE_SETTINGS)})")
@@ -227,10 +236,11 @@ def _record(request: SearchRequest) -> Record:
     settings = {key: value if key in NUMBER_SETTINGS else str(value)
                 for key, value in request.settings.items()}
     make_engine(request.engine, **settings)
-    return Record(id=new_id(board, start, request.symmetry, request.count_paths, request.survey),
+    return Record(id=new_id(board, start, request.symmetry, request.count_paths, request.survey,
+                            request.fewest_moves),
                   board=board.definition(), start=start, symmetry=request.symmetry,
                   count_paths=request.count_paths, engine=request.engine, settings=settings,
-                  survey=request.survey)
+                  survey=request.survey, fewest_moves=request.fewest_moves)
 
 
 async def _stream(searches: Searches, search_id: str) -> AsyncIterator[str]:

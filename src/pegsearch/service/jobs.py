@@ -146,4 +146,4 @@ def _adopt(run: Run, search_id: str) -> Record:
     """A record for a run the service did not start (one made by `pegsearch run`), from its manifest."""
     return Record(id=search_id, board=run.board.definition(), start=list(run.start),
                   symmetry=run.spec.symmetry, count_paths=run.count_paths,
-                  engine=run.manifest["engine"])
+                  engine=run.manifest["engine"], fewest_moves=run.fewest_moves)

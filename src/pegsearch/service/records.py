@@ -29,11 +29,12 @@ def valid_id(search_id: str) -> bool:
     return ID_PATTERN.fullmatch(search_id) is not None
 
 
-def new_id(board: Board, start: list[int], symmetry: str, count_paths: bool, survey: bool) -> str:
+def new_id(board: Board, start: list[int], symmetry: str, count_paths: bool, survey: bool,
+           fewest_moves: bool = False) -> str:
     """A fresh id: the name the command line gives such a run (a survey's, for a survey)."""
     if survey:
-        return survey_name(board, count_paths)
-    return SearchSpec(board, tuple(start), symmetry, count_paths).name()
+        return survey_name(board, count_paths, fewest_moves)
+    return SearchSpec(board, tuple(start), symmetry, count_paths, fewest_moves).name()
 
 
 @dataclass
@@ -54,6 +55,7 @@ class Record:
     wanted: bool = True
     error: str | None = None
     survey: bool = False
+    fewest_moves: bool = False
 
 
 class Records:

@@ -61,14 +61,15 @@ class Searches:
             board = board_from_definition(record.board, f"search {search_id} (board)")
             document = {"board": board.name, "holes": board.holes, "start": record.start,
                         "reduced": record.symmetry != "none", "symmetry": record.symmetry,
-                        "count_paths": record.count_paths, "engine": record.engine,
+                        "count_paths": record.count_paths, "fewest_moves": record.fewest_moves,
+                        "engine": record.engine,
                         "created": _created(record),
                         "levels": []}
         document = {"id": search_id, "kind": "search", **document, "status": status}
         if record is not None:
             document["settings"] = record.settings
         if status != "complete":  # a manifest's "complete" counts once the queue agrees
-            for answer in ("verdict", "solvable", "finishes_exact_per_hole", "finishes"):
+            for answer in ("verdict", "solvable", "moves", "finishes_exact_per_hole", "finishes"):
                 document.pop(answer, None)
         if status == "failed":
             document["error"] = record.error
@@ -78,13 +79,15 @@ class Searches:
         """A survey: what was asked, and once finished, the answer for every start hole."""
         board = board_from_definition(record.board, f"search {record.id} (board)")
         document = {"id": record.id, "kind": "survey", "board": board.name, "holes": board.holes,
-                    "start": [], "count_paths": record.count_paths, "engine": record.engine,
+                    "start": [], "count_paths": record.count_paths,
+                    "fewest_moves": record.fewest_moves, "engine": record.engine,
                     "settings": record.settings,
                     "created": _created(record), "levels": [], "status": status}
         results = survey_results(self.root, record.id) if status == "complete" else None
         if results is not None:
             document.update({key: value for key, value in results.items()
-                             if key in ("starts", "solvable_starts", "verdict")})
+                             if key in ("starts", "solvable_starts", "verdict", "fewest_moves",
+                                        "fewest_moves_starts")})
         if status == "failed":
             document["error"] = record.error
         return document
@@ -99,7 +102,8 @@ class Searches:
             except UsageError:  # deleted while listing, or a damaged run directory
                 continue
             rows.append({key: document.get(key) for key in (
-                "id", "kind", "board", "start", "symmetry", "count_paths", "engine", "status", "verdict")}
+                "id", "kind", "board", "start", "symmetry", "count_paths", "fewest_moves", "engine",
+                "status", "verdict")}
                 | {"levels": len(document["levels"]),
                    "states": sum(level["states"] for level in document["levels"]),
                    "created": document.get("created", "")})

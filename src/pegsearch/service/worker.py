@@ -41,10 +41,11 @@ def run_search(root: Path, search_id: str) -> None:
     board = board_from_definition(record.board, f"search {search_id} (board)")
     if record.survey:
         results = survey(board, root / search_id, lambda: make_engine(record.engine, **record.settings),
-                         record.count_paths)
+                         record.count_paths, fewest_moves=record.fewest_moves)
         store_survey_results(root, search_id, survey_document(board, results))
         return
-    spec = SearchSpec.asked(board, record.start, record.symmetry, record.count_paths)
+    spec = SearchSpec.asked(board, record.start, record.symmetry, record.count_paths,
+                            record.fewest_moves)
     engine = make_engine(record.engine, **record.settings)
     search(spec, root / search_id, engine, resume=has_run(root, search_id),
            progress=ProgressFile(Records(root).progress(search_id)))

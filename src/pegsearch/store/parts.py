@@ -1,4 +1,4 @@
-"""Part files: one Parquet file of sorted, distinct positions (and path counts), checked when read.
+"""Part files: one Parquet file of sorted, distinct positions (and their values), checked when read.
 
 A part is made in memory and written whole, so its size and SHA-256 are known before it lands and
 go into the manifest entry that alone makes it part of a level. Reading is the mirror image: the
@@ -19,9 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pegsearch.errors import UsageError
-from pegsearch.kernel.path_counts import NO_PATHS, PATHS, words_of
-from pegsearch.kernel.path_counts import from_arrow as paths_from_arrow
-from pegsearch.kernel.path_counts import to_arrow as paths_to_arrow
+from pegsearch.kernel.path_counts import words_of
+from pegsearch.kernel.values import NO_VALUES, Carry
 from pegsearch.store.location import Location
 
 POSITION = "position"
@@ -44,17 +43,16 @@ class DamagedLevel(UsageError):
     """A stored level does not match its manifest: never computed on, always reported."""
 
 
-def encode(positions: np.ndarray, paths: np.ndarray | None = None) -> bytes:
-    """Sorted distinct positions (and their path counts) as the bytes of one Parquet file.
+def encode(positions: np.ndarray, carry: Carry = Carry.NOTHING, values: np.ndarray = NO_VALUES) -> bytes:
+    """Sorted distinct positions (and the values they carry) as the bytes of one Parquet file.
 
     Sorted positions differ by small steps, so delta encoding plus zstd stores them compactly.
     Arrays are wrapped from their buffers: `pa.array` on numpy data imports pandas (0.3 s).
     """
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
     columns = [pa.Array.from_buffers(pa.int64(), len(positions), [None, pa.py_buffer(positions)])]
-    if paths is not None:
-        columns.append(paths_to_arrow(paths))
-    table = pa.Table.from_arrays(columns, names=[POSITION, PATHS][:len(columns)])
+    columns += carry.to_arrow(values)
+    table = pa.Table.from_arrays(columns, names=[POSITION, *carry.columns])
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, row_group_size=PART_ROWS, compression="zstd",
                    use_dictionary=False, column_encoding={POSITION: "DELTA_BINARY_PACKED"})
@@ -66,10 +64,10 @@ def entry_for(name: str, data: bytes, rows: int) -> dict:
     return {"name": name, "rows": rows, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def write_part(folder: Location, name: str, positions: np.ndarray,
-               paths: np.ndarray | None = None) -> dict:
+def write_part(folder: Location, name: str, positions: np.ndarray, carry: Carry = Carry.NOTHING,
+               values: np.ndarray = NO_VALUES) -> dict:
     """Write one part file whole into `folder`; returns its manifest entry."""
-    data = encode(positions, paths)
+    data = encode(positions, carry, values)
     folder.write(name, data)
     return entry_for(name, data, len(positions))
 
@@ -107,16 +105,21 @@ def parse(data: bytes, where: str) -> pq.ParquetFile:
         raise DamagedLevel(f"{where}: not a readable Parquet part ({exc})") from None
 
 
-def iter_parts(folder: Location, entries: list[dict], rows: int, with_paths: bool,
+def iter_parts(folder: Location, entries: list[dict], rows: int, carry: Carry,
                where: str) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Stream checked parts in batches of at most `rows`: positions and path-count limbs (``(0, 2)``
-    when not asked for), so a level larger than memory can be walked. One part at a time is held."""
-    columns = [POSITION, PATHS] if with_paths else [POSITION]
+    """Stream checked parts in batches of at most `rows`: positions and the values `carry` names
+    (``(0, 2)`` when nothing), so a level larger than memory can be walked. One part at a time is
+    held."""
+    columns = [POSITION, *carry.columns]
     for entry in entries:
         part = parse(read_checked(folder, entry, where), where)
+        missing = set(columns) - set(part.schema_arrow.names)
+        if missing:
+            raise DamagedLevel(f"{where}: part {entry['name']} has no column {sorted(missing)[0]!r};"
+                               " the run is damaged (run `pegsearch verify` on it)")
         for batch in part.iter_batches(batch_size=rows, columns=columns):
-            paths = paths_from_arrow(batch.column(1)) if with_paths else NO_PATHS
-            yield positions_of(batch.column(0)), paths
+            values = carry.from_arrow(batch.columns[1:]) if carry else NO_VALUES
+            yield positions_of(batch.column(0)), values
 
 
 def positions_of(column: pa.Array | pa.ChunkedArray) -> np.ndarray:

@@ -25,11 +25,11 @@ from pegsearch import __version__
 from pegsearch.board.files import board_from_definition
 from pegsearch.board.spec import SYMMETRY_MODES, SearchSpec
 from pegsearch.errors import UsageError
-from pegsearch.kernel.path_counts import total as total_paths
 from pegsearch.kernel.tables import BoardTables
+from pegsearch.kernel.values import NO_VALUES, Carry, merge_summaries
 from pegsearch.store.location import Location, reason, sync_folder
 from pegsearch.store.lock import LEASE, LOCK_FILE, WriterLock
-from pegsearch.store.parts import NO_PATHS, PART_NAME, iter_parts, new_attempt, part_name, write_part
+from pegsearch.store.parts import PART_NAME, iter_parts, new_attempt, part_name, write_part
 
 T = TypeVar("T")
 MANIFEST = "manifest.json"
@@ -124,7 +124,7 @@ class Run:
     @property
     def spec(self) -> SearchSpec:
         return SearchSpec(self.board, self.start, self.manifest.get("symmetry", "board"),
-                        self.count_paths)
+                          self.count_paths, self.fewest_moves)
 
     @cached_property
     def _tables(self) -> BoardTables:
@@ -150,6 +150,17 @@ class Run:
         return bool(self.manifest.get("count_paths"))
 
     @property
+    def fewest_moves(self) -> bool:
+        return bool(self.manifest.get("fewest_moves"))
+
+    @property
+    def carry(self) -> Carry:
+        """What the run's positions carry: path counts, fewest moves, or nothing."""
+        if self.count_paths:
+            return Carry.PATHS
+        return Carry.MOVES if self.fewest_moves else Carry.NOTHING
+
+    @property
     def status(self) -> str:
         return self.manifest["status"]
 
@@ -165,21 +176,22 @@ class Run:
         return f"level {level} of {self.uri}"
 
     def iter_level(self, level: int, rows: int,
-                   with_paths: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Stream a committed level in batches of at most `rows` (positions, path limbs), every
-        part checked against the manifest first."""
+                   with_values: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Stream a committed level in batches of at most `rows` (positions, and the values the
+        run carries when asked), every part checked against the manifest first."""
         yield from iter_parts(self.level_folder(level), self.levels[level]["files"], rows,
-                              with_paths, self.where(level))
+                              self.carry if with_values else Carry.NOTHING, self.where(level))
 
     def read_level(self, level: int) -> np.ndarray:
         """The positions (signatures) of a committed level as uint64, in part order."""
         pieces = [keys for keys, _ in self.iter_level(level, 1 << 62)]
         return np.concatenate(pieces) if pieces else np.empty(0, dtype=np.uint64)
 
-    def read_level_paths(self, level: int) -> np.ndarray:
-        """The path counts of a committed level, row for row with `read_level`."""
-        pieces = [paths for _, paths in self.iter_level(level, 1 << 62, with_paths=True)]
-        return np.concatenate(pieces) if pieces else NO_PATHS
+    def read_level_values(self, level: int) -> np.ndarray:
+        """The values (path counts or fewest moves) of a committed level, row for row with
+        `read_level`."""
+        pieces = [values for _, values in self.iter_level(level, 1 << 62, with_values=True)]
+        return np.concatenate(pieces) if pieces else NO_VALUES
 
     # ----- writing
     def save(self) -> None:
@@ -203,7 +215,11 @@ class Run:
                   "states": sum(f["rows"] for f in files), "files": files,
                   "seconds": round(seconds, 3), **writer.notes}
         if self.count_paths:
-            record["paths"] = str(writer.paths)
+            record["paths"] = str(writer.summary.get("paths", 0))
+        if self.fewest_moves:
+            by_moves = writer.summary.get("by_moves", {})
+            record["moves"] = min(map(int, by_moves), default=0)
+            record["by_moves"] = by_moves
         self.levels.append(record)
         try:
             self.save()
@@ -252,18 +268,20 @@ class LevelWriter:
         self.level = level
         self.folder = run.level_folder(level)
         self.attempt = new_attempt()
-        self.paths = 0  # the path counts written so far, summed (counting runs)
+        self.summary: dict = {}  # the values written so far, summed up (Carry.summary)
         self.notes: dict[str, str] = {}  # what the engine says of how it made the level (manifest)
         self._entries: dict[int, dict] = {}
         self._guard = threading.Lock()
         _guard(self.folder, "create the level folder", self.folder.make)
 
-    def write(self, index: int, positions: np.ndarray, paths: np.ndarray | None = None) -> None:
-        """Write part number `index` of the level (numbers order the parts in the manifest)."""
+    def write(self, index: int, positions: np.ndarray, values: np.ndarray = NO_VALUES) -> None:
+        """Write part number `index` of the level (numbers order the parts in the manifest), with
+        the values the run carries."""
         name = part_name(index, self.attempt)
+        carry = self.run.carry
         entry = _guard(self.folder, "write a part file",
-                       lambda: write_part(self.folder, name, positions, paths))
-        self.add(index, entry, total_paths(paths) if paths is not None else 0)
+                       lambda: write_part(self.folder, name, positions, carry, values))
+        self.add(index, entry, carry.summary(values))
 
     @property
     def rows(self) -> int:
@@ -272,14 +290,15 @@ class LevelWriter:
     def entries(self) -> list[dict]:
         return [self._entries[index] for index in sorted(self._entries)]
 
-    def add(self, index: int, entry: dict, paths: int = 0) -> None:
+    def add(self, index: int, entry: dict, summary: dict) -> None:
         """Take part number `index`, already in the level's folder, with its manifest entry and
-        path total (written by `write`, or by a Spark reduce task through `write_part`)."""
+        the summary of its values (written by `write`, or by a Spark reduce task through
+        `write_part`)."""
         with self._guard:
             if index in self._entries:
                 raise RuntimeError(f"part {index} of level {self.level} written twice")
             self._entries[index] = entry
-            self.paths += paths
+            self.summary = merge_summaries(self.summary, summary)
 
     def sweep(self) -> None:
         """Remove the level folder's files this writer has not taken: parts of failed or

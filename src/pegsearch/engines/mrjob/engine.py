@@ -2,7 +2,7 @@
 
 mrjob is the classic way to take a Python MapReduce job from a laptop (inline, local runners) to
 Spark, Hadoop streaming, EMR or Dataproc without changing the job. The engine moves positions (and
-path counts) between the run's store and the job, a slice at a time both ways, so the driver's
+their values) between the run's store and the job, a slice at a time both ways, so the driver's
 memory is bounded whatever the level's size: it streams level k out as decimal text lines, runs the
 job, and streams its output back into sorted Parquet parts of level k + 1 like every other engine's,
 so any engine can continue or read the run.
@@ -28,7 +28,6 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import numpy as np
-import pyarrow as pa
 
 import pegsearch.engines.mrjob.compat  # noqa: F401  (before mrjob, which needs `pipes`, gone in Python 3.13)
 
@@ -39,11 +38,10 @@ from mrjob.step import StepFailedException
 
 from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.engines.jvm import check_java, log4j_file
-from pegsearch.engines.mrjob.level_job import BATCH_SIZE, LevelJob
+from pegsearch.engines.mrjob.level_job import BATCH_SIZE, LevelJob, values_as_text, values_from_text
 from pegsearch.errors import UsageError
-from pegsearch.kernel.path_counts import ARROW_TYPE, from_arrow, to_arrow
 from pegsearch.kernel.reduce import distinct
-from pegsearch.store import NO_PATHS, LevelWriter, Location, Run, level_name
+from pegsearch.store import NO_VALUES, Carry, LevelWriter, Location, Run, level_name
 
 RUNNERS = ("inline", "local", "spark", "hadoop", "emr", "dataproc")
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
@@ -126,10 +124,10 @@ class MRJobEngine:
             search = folder / "search.json"
             search.write_text(json.dumps({"board": run.board.definition(),
                                           "group": run.spec.group}), encoding="utf-8")
-            job = LevelJob(args=self._job_args(search, inputs, folder, run.count_paths))
+            job = LevelJob(args=self._job_args(search, inputs, folder, run.carry))
             with job.make_runner() as runner:
                 runner.run()
-                _store_lines(job.parse_output(runner.cat_output()), writer, run.count_paths)
+                _store_lines(job.parse_output(runner.cat_output()), writer, run.carry)
         except StepFailedException as exc:
             raise UsageError(f"level {level + 1} failed on the mrjob {self.runner} runner (the"
                              " task's error is above); the levels before it are kept: continue"
@@ -139,13 +137,12 @@ class MRJobEngine:
         parents = run.levels[level]["states"]
         report(parents, parents)  # a job reports nothing on its way
 
-    def _job_args(self, search: Path, inputs: Path, folder: Path, count_paths: bool) -> list[str]:
-        """The job's command line: runner, board file, what is counted, input folder and where
-        Spark keeps files."""
+    def _job_args(self, search: Path, inputs: Path, folder: Path, carry: Carry) -> list[str]:
+        """The job's command line: runner, board file, what positions carry, input folder and
+        where Spark keeps files."""
         assert self.work is not None
         args = ["--runner", self.runner, "--label", self.work.name, "--search", str(search),
-                "--batch-size", str(self.batch_size), str(inputs)]
-        args += ["--count-paths"] if count_paths else []
+                "--batch-size", str(self.batch_size), "--carry", carry.name.lower(), str(inputs)]
         args += ["--conf-path", str(self.conf_path)] if self.conf else ["--no-conf"]
         if self.runner == "spark":
             master = self.master or self.conf.get("spark_master") or "local[*]"
@@ -177,23 +174,24 @@ def _quiet_spark(folder: Path) -> list[str]:
 def _write_lines(run: Run, level: int, folder: Path) -> None:
     """A level as text files of decimal lines, one per slice: what Hadoop streaming splits by line.
 
-    A line is `position`, or `position<TAB>paths` when counting paths. Streamed a slice at a time
-    from the store, so the text of a large level never sits in memory whole.
+    A line is `position`, or `position<TAB>value` when the run carries values (see level_job).
+    Streamed a slice at a time from the store, so the text of a large level never sits in memory
+    whole.
     """
-    slices = run.iter_level(level, TEXT_SLICE, run.count_paths)
-    for index, (positions, paths) in enumerate(slices):
+    slices = run.iter_level(level, TEXT_SLICE, with_values=True)
+    for index, (positions, values) in enumerate(slices):
         keys = positions.tolist()
         with open(folder / f"part-{index:05d}.txt", "w", encoding="ascii") as handle:
-            if not run.count_paths:
+            if not run.carry:
                 handle.write("".join(f"{key}\n" for key in keys))
             else:
-                counts = to_arrow(paths).cast(pa.string()).to_pylist()
-                handle.write("".join(f"{key}\t{count}\n"
-                                     for key, count in zip(keys, counts, strict=True)))
+                texts = values_as_text(run.carry, values)
+                handle.write("".join(f"{key}\t{text}\n"
+                                     for key, text in zip(keys, texts, strict=True)))
 
 
 def _store_lines(lines: Iterator[tuple[str, str | None]], writer: LevelWriter,
-                 count_paths: bool) -> None:
+                 carry: Carry) -> None:
     """The job's output lines as part files of the next level, a slice at a time.
 
     The reducers' lines are distinct across the whole output (each key reaches one reducer), so
@@ -202,12 +200,11 @@ def _store_lines(lines: Iterator[tuple[str, str | None]], writer: LevelWriter,
     """
     index = 0
     while chunk := list(islice(lines, TEXT_SLICE)):
-        keys, counts = zip(*chunk, strict=True)
+        keys, texts = zip(*chunk, strict=True)
         positions = np.array([int(key) for key in keys], dtype=np.uint64)
-        paths = (from_arrow(pa.array([count.rstrip() for count in counts]).cast(ARROW_TYPE))
-                 if count_paths else NO_PATHS)
-        positions, paths = distinct(positions, paths)  # sorted, as a part must be
-        writer.write(index, positions, paths if count_paths else None)
+        values = values_from_text(carry, list(texts)) if carry else NO_VALUES
+        positions, values = distinct(positions, values, carry)  # sorted, as a part must be
+        writer.write(index, positions, values)
         index += 1
 
 

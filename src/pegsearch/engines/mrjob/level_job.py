@@ -8,16 +8,18 @@ travels with the job as a small JSON file (`--search`: its definition and the sy
 signatures are taken under), uploaded by mrjob to every task.
 
 - mapper: buffers its input positions and expands them `--batch-size` at a time with the shared
-  kernel (`pegsearch.kernel.expand.expand_distinct`), so the compiled loops run once per batch, never once per
-  position; the batch's children are deduplicated (or their path counts summed) before they leave
-  the mapper.
-- combiner and reducer: one line per signature, however many times it arrived, carrying the sum of
-  the path counts that arrived with it when counting paths.
+  kernel (`pegsearch.kernel.expand.expand_distinct`), so the compiled loops run once per batch,
+  never once per position; the batch's children are deduplicated (their values merged) before
+  they leave the mapper.
+- combiner and reducer: one line per signature, however many times it arrived, carrying the merge
+  of the values that arrived with it: path counts summed, or the fewest moves kept.
 
 Lines are plain decimal text, so Hadoop streaming can split the input anywhere between lines and a
-person can read every file: `position` alone, or `position<TAB>paths` with `--count-paths`. Path
-counts are exact (Python integers between tasks, 128-bit limbs inside a batch) and a sum above
-`pegsearch.kernel.path_counts.LIMIT`, the largest a level file stores, fails the task rather than wrapping.
+person can read every file: `position` alone, `position<TAB>paths` with `--carry paths`, or
+`position<TAB>moves,last_holes` with `--carry moves` (`last_holes` the bits of the holes the last
+moved peg may stand on, see kernel.moves). Path counts are exact (Python integers between tasks,
+128-bit limbs inside a batch) and a sum above `pegsearch.kernel.path_counts.LIMIT`, the largest a
+level file stores, fails the task rather than wrapping.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import pegsearch.engines.mrjob.compat  # noqa: F401  (before mrjob, which needs `pipes`, gone in Python 3.13)
 
@@ -32,7 +35,13 @@ import pegsearch.engines.mrjob.compat  # noqa: F401  (before mrjob, which needs 
 from mrjob.job import MRJob
 from mrjob.protocol import RawProtocol
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from pegsearch.kernel.values import Carry
+
 BATCH_SIZE = 1 << 16  # positions per kernel call: large enough to amortise the call, small in memory
+CARRIES = ("nothing", "paths", "moves")  # the job's --carry: kernel.values.Carry by name
 
 
 def batch_size(text: str) -> int:
@@ -57,8 +66,9 @@ class LevelJob(MRJob):
         super().configure_args()
         self.add_file_arg("--search", required=True,
                           help="JSON file: the run's board definition and symmetry group")
-        self.add_passthru_arg("--count-paths", action="store_true",
-                              help="lines carry a path count after a tab; sum them per signature")
+        self.add_passthru_arg("--carry", choices=CARRIES, default="nothing",
+                              help="what lines carry after a tab: a path count (summed per"
+                                   " signature) or fewest moves (the fewest kept)")
         self.add_passthru_arg("--batch-size", type=batch_size, default=BATCH_SIZE,
                               help=f"positions a mapper expands per kernel call (default {BATCH_SIZE})")
 
@@ -75,11 +85,11 @@ class LevelJob(MRJob):
         group = tuple(tuple(permutation) for permutation in search["group"])
         self.tables = BoardTables.for_board(board, group=group)
         self.positions: list[int] = []
-        self.paths: list[str | None] = []
+        self.values: list[str | None] = []
 
-    def mapper(self, position: str, paths: str | None) -> Iterator[tuple[str, str | None]]:
+    def mapper(self, position: str, value: str | None) -> Iterator[tuple[str, str | None]]:
         self.positions.append(int(position))
-        self.paths.append(paths)
+        self.values.append(value)
         if len(self.positions) >= self.options.batch_size:
             yield from self._children()
 
@@ -87,50 +97,80 @@ class LevelJob(MRJob):
         yield from self._children()
 
     def _children(self) -> Iterator[tuple[str, str | None]]:
-        """The distinct child signatures of the buffered parents (with their summed path counts),
+        """The distinct child signatures of the buffered parents (with their merged values),
         after which the buffer is emptied."""
         import numpy as np
 
         from pegsearch.kernel.expand import expand_distinct
-        from pegsearch.store import NO_PATHS
+        from pegsearch.kernel.values import Carry
 
         if not self.positions:
             return
+        carry = Carry[self.options.carry.upper()]
         parents = np.array(self.positions, dtype=np.uint64)
-        texts, self.positions, self.paths = self.paths, [], []
-        if not self.options.count_paths:
-            for signature in expand_distinct(self.tables, parents, NO_PATHS)[0].tolist():
-                yield str(signature), None
-            return
-        import pyarrow as pa
+        texts, self.positions, self.values = self.values, [], []
+        keys, values = expand_distinct(self.tables, parents, values_from_text(carry, texts), carry)
+        yield from zip(map(str, keys.tolist()), values_as_text(carry, values), strict=True)
 
-        from pegsearch.kernel.path_counts import ARROW_TYPE, from_arrow, to_arrow
+    def combiner(self, signature: str, values: Iterable[str | None]) -> Iterator[tuple[str, str | None]]:
+        yield signature, self._merged(signature, values)
 
-        # Text to limbs and back through Arrow's decimal128: no Python object per child on the way
-        # in, and a count too large for decimal(38, 0) is refused by the cast.
-        paths = from_arrow(pa.array(texts, pa.string()).cast(ARROW_TYPE))
-        keys, sums = expand_distinct(self.tables, parents, paths)
-        yield from zip(map(str, keys.tolist()), to_arrow(sums).cast(pa.string()).to_pylist(),
-                       strict=True)
+    def reducer(self, signature: str, values: Iterable[str | None]) -> Iterator[tuple[str, str | None]]:
+        yield signature, self._merged(signature, values)
 
-    def combiner(self, signature: str, paths: Iterable[str | None]) -> Iterator[tuple[str, str | None]]:
-        yield signature, self._total(signature, paths)
-
-    def reducer(self, signature: str, paths: Iterable[str | None]) -> Iterator[tuple[str, str | None]]:
-        yield signature, self._total(signature, paths)
-
-    def _total(self, signature: str, paths: Iterable[str | None]) -> str | None:
-        """The sum of a signature's path counts as text (None when not counting paths)."""
-        if not self.options.count_paths:
+    def _merged(self, signature: str, values: Iterable[str | None]) -> str | None:
+        """A signature's values merged, as text: path counts summed, or the fewest moves kept with
+        the union of their last holes (None when nothing is carried)."""
+        if self.options.carry == "moves":
+            pairs = [tuple(map(int, text.split(","))) for text in values]
+            fewest = min(moves for moves, _ in pairs)
+            last = 0
+            for moves, holes in pairs:
+                last |= holes if moves == fewest else 0
+            return f"{fewest},{last}"
+        if self.options.carry == "nothing":
             return None
         from pegsearch.errors import PathCountOverflow
         from pegsearch.kernel.path_counts import LIMIT
 
-        total = sum(map(int, paths))
+        total = sum(map(int, values))
         if total > LIMIT:
             raise PathCountOverflow(f"the path count of signature {signature} exceeds {LIMIT:.3e},"
                                     " the largest a level stores")
         return str(total)
+
+
+def values_as_text(carry: Carry, values: np.ndarray) -> list[str | None]:
+    """Values as the text after a line's tab (see the module notes)."""
+    import pyarrow as pa
+
+    from pegsearch.kernel.path_counts import to_arrow
+    from pegsearch.kernel.values import Carry
+
+    if carry is Carry.PATHS:
+        return to_arrow(values).cast(pa.string()).to_pylist()
+    if carry is Carry.MOVES:
+        return [f"{moves},{last}" for last, moves in values.tolist()]
+    return [None] * len(values)
+
+
+def values_from_text(carry: Carry, texts: list[str]) -> np.ndarray:
+    """Values from the text after lines' tabs (a line's newline may end it)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from pegsearch.kernel.path_counts import ARROW_TYPE, from_arrow
+    from pegsearch.kernel.values import NO_VALUES, Carry
+
+    if carry is Carry.PATHS:
+        # Text to limbs through Arrow's decimal128: no Python object per value, and a count too
+        # large for decimal(38, 0) is refused by the cast.
+        return from_arrow(pa.array([text.rstrip() for text in texts], pa.string()).cast(ARROW_TYPE))
+    if carry is Carry.MOVES:
+        pairs = [text.split(",") for text in texts]
+        values = np.array([[int(last), int(moves)] for moves, last in pairs], dtype=np.uint64)
+        return values.reshape(-1, 2)
+    return NO_VALUES
 
 
 if __name__ == "__main__":

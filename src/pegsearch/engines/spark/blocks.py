@@ -2,8 +2,8 @@
 
 A cluster engine moves blocks, never positions: its shuffle carries a few large values per task
 (one per target partition) instead of a row per child. A block holds sorted distinct positions as
-deltas (small numbers, since a partition's positions are dense among its own), and their path
-counts when counted, each compressed with zstd, behind a 24-byte header.
+deltas (small numbers, since a partition's positions are dense among its own), and their values
+when the run carries any, each compressed with zstd, behind a 24-byte header.
 """
 
 from __future__ import annotations
@@ -14,39 +14,40 @@ import pyarrow as pa
 from pegsearch.kernel.expand import Scratch, expand_routed
 from pegsearch.kernel.reduce import Keyspace, Layout, distinct
 from pegsearch.kernel.tables import BoardTables
+from pegsearch.kernel.values import NO_VALUES, Carry
 
 COMPRESSION = "zstd"
-_HEADER = 3  # words: rows, compressed bytes of the positions, compressed bytes of the paths
+_HEADER = 3  # words: rows, compressed bytes of the positions, compressed bytes of the values
 
 
-def encode_block(keys: np.ndarray, paths: np.ndarray | None = None) -> bytes:
-    """Sorted distinct positions (and their path-count limbs) as one block."""
+def encode_block(keys: np.ndarray, values: np.ndarray | None = None) -> bytes:
+    """Sorted distinct positions (and their values' rows) as one block."""
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     deltas = np.diff(keys, prepend=np.uint64(0))
     packed_keys = pa.compress(deltas.tobytes(), codec=COMPRESSION, asbytes=True)
-    packed_paths = b"" if paths is None else pa.compress(
-        np.ascontiguousarray(paths, dtype=np.uint64).tobytes(), codec=COMPRESSION, asbytes=True)
-    header = np.array([len(keys), len(packed_keys), len(packed_paths)], dtype=np.uint64)
-    return header.tobytes() + packed_keys + packed_paths
+    packed_values = b"" if values is None else pa.compress(
+        np.ascontiguousarray(values, dtype=np.uint64).tobytes(), codec=COMPRESSION, asbytes=True)
+    header = np.array([len(keys), len(packed_keys), len(packed_values)], dtype=np.uint64)
+    return header.tobytes() + packed_keys + packed_values
 
 
 def decode_block(block: bytes) -> tuple[np.ndarray, np.ndarray | None]:
-    """A block's positions and path-count limbs (None when the block carries none)."""
-    rows, key_bytes, path_bytes = (int(v) for v in np.frombuffer(block, np.uint64, _HEADER))
+    """A block's positions and values' rows (None when the block carries none)."""
+    rows, key_bytes, value_bytes = (int(v) for v in np.frombuffer(block, np.uint64, _HEADER))
     start = 8 * _HEADER
     deltas = np.frombuffer(pa.decompress(block[start:start + key_bytes], 8 * rows, codec=COMPRESSION,
                                          asbytes=True), dtype=np.uint64)
     keys = np.cumsum(deltas, dtype=np.uint64)
-    if not path_bytes:
+    if not value_bytes:
         return keys, None
     end = start + key_bytes
-    raw = pa.decompress(block[end:end + path_bytes], 16 * rows, codec=COMPRESSION, asbytes=True)
+    raw = pa.decompress(block[end:end + value_bytes], 16 * rows, codec=COMPRESSION, asbytes=True)
     return keys, np.frombuffer(raw, dtype=np.uint64).reshape(-1, 2).copy()
 
 
 class Combiner:
-    """A map task's children, routed to `2**pbits` partitions and deduplicated in each (path
-    counts summed) as batches of parents arrive, then handed out one block per partition.
+    """A map task's children, routed to `2**pbits` partitions and deduplicated in each (values
+    merged) as batches of parents arrive, then handed out one block per partition.
 
     Each partition is split `2**extra` ways more, so every table stays small enough for the cache
     (as the local engine's): the top `pbits` bits of a child's mix name its partition (see
@@ -54,17 +55,18 @@ class Combiner:
     together, sorted.
     """
 
-    def __init__(self, tables: BoardTables, pbits: int, counted: bool, expected: int) -> None:
-        self.tables, self.pbits, self.counted = tables, pbits, counted
+    def __init__(self, tables: BoardTables, pbits: int, carry: Carry, expected: int) -> None:
+        self.tables, self.pbits, self.carry = tables, pbits, carry
         layout = Layout.plan(expected, tables.holes, least=pbits)
         self.space = layout.space
         self.extra = self.space.pbits - pbits
-        self.hashes = layout.tables(counted)
+        self.hashes = layout.tables(carry)
         self.scratch = Scratch()
 
-    def add(self, parents: np.ndarray, paths: np.ndarray) -> None:
-        """Expand a batch of parents (`paths` is ``(0, 2)`` when not counted) into the tables."""
-        self.hashes.add(*expand_routed(self.tables, parents, paths, self.space, 0,
+    def add(self, parents: np.ndarray, values: np.ndarray) -> None:
+        """Expand a batch of parents (`values` is ``(0, 2)`` when nothing is carried) into the
+        tables."""
+        self.hashes.add(*expand_routed(self.tables, parents, values, self.carry, self.space, 0,
                                        1 << self.space.pbits, self.scratch))
 
     def blocks(self) -> list[tuple[int, bytes]]:
@@ -74,17 +76,16 @@ class Combiner:
             first, last = partition << self.extra, (partition + 1) << self.extra
             if self.hashes.filled[first:last].any():
                 keys, sums = self.hashes.drain(first, last)
-                out.append((partition, encode_block(keys, sums if self.counted else None)))
+                out.append((partition, encode_block(keys, sums if self.carry else None)))
         return out
 
 
-def merge_blocks(blocks: list[bytes], counted: bool, space: Keyspace,
+def merge_blocks(blocks: list[bytes], carry: Carry, space: Keyspace,
                  partition: int) -> tuple[np.ndarray, np.ndarray]:
     """A reduce task's blocks (partition `partition` of `space`, the map tasks' partitions, from
-    every map task) as its distinct positions, sorted, with path counts summed across blocks
-    (``(0, 2)`` when not counted)."""
+    every map task) as its distinct positions, sorted, with their values merged across blocks
+    (``(0, 2)`` when nothing is carried)."""
     decoded = [decode_block(block) for block in blocks]
     keys = np.concatenate([k for k, _ in decoded]) if decoded else np.empty(0, np.uint64)
-    paths = (np.concatenate([p for _, p in decoded]) if counted and decoded
-             else np.empty((0, 2), np.uint64))
-    return distinct(keys, paths, space, partition)
+    values = np.concatenate([v for _, v in decoded]) if carry and decoded else NO_VALUES
+    return distinct(keys, values, carry, space, partition)

@@ -45,7 +45,7 @@ from pegsearch.engines.spark.probe import check_store
 from pegsearch.engines.spark.session import log_level, start_session, stop_session
 from pegsearch.errors import UsageError
 from pegsearch.interrupts import cancelling
-from pegsearch.store import LevelWriter, Location, Run
+from pegsearch.store import Carry, LevelWriter, Location, Run
 
 # Shuffle partitions per level: one per TASK_ROWS parents, at most one per core, unless a partition
 # would pass MAX_TASK_ROWS. A small level is then one task, and a big one spreads over every core.
@@ -104,7 +104,7 @@ class SparkEngine:
             return
         self._check_store(run.location)
         entries = run.levels[level]["files"]
-        plan = Plan(run.uri, level, run.tables(), run.count_paths,
+        plan = Plan(run.uri, level, run.tables(), run.carry,
                     self._shuffle_bits(parents, run.board.holes))
         # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
         # py4j's tracebacks and leave its connection half-read (see interrupts.cancelling).
@@ -117,8 +117,8 @@ class SparkEngine:
                         .collect())
             except Exception as exc:
                 raise task_error(exc, level + 1) from None
-        for partition, entry, paths in made:
-            writer.add(partition, entry, int(paths))
+        for partition, entry, summary in made:
+            writer.add(partition, entry, summary)
         writer.sweep()  # parts of failed or speculative task attempts: never listed
         report(parents, parents)  # a Spark job reports nothing on its way
 
@@ -136,7 +136,7 @@ class SparkEngine:
         assert self.spark is not None, "winnable_parents outside `with engine:`"
         self._check_store(run.location)
         entries = run.levels[level]["files"]
-        plan = Plan(run.uri, level, run.tables(), False, 0)
+        plan = Plan(run.uri, level, run.tables(), Carry.NOTHING, 0)
         shared = self.spark.sparkContext.broadcast(winnable)
         try:
             with cancelling(self._cancel):

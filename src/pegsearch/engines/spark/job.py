@@ -2,8 +2,8 @@
 
 - map: one task per parent part. It reads the part from the run's store itself (checked against
   the manifest), expands it with the shared kernel routed to the level's partitions, drops repeats
-  (or sums path counts) in each partition with the reduce's hash tables, and emits one block per
-  partition (sorted deltas, zstd; see blocks.py);
+  (merging the values positions carry) in each partition with the reduce's hash tables, and emits
+  one block per partition (sorted deltas, zstd; see blocks.py);
 - the shuffle moves those blocks by partition;
 - reduce: one task per partition merges its blocks with the same tables and writes its part file
   straight into the store under a name unique to the attempt, and returns the part's entry.
@@ -22,9 +22,10 @@ from pyspark.broadcast import Broadcast
 from pegsearch.engines.spark.blocks import Combiner, encode_block, merge_blocks
 from pegsearch.errors import PathCountOverflow
 from pegsearch.kernel.expand import parents_reaching
-from pegsearch.kernel.path_counts import LIMIT, total
+from pegsearch.kernel.path_counts import LIMIT
 from pegsearch.kernel.reduce import Keyspace
 from pegsearch.kernel.tables import BoardTables
+from pegsearch.kernel.values import Carry
 from pegsearch.store import DamagedLevel, Location, level_name
 from pegsearch.store.parts import iter_parts, new_attempt, part_name, write_part
 
@@ -38,12 +39,12 @@ OVERFLOW = "pegsearch-path-count-overflow-in-"
 @dataclass(frozen=True)
 class Plan:
     """What every task of one level's job needs: where the run is, which level it reads, the
-    kernel's tables, whether paths are counted, and the partitions (``2**pbits``) of the shuffle."""
+    kernel's tables, what positions carry, and the partitions (``2**pbits``) of the shuffle."""
 
     uri: str
     level: int
     tables: BoardTables
-    counted: bool
+    carry: Carry
     pbits: int
 
     def folder(self, level: int) -> Location:
@@ -66,37 +67,37 @@ def map_task(plan: Plan, entries: Iterator[dict]) -> Iterator[tuple[int, bytes]]
     folder = plan.folder(plan.level)
     where = f"level {plan.level} of {plan.uri}"
     for entry in entries:
-        combiner = Combiner(plan.tables, plan.pbits, plan.counted, 2 * entry["rows"])
-        for parents, paths in iter_parts(folder, [entry], BATCH_ROWS, plan.counted, where):
+        combiner = Combiner(plan.tables, plan.pbits, plan.carry, 2 * entry["rows"])
+        for parents, values in iter_parts(folder, [entry], BATCH_ROWS, plan.carry, where):
             try:
-                combiner.add(parents, paths)
+                combiner.add(parents, values)
             except PathCountOverflow:
                 raise PathCountOverflow(f"{OVERFLOW}map") from None
         yield from combiner.blocks()
 
 
 def reduce_task(plan: Plan, partition: int,
-                 pairs: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, dict, str]]:
-    """A reduce task: its partition's blocks from every map task merged (repeats dropped, path
-    counts summed) and written as one part file, under a name unique to this attempt, straight
-    into the store; the part's manifest entry goes back to the driver, which alone commits it."""
+                 pairs: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, dict, dict]]:
+    """A reduce task: its partition's blocks from every map task merged (repeats dropped, values
+    merged) and written as one part file, under a name unique to this attempt, straight into the
+    store; the part's manifest entry and the summary of its values go back to the driver, which
+    alone commits it."""
     try:
-        keys, sums = merge_blocks([block for _, block in pairs], plan.counted, plan.space,
-                                  partition)
+        keys, values = merge_blocks([block for _, block in pairs], plan.carry, plan.space,
+                                    partition)
     except PathCountOverflow:
         raise PathCountOverflow(f"{OVERFLOW}reduce") from None
     if len(keys):
         name = part_name(partition, new_attempt())
-        entry = write_part(plan.folder(plan.level + 1), name, keys,
-                           sums if plan.counted else None)
-        yield partition, entry, str(total(sums)) if plan.counted else "0"
+        entry = write_part(plan.folder(plan.level + 1), name, keys, plan.carry, values)
+        yield partition, entry, plan.carry.summary(values)
 
 
 def winnable_task(plan: Plan, shared: Broadcast, entries: Iterator[dict]) -> Iterator[bytes]:
     """A task's share of the semi-join: the parents of its parts that reach `shared`, as blocks."""
     folder = plan.folder(plan.level)
     for entry in entries:
-        for parents, _ in iter_parts(folder, [entry], BATCH_ROWS, False,
+        for parents, _ in iter_parts(folder, [entry], BATCH_ROWS, Carry.NOTHING,
                                      f"level {plan.level} of {plan.uri}"):
             yield encode_block(np.sort(parents_reaching(plan.tables, parents, shared.value)))
 

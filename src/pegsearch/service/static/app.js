@@ -120,7 +120,8 @@ async function onUpload() {
 
 async function onSubmit(event) {
   event.preventDefault();
-  const request = { count_paths: $("count-paths").checked, engine: $("engine").value, settings: {} };
+  const request = { count_paths: $("count-paths").checked, fewest_moves: $("fewest-moves").checked,
+    engine: $("engine").value, settings: {} };
   for (const pair of $("settings").value.split(",").map((text) => text.trim()).filter(Boolean)) {
     const [key, ...rest] = pair.split("=");
     const value = rest.join("=").trim();
@@ -186,7 +187,7 @@ function renderHeading() {
   const surveying = d.kind === "survey";
   $("search-title").textContent = surveying ? `survey of ${d.board}, every start hole`
     : `${d.board}, start: hole${d.start.length > 1 ? "s" : ""} ${d.start.join(", ")}`;
-  $("search-settings").textContent = `${current.id} · ${surveying ? "" : `symmetry ${d.symmetry} · `}${d.count_paths ? "paths counted · " : ""}engine ${d.engine}${settingsText(d.settings)}`;
+  $("search-settings").textContent = `${current.id} · ${surveying ? "" : `symmetry ${d.symmetry} · `}${d.count_paths ? "paths counted · " : ""}${d.fewest_moves ? "fewest moves · " : ""}engine ${d.engine}${settingsText(d.settings)}`;
   $("level-cards").hidden = surveying;
   $("survey-card").hidden = !(surveying && d.starts);
   if (surveying && d.starts) renderStarts(d);
@@ -209,8 +210,9 @@ function showProgress(data) {
 
 function renderLevels() {
   const levels = current.document.levels;
-  const counted = current.document.count_paths;
+  const counted = current.document.count_paths, moved = current.document.fewest_moves;
   document.querySelectorAll("#levels .paths").forEach((cell) => { cell.hidden = !counted; });
+  document.querySelectorAll("#levels .moves").forEach((cell) => { cell.hidden = !moved; });
   $("levels").tBodies[0].replaceChildren(...levels.map((level) => {
     const row = document.createElement("tr");
     const download = document.createElement("a");
@@ -218,10 +220,14 @@ function renderLevels() {
     download.className = "download";
     download.textContent = "download";
     download.addEventListener("click", (event) => { event.preventDefault(); downloadLevel(level.level); });
-    for (const content of [level.level, level.pegs, number(level.states), level.paths === undefined ? "" : number(level.paths), download]) {
+    const cells = [[level.level], [level.pegs], [number(level.states)],
+      [level.paths === undefined ? "" : number(level.paths), "paths", !counted],
+      [level.moves === undefined ? "" : level.moves, "moves", !moved], [download]];
+    for (const [content, kind, hidden] of cells) {
       const cell = document.createElement("td");
       cell.append(content);
-      if (content === "" && !counted) cell.hidden = true;
+      if (kind) cell.className = kind;
+      cell.hidden = Boolean(hidden);
       row.append(cell);
     }
     return row;
@@ -237,10 +243,14 @@ function settingsText(settings) {
 
 function renderStarts(d) {
   document.querySelectorAll("#starts .paths").forEach((cell) => { cell.hidden = !d.count_paths; });
+  document.querySelectorAll("#starts .moves").forEach((cell) => { cell.hidden = !d.fewest_moves; });
   $("starts").tBodies[0].replaceChildren(...d.starts.map((start) => {
     const row = document.createElement("tr");
+    const finishes = start.finishes.map((hole) => (d.fewest_moves ? `${hole} (${start.moves_by_finish[hole]})` : hole));
     const cells = [start.start, start.solvable ? "yes" : "no", number(start.states),
-      d.count_paths ? number(start.solutions) : null, start.finishes.join(", ") || "-"];
+      d.count_paths ? number(start.solutions) : null,
+      d.fewest_moves ? (start.fewest_moves === null ? "-" : start.fewest_moves) : null,
+      finishes.join(", ") || "-"];
     for (const content of cells.filter((cell) => cell !== null)) {
       const cell = document.createElement("td");
       cell.append(content);
@@ -366,9 +376,12 @@ async function loadSolution() {
     const document_ = await getJSON(`/api/searches/${current.id}/solution`);
     solution = { document: document_, step: 0 };
     $("solution-steps").hidden = false;
-    $("solution-title").textContent = document_.solved ? `A solution in ${document_.jumps.length} jumps` : "The best line of play";
+    const moves = `${document_.moves} move${document_.moves === 1 ? "" : "s"}${document_.fewest_moves ? " (the fewest)" : ""}`;
+    $("solution-title").textContent = document_.solved
+      ? `A solution in ${document_.jumps.length} jumps, ${moves}` : `The best line of play, ${moves}`;
     $("solution-note").textContent = document_.note;
     $("solution-jumps").textContent = `jumps: ${document_.jumps.map((j) => `${j.from}-${j.over}-${j.to}`).join(" ")}`;
+    $("solution-moves").textContent = `moves: ${groupedMoves(document_.jumps)}`;
     renderStep();
   } catch (error) {
     $("solution-note").textContent = "";
@@ -380,9 +393,20 @@ function renderStep() {
   const { document: d, step } = solution;
   const jump = step > 0 ? d.jumps[step - 1] : null;
   drawBoard($("solution-board"), d.board, new Set(d.positions[step]), { jump });
-  $("solution-caption").textContent = jump ? `${step}. ${jump.from}-${jump.over}-${jump.to}` : "start";
+  $("solution-caption").textContent = jump
+    ? `${step}. ${jump.from}-${jump.over}-${jump.to} (move ${jump.move} of ${d.moves})` : "start";
   $("solution-prev").disabled = $("solution-first").disabled = step === 0;
   $("solution-next").disabled = $("solution-last").disabled = step === d.jumps.length;
+}
+
+// A line's jumps with a move's jumps joined by commas, moves apart (as `pegsearch solve` prints).
+function groupedMoves(jumps) {
+  const moves = [];
+  for (const j of jumps) {
+    if (moves.length < j.move) moves.push([]);
+    moves[moves.length - 1].push(`${j.from}-${j.over}-${j.to}`);
+  }
+  return moves.map((move) => move.join(",")).join("  ") || "-";
 }
 
 function goTo(step) {
