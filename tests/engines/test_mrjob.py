@@ -26,7 +26,7 @@ from pegsearch.engines.local import LocalEngine
 from pegsearch.errors import PathCountOverflow, UsageError
 from pegsearch.kernel.path_counts import LIMIT, as_int
 from pegsearch.store import Run
-from tests.helpers import level_sets, one_level_run, pegsearch, written
+from tests.helpers import level_sets, one_level_run, pegsearch, values_by_position, written
 
 pytest.importorskip("mrjob")
 
@@ -88,6 +88,18 @@ def test_inline_runner_through_the_cli_matches_local_engine(flags: list[str], tr
         (start,) = run.start
         bill = published["triangle5_solutions"]["by_start_hole"][str(start)]
         assert int(run.levels[-1]["paths"]) == bill
+
+
+@pytest.mark.parametrize("symmetry", ["board", "none"])
+def test_inline_runner_carries_fewest_moves_like_local_engine(symmetry: str, tmp_path: Path) -> None:
+    """Fewest moves travel as text between tasks (`moves,last_holes`) and are merged by the
+    combiner and reducer: every position's value equals the local engine's."""
+    spec = SearchSpec.asked(load_board("triangle-5"), (4,), symmetry, fewest_moves=True)
+    run = search(spec, tmp_path / "mrjob", make_engine("mrjob", runner="inline"))
+    reference = search(spec, tmp_path / "local", LocalEngine())
+    assert_same_levels(run, reference)
+    for level in range(len(reference.levels)):
+        assert values_by_position(run, level) == values_by_position(reference, level), level
 
 
 @pytest.mark.parametrize("hole", [2, 4, 5])

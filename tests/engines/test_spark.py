@@ -36,7 +36,15 @@ from pegsearch.engines.spark.engine import TASK_ROWS, SparkEngine
 from pegsearch.errors import PathCountOverflow
 from pegsearch.kernel.path_counts import LIMIT, as_int
 from pegsearch.store import Location, Run, level_name
-from tests.helpers import level_sets, local_run, one_level_run, parts_of, pegsearch, written
+from tests.helpers import (
+    level_sets,
+    local_run,
+    one_level_run,
+    parts_of,
+    pegsearch,
+    values_by_position,
+    written,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTER_SCRIPT = ROOT / "cluster" / "spark-cluster.sh"
@@ -95,6 +103,19 @@ def test_levels_made_in_the_driver_and_by_spark_jobs_equal_the_local_engine(tmp_
     assert_same_levels(mixed, reference)
     made_in_driver = engine._driver.passes  # one pass per small level
     assert 0 < made_in_driver < len(mixed.levels) - 1
+
+
+def test_fewest_moves_on_local2_equal_the_local_engines_position_for_position(tmp_path: Path) -> None:
+    """Fewest moves and last holes ride through map tasks, blocks and reduce tasks unchanged: the
+    same value for every position as the local engine's."""
+    board = load_board("triangle-6")
+    spec = SearchSpec.asked(board, (4,), fewest_moves=True)
+    spark_run = search(spec, tmp_path / "spark", SparkEngine("local[2]", driver_below=0))
+    reference = search(spec, tmp_path / "local", LocalEngine())
+    assert_same_levels(spark_run, reference)
+    assert [r["by_moves"] for r in spark_run.levels] == [r["by_moves"] for r in reference.levels]
+    for level in range(len(reference.levels)):
+        assert values_by_position(spark_run, level) == values_by_position(reference, level), level
 
 
 @pytest.fixture(scope="module")

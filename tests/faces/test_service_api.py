@@ -161,6 +161,27 @@ def test_a_survey_answers_every_start_hole(server: Server, published: dict) -> N
     assert status == 400 and "is a survey" in refusal["error"]
 
 
+def test_fewest_moves_levels_solution_and_counts_by_moves(server: Server, published: dict) -> None:
+    status, answer = server.json("POST", "/api/searches", {"board": "triangle-5", "start": [4],
+                                                           "symmetry": "start", "fewest_moves": True})
+    assert status == 202 and "-moves-" in answer["id"]
+    document = server.wait(answer["id"])
+    assert document["fewest_moves"] is True and document["moves"] == 9
+    assert "in 9 moves at fewest" in document["verdict"]
+    assert [level["moves"] for level in document["levels"]][:3] == [0, 1, 2]
+    assert {f["hole"]: f["moves"] for f in document["finishes"]} == {3: 10, 4: 9, 9: 10, 12: 10, 15: 9}
+    line = server.get(f"/api/searches/{answer['id']}/solution?finish=15")
+    assert line["solved"] and line["fewest_moves"] and line["moves"] == 9
+    assert [jump["move"] for jump in line["jumps"]][-1] == 9 and line["positions"][-1] == [15]
+    by_moves = server.get(f"/api/searches/{answer['id']}/counts?by_moves=true")
+    assert by_moves["positions"] == sum(level["states"] for level in document["levels"])
+    assert by_moves["by_moves"][0] == {"moves": 0, "positions": 1}
+    survey_id = server.submit({"board": "triangle-6", "survey": True, "fewest_moves": True})
+    surveyed = server.wait(survey_id)
+    assert surveyed["fewest_moves"] == published["triangle_shortest_solution_moves"]["by_side"]["6"]
+    assert all(s["fewest_moves"] == min(s["moves_by_finish"].values()) for s in surveyed["starts"])
+
+
 BAD_BOARD = 'name = "x"\ngrid = "triangle"\nlayout = """\n  .\n o x\n"""\n'
 BAD_REQUESTS = [
     ("POST", "/api/searches", {"board": "no-such-board"}, 400, "unknown board 'no-such-board'"),
@@ -179,6 +200,8 @@ BAD_REQUESTS = [
     ("POST", "/api/searches", {"board": "triangle-5", "settings": {"memory": 5}}, 400, "too small"),
     ("POST", "/api/searches", {"board": "triangle-5", "engine": "spark",
                                "settings": {"driver_below": "few"}}, 400, "give a whole number of parents"),
+    ("POST", "/api/searches", {"board": "triangle-5", "count_paths": True, "fewest_moves": True}, 400,
+     "cannot be combined"),
     ("POST", "/api/searches", "{not json", 400, "not valid JSON"),
     ("POST", "/api/searches", {}, 400, "give either 'board'"),
     ("POST", "/api/searches", {"board": "triangle-5", "survey": True, "start": [1]}, 400, "drop 'start'"),

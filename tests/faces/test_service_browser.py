@@ -114,7 +114,8 @@ def test_an_uploaded_board_and_a_solution_step_by_step(server: Server, page: Pag
     assert page.locator("#solution-board circle.peg").count() == 14
     for step in range(1, 6):
         page.locator("#solution-next").click()
-        assert re.fullmatch(rf"{step}\. \d+-\d+-\d+", page.locator("#solution-caption").inner_text())
+        assert re.fullmatch(rf"{step}\. \d+-\d+-\d+ \(move \d+ of \d+\)",
+                            page.locator("#solution-caption").inner_text())
         assert page.locator("#solution-board circle.peg").count() == 14 - step
         assert page.locator("#solution-board circle.to").count() == 1
     page.screenshot(path=str(SHOTS / "solution.png"), full_page=True)
@@ -140,3 +141,22 @@ def test_a_survey_from_the_form(server: Server, page: Page) -> None:
     assert first[:2] == ["1", "yes"] and first[3] == "29,760"
     assert not page.locator("#level-cards").is_visible()
     page.screenshot(path=str(SHOTS / "survey.png"), full_page=True)
+
+
+def test_fewest_moves_from_the_form_to_a_solution_grouped_by_move(server: Server, page: Page) -> None:
+    page.goto(server.url + "/")
+    page.locator("#fewest-moves").check()
+    submit(page, "triangle-5", (4,))
+    page.locator("#verdict").filter(has_text="in 9 moves at fewest").wait_for(timeout=120_000)
+    assert "fewest moves" in page.locator("#search-settings").inner_text()
+    assert page.locator("#levels thead th.moves").is_visible()
+    assert not page.locator("#levels thead th.paths").is_visible()
+    assert page.locator("#levels tbody tr").last.locator("td.moves").inner_text() == "9"
+    page.locator("#solve").click()
+    page.locator("#solution-steps").wait_for(state="visible", timeout=120_000)
+    assert "9 moves (the fewest)" in page.locator("#solution-title").inner_text()
+    grouped = page.locator("#solution-moves").inner_text().removeprefix("moves: ").split()
+    assert len(grouped) == 9 and sum(len(move.split(",")) for move in grouped) == 13
+    page.locator("#solution-last").click()
+    assert page.locator("#solution-caption").inner_text().endswith("(move 9 of 9)")
+    page.screenshot(path=str(SHOTS / "fewest-moves.png"), full_page=True)

@@ -110,6 +110,10 @@ class LevelJob(MRJob):
         parents = np.array(self.positions, dtype=np.uint64)
         texts, self.positions, self.values = self.values, [], []
         keys, values = expand_distinct(self.tables, parents, values_from_text(carry, texts), carry)
+        if not carry:
+            for signature in keys.tolist():
+                yield str(signature), None
+            return
         yield from zip(map(str, keys.tolist()), values_as_text(carry, values), strict=True)
 
     def combiner(self, signature: str, values: Iterable[str | None]) -> Iterator[tuple[str, str | None]]:
@@ -140,8 +144,9 @@ class LevelJob(MRJob):
         return str(total)
 
 
-def values_as_text(carry: Carry, values: np.ndarray) -> list[str | None]:
-    """Values as the text after a line's tab (see the module notes)."""
+def values_as_text(carry: Carry, values: np.ndarray) -> list[str]:
+    """Carried values (path counts or fewest moves) as the text after a line's tab (see the
+    module notes)."""
     import pyarrow as pa
 
     from pegsearch.kernel.path_counts import to_arrow
@@ -149,9 +154,7 @@ def values_as_text(carry: Carry, values: np.ndarray) -> list[str | None]:
 
     if carry is Carry.PATHS:
         return to_arrow(values).cast(pa.string()).to_pylist()
-    if carry is Carry.MOVES:
-        return [f"{moves},{last}" for last, moves in values.tolist()]
-    return [None] * len(values)
+    return [f"{moves},{last}" for last, moves in values.tolist()]
 
 
 def values_from_text(carry: Carry, texts: list[str]) -> np.ndarray:

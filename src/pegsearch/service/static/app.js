@@ -406,7 +406,7 @@ function groupedMoves(jumps) {
     if (moves.length < j.move) moves.push([]);
     moves[moves.length - 1].push(`${j.from}-${j.over}-${j.to}`);
   }
-  return moves.map((move) => move.join(",")).join("  ") || "-";
+  return moves.map((move) => move.join(",")).join(" ") || "-";
 }
 
 function goTo(step) {
