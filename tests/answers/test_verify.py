@@ -164,3 +164,32 @@ def test_recompute_agrees_with_a_good_run_and_catches_a_consistent_lie(tmp_path:
     assert caught.returncode == 1
     assert caught.stdout.splitlines() == [f"{out}: level 5: the stored {states - 1:,} positions differ"
                                           f" from the {states:,} a second computation (numpy) finds"]
+
+
+def test_verify_checks_fewest_moves_against_the_manifest_and_the_rules(tmp_path: Path) -> None:
+    """A part whose moves were rewritten (manifest entry updated to match its bytes) is caught by
+    the level's count of positions by moves and by the rule that a level-k position needs at most k
+    moves."""
+    from pegsearch.kernel.values import Carry
+    from pegsearch.store import encode
+
+    out = tmp_path / "moves"
+    assert pegsearch("run", "triangle-5", "--fewest-moves", "--out", str(out)).returncode == 0
+    good = pegsearch("verify", str(out))
+    assert good.returncode == 0 and "fewest moves (per level, and each possible)" in good.stdout
+    run = Run.open(out)
+    values = run.read_level_values(3).copy()
+    values[0, 1] = 7  # seven moves in three jumps
+    part = part_file(out, 3)
+    part.write_bytes(encode(run.read_level(3), Carry.MOVES, values))
+
+    def match(manifest: dict) -> None:
+        manifest["levels"][3]["files"][0].update(sha256=sha256_of(part), bytes=part.stat().st_size)
+
+    edit_manifest(out, match)
+    caught = pegsearch("verify", str(out))
+    assert caught.returncode == 1
+    assert [line.split(": ", 2)[1:] for line in caught.stdout.splitlines()] == [
+        ["level 3", f"positions by fewest moves {{'3': {run.levels[3]['states'] - 1}, '7': 1}}, the"
+                    f" manifest says {{'3': {run.levels[3]['states']}}} (fewest 3)"],
+        ["level 3", "a fewest-moves count outside 1..3 (a move is at least one jump)"]]

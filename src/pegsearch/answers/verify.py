@@ -3,7 +3,9 @@
 A run is trusted only as far as its manifest and part files agree: each listed file must be present,
 carry its checksum and row count, and hold what a level of this search can hold — distinct canonical
 positions of this board with the level's peg count, sorted ascending as unsigned 64-bit — and the
-level's path total must match the manifest. A damaged, truncated or foreign level fails here
+values it carries must sum up to what the manifest says (the level's path total, or its positions
+by fewest moves), each fewest-moves value possible (no more moves than jumps, the last moved peg on
+a hole that holds one). A damaged, truncated or foreign level fails here
 whatever engine wrote it, and every problem is reported, not just the first.
 """
 
@@ -18,8 +20,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pegsearch.kernel.expand import signatures
-from pegsearch.kernel.path_counts import PATHS, from_arrow, total
+from pegsearch.kernel.path_counts import total
 from pegsearch.kernel.tables import BoardTables
+from pegsearch.kernel.values import Carry
 from pegsearch.store import POSITION, Location, Run, positions_of
 from pegsearch.store.parts import check_part
 
@@ -55,13 +58,13 @@ def verify(path: str | Path) -> Verification:
             checked.problems.append(f"{where}: manifest says level {record.get('level')} with"
                                    f" {record.get('pegs')} pegs, expected level {index} with"
                                    f" {run.pegs_at(index)} pegs")
-        positions, paths = _check_level(run, index, tables, checked.problems)
+        positions, values = _check_level(run, index, tables, checked.problems)
         if index == 0 and not np.array_equal(positions, expected_start):
             checked.problems.append(f"{where}: does not hold the start position of"
                                    f" {run.describe()}")
-        if run.count_paths and paths is not None and str(total(paths)) != record.get("paths"):
-            checked.problems.append(f"{where}: paths sum to {total(paths)}, the manifest says"
-                                   f" {record.get('paths')}")
+        if values is not None:
+            checked.problems += [f"{where}: {problem}"
+                                 for problem in _value_problems(run, index, positions, values)]
         checked.levels += 1
         checked.states += record.get("states", 0)
     return checked
@@ -90,9 +93,30 @@ def recompute(path: str | Path, upto: int) -> list[str]:
     return problems
 
 
+def _value_problems(run: Run, index: int, positions: np.ndarray, values: np.ndarray) -> list[str]:
+    """What is wrong with a level's values against its manifest record and the rules of moves."""
+    record = run.levels[index]
+    if run.carry is Carry.PATHS:
+        paths = total(values)
+        return [] if str(paths) == record.get("paths") else \
+            [f"paths sum to {paths}, the manifest says {record.get('paths')}"]
+    problems = []
+    by_moves = Carry.MOVES.summary(values)["by_moves"]
+    if by_moves != record.get("by_moves") or min(map(int, by_moves), default=0) != record.get("moves"):
+        problems.append(f"positions by fewest moves {by_moves}, the manifest says"
+                        f" {record.get('by_moves')} (fewest {record.get('moves')})")
+    last, moves = values[:, 0], values[:, 1]
+    if np.any(moves > index) or (index > 0 and np.any(moves < 1)):
+        problems.append(f"a fewest-moves count outside 1..{index} (a move is at least one jump)")
+    if np.any((last & ~positions) != 0) or (index > 0 and np.any(last == 0)):
+        problems.append("a last moved peg on a hole without a peg, or on no hole")
+    return problems
+
+
 def _check_level(run: Run, index: int, tables: BoardTables,
                  problems: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
-    """Check one level's files; returns the positions (and paths) of the parts that could be read."""
+    """Check one level's files; returns the positions (and the values they carry, when the run
+    carries any and every part could be read) of the parts that could be read."""
     record = run.levels[index]
     folder = run.level_folder(index)
     where = f"level {index}"
@@ -112,10 +136,10 @@ def _check_level(run: Run, index: int, tables: BoardTables,
     if not _disjoint(pieces):
         problems.append(f"{where}: a position appears in more than one part")
     positions = np.concatenate(pieces) if pieces else np.empty(0, np.uint64)
-    if not run.count_paths or len(readable) < len(tables):
+    if not run.carry or len(readable) < len(tables):
         return positions, None
-    paths = [from_arrow(table.column(PATHS)) for table in readable]
-    return positions, np.concatenate(paths) if paths else np.empty((0, 2), np.uint64)
+    values = [run.carry.from_arrow(table.columns[1:]) for table in readable]
+    return positions, np.concatenate(values) if values else np.empty((0, 2), np.uint64)
 
 
 def _positions(table: pa.Table) -> np.ndarray:
@@ -134,14 +158,16 @@ def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int,
     except (OSError, pa.ArrowException) as exc:
         problems.append(f"{where}: unreadable Parquet ({exc})")
         return None
-    wanted = [POSITION, PATHS] if run.count_paths else [POSITION]
+    wanted = [POSITION, *run.carry.columns]
     if table.column_names != wanted:
         problems.append(f"{where}: columns {table.column_names}, expected {wanted}")
         return None
     if table.num_rows != entry.get("rows"):
         problems.append(f"{where}: {table.num_rows:,} rows, the manifest says {entry.get('rows')}")
-    if run.count_paths and table.column(PATHS).null_count:
-        problems.append(f"{where}: {table.column(PATHS).null_count} path counts are missing")
+    missing = {name: table.column(name).null_count for name in run.carry.columns}
+    if any(missing.values()):
+        problems += [f"{where}: {count} values of {name} are missing" for name, count in missing.items()
+                     if count]
         return None
     positions = _positions(table)
     if np.any(positions[1:] <= positions[:-1]):

@@ -51,13 +51,16 @@ from pegsearch.engines import ENGINES, Engine, make_engine
 from pegsearch.engines.driver import Progress, search
 from pegsearch.errors import UsageError, failure
 from pegsearch.interrupts import install
-from pegsearch.store import Run
+from pegsearch.store import Carry, Run
 from pegsearch.store.location import close_stores
 
 if TYPE_CHECKING:
     from tqdm import tqdm
 
 RUNS = Path("runs")
+# What `verify` says it checked of the values a run carries.
+VALUES_CHECKED = {Carry.NOTHING: "", Carry.PATHS: " and path totals",
+                  Carry.MOVES: " and fewest moves (per level, and each possible)"}
 RUN_HELP = "a run: its folder, or a URI such as s3://BUCKET/PATH"
 RUN_OPTIONS = "Options after -- are passed to `pegsearch run`, e.g. -- --memory 2G."
 DESCRIPTION = ("Exhaustive breadth-first search of peg-solitaire boards, one MapReduce job per level:"
@@ -400,7 +403,7 @@ def command_verify(args: argparse.Namespace) -> int:
     run = Run.open(args.run)
     incomplete = "" if run.status == "complete" else f" (the run is {run.status}: resume it to finish)"
     print(f"ok: {args.run}: {checked.levels} levels, {checked.states:,} states; checksums, row counts,"
-          f" order, pegs, signatures{' and path totals' if run.count_paths else ''} agree with"
+          f" order, pegs, signatures{VALUES_CHECKED[run.carry]} agree with"
           f" the manifest{incomplete}")
     if args.recompute:
         shown = min(args.recompute, checked.levels - 1)

@@ -52,6 +52,19 @@ def _legal(p, need, flip):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
+def _legal_and_images(p, need, flip, byte_images, legal, images):
+    """List position p's legal jumps into `legal` (returns how many) and its images into `images`:
+    what making its children starts from (see `_children_of`)."""
+    count = 0
+    for j in range(need.shape[0]):
+        legal[count] = j
+        count += (p & flip[j]) == need[j]
+    for g in range(byte_images.shape[0]):
+        images[g] = _image(p, byte_images, g)
+    return count
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
 def _children_of(p, need, flip, flip_images, byte_images, legal, images, out, k):
     """Write the signatures of position p's children into out[k:]; returns how many.
 
@@ -62,12 +75,7 @@ def _children_of(p, need, flip, flip_images, byte_images, legal, images, out, k)
     A jump is legal when its three holes read peg, peg, empty: ``p & flip == need``, one AND and
     one comparison. `legal` and `images` are the caller's scratch arrays (one per thread).
     """
-    count = 0
-    for j in range(need.shape[0]):
-        legal[count] = j
-        count += (p & flip[j]) == need[j]
-    for g in range(byte_images.shape[0]):
-        images[g] = _image(p, byte_images, g)
+    count = _legal_and_images(p, need, flip, byte_images, legal, images)
     for t in range(count):
         j = legal[t]
         best = images[0] ^ flip_images[j, 0]
@@ -88,12 +96,7 @@ def _moved_children_of(p, value, tables, legal, images, out, moved, k):
     symmetry that makes that signature (several when the signature is symmetric).
     """
     need, flip, flip_images, byte_images, leave, landing_images = tables
-    count = 0
-    for j in range(need.shape[0]):
-        legal[count] = j
-        count += (p & flip[j]) == need[j]
-    for g in range(byte_images.shape[0]):
-        images[g] = _image(p, byte_images, g)
+    count = _legal_and_images(p, need, flip, byte_images, legal, images)
     for t in range(count):
         j = legal[t]
         best = images[0] ^ flip_images[j, 0]
