@@ -73,11 +73,12 @@ class Failure:
     interrupted: bool
 
 
-def failure(exc: BaseException) -> Failure | None:
+def failure(exc: BaseException, resume: str | None = None) -> Failure | None:
     """The one-line ending of `exc`, or None when it is a bug (which keeps its traceback).
 
     SIGINT and SIGTERM end a search the same way on every engine: completed levels are kept, and
-    the exit code is 128 + the signal's number.
+    the exit code is 128 + the signal's number; `resume` is the whole command that continues it,
+    when the face knows it.
     """
     if isinstance(exc, PegsearchError):
         return Failure(exc.line(), exc.exit_code, False)
@@ -86,4 +87,5 @@ def failure(exc: BaseException) -> Failure | None:
         return None
     signum = signal_of(interrupt)
     what = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
-    return Failure(f"{what}; completed levels are kept (resume with --resume)", 128 + signum, True)
+    how = f"continue with `{resume}`" if resume else "resume with --resume"
+    return Failure(f"{what}; completed levels are kept ({how})", 128 + signum, True)

@@ -7,7 +7,10 @@ columns, the three line directions), not with the board code under test.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -115,6 +118,21 @@ def test_solve_draws_svg_and_png_strips(tmp_path: Path) -> None:
     assert replay_triangle(5, 1, printed_jumps(result.stdout)) == {13}
     assert "<svg" in svg.read_text()[:500]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # The strip says what it shows (matplotlib writes each text into the SVG as a comment).
+    assert "<!-- triangle-5, start: hole 1; solved in 13 jumps," in svg.read_text()
+
+
+def test_a_picture_without_matplotlib_is_refused_before_the_work(tmp_path: Path) -> None:
+    out = triangle_run(tmp_path, 1, "start")
+    shadow = tmp_path / "no-matplotlib" / "matplotlib"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('matplotlib is not installed here')\n")
+    environment = {**os.environ, "PYTHONPATH": str(shadow.parent)}
+    result = subprocess.run([sys.executable, "-m", "pegsearch", "solve", str(out), "--png",
+                             str(tmp_path / "line.png")], capture_output=True, text=True,
+                            env=environment, timeout=300)
+    assert_one_line_error(result, "pictures need matplotlib: pip install 'pegsearch[plotting]'")
+    assert not (tmp_path / "line.png").exists()
 
 
 def test_solve_refuses_bad_input(tmp_path: Path) -> None:
@@ -173,6 +191,10 @@ def test_counts_winnable_and_plot_through_the_cli(tmp_path: Path) -> None:
     assert levels[0]["winnable"] == 1 and levels[-1]["winnable"] == 1
     assert all(0 < level["winnable"] <= level["states"] for level in levels)
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    drawn = tmp_path / "levels.svg"
+    assert pegsearch("counts", str(out), "--plot", str(drawn)).returncode == 0
+    ticks = re.findall(r"<!-- (\d+(?:\.\d+)?) -->", drawn.read_text())
+    assert ticks and all("." not in tick for tick in ticks)  # whole levels only
     assert_one_line_error(pegsearch("counts", str(out), "--finish", "13"), "--winnable")
     assert_one_line_error(pegsearch("counts", str(out), "--plot", str(tmp_path / "p.txt")),
                           "must end in .png or .svg")

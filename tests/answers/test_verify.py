@@ -86,7 +86,7 @@ def test_tampered_manifest_totals_and_board_are_caught(tmp_path: Path) -> None:
     edit_manifest(out, tamper)
     lines = problems(out)
     assert len(lines) == 3
-    assert any("level 13: paths sum to 29760, the manifest says 29761" in line for line in lines)
+    assert any("level 13: paths sum to 29,760, the manifest says 29,761" in line for line in lines)
     assert any("level 3:" in line and "states" in line for line in lines)
     assert any("board digest" in line for line in lines)
 
@@ -131,7 +131,10 @@ def test_verify_passes_after_a_killed_run_is_resumed(tmp_path: Path) -> None:
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     interrupted = pegsearch("verify", str(out))
-    assert interrupted.returncode == 0 and "the run is running" in interrupted.stdout
+    if interrupted.returncode == 0:  # killed before the level being made wrote a part
+        assert "the run is running" in interrupted.stdout
+    else:
+        assert all("`--resume` removes it" in line for line in interrupted.stdout.splitlines())
     assert pegsearch("run", "skippy-xl", "--out", str(out), "--resume").returncode == 0
     result = pegsearch("verify", str(out))
     assert result.returncode == 0, result.stdout
@@ -193,3 +196,22 @@ def test_verify_checks_fewest_moves_against_the_manifest_and_the_rules(tmp_path:
         ["level 3", f"positions by fewest moves {{'3': {run.levels[3]['states'] - 1}, '7': 1}}, the"
                     f" manifest says {{'3': {run.levels[3]['states']}}} (fewest 3)"],
         ["level 3", "a fewest-moves count outside 1..3 (a move is at least one jump)"]]
+
+
+def test_verify_names_files_the_manifest_does_not_list(tmp_path: Path) -> None:
+    """What a killed attempt leaves (a part in a committed level, a level never committed) is
+    invisible to pegsearch's readers but not to a tool globbing level-*/*.parquet: verify names
+    each, and `--resume` removes them."""
+    out = make_run(tmp_path / "run", board="triangle-6")
+    stray = out / "level-005" / "part-00009-deadbeef.parquet"
+    stray.write_bytes(part_file(out, 6).read_bytes())
+    ghost = out / "level-099"
+    ghost.mkdir()
+    (ghost / "part-00000-deadbeef.parquet").write_bytes(part_file(out, 7).read_bytes())
+    (out / "level-098").mkdir()  # an empty folder holds nothing a reader counts
+    lines = problems(out)
+    assert [line.split(": ", 1)[1] for line in lines] == [
+        "level 5: part-00009-deadbeef.parquet is not listed in the manifest (left by an interrupted"
+        " attempt: readers that take level-*/*.parquet would count it; `--resume` removes it)",
+        "level-099/ is not listed in the manifest (a level never committed: left by an interrupted"
+        " attempt: readers that take level-*/*.parquet would count it; `--resume` removes it)"]

@@ -186,7 +186,7 @@ def test_launcher_runs_the_job_from_the_command_line(triangle_5: Run, tmp_path: 
     level_0.write_text("".join(f"{position}\t{count}\n"
                                for position, count in level_paths(triangle_5, 0).items()))
     result = subprocess.run([sys.executable, str(ROOT / "jobs" / "level_job.py"), "-r", "inline",
-                             "--no-conf", "--search", str(search_file), "--count-paths",
+                             "--no-conf", "--search", str(search_file), "--carry", "paths",
                              str(level_0)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     lines = [line.split("\t") for line in result.stdout.splitlines()]

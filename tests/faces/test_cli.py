@@ -71,7 +71,9 @@ def test_malformed_board_file(tmp_path: Path) -> None:
 
 def test_unknown_board(tmp_path: Path) -> None:
     assert_one_line_error(pegsearch("run", "skippy", "--out", str(tmp_path / "r")),
-                          "unknown board 'skippy'")
+                          "unknown board 'skippy': did you mean 'skippy-xl'?")
+    assert_one_line_error(pegsearch("run", "abacus", "--out", str(tmp_path / "r")),
+                          "unknown board 'abacus': use one of")
 
 
 def test_start_hole_that_does_not_exist(tmp_path: Path) -> None:
@@ -97,6 +99,19 @@ def test_out_holding_another_run(tmp_path: Path) -> None:
 
 def test_counts_of_a_folder_that_is_no_run(tmp_path: Path) -> None:
     assert_one_line_error(pegsearch("counts", str(tmp_path)), "is not a pegsearch run (no manifest.json)")
+    assert_one_line_error(pegsearch("counts", str(tmp_path / "typo")), f"{tmp_path / 'typo'} does not exist")
+
+
+def test_words_for_one(tmp_path: Path) -> None:
+    """One jump, one symmetry, one peg: no "1 jumps"."""
+    board = tmp_path / "line.toml"
+    board.write_text('name = "line"\ngrid = "square"\nlayout = """\no o .\n"""\n')
+    out = tmp_path / "run"
+    result = pegsearch("run", str(board), "--out", str(out))
+    assert result.returncode == 0
+    assert "one peg is reachable: 1 one-peg position after 1 jump" in result.stdout
+    shown = pegsearch("show", str(board)).stdout
+    assert shown.startswith("line: 3 holes, 2 jumps, 2 symmetries, square grid")
 
 
 def test_engine_setting_that_does_not_apply(tmp_path: Path) -> None:
@@ -211,3 +226,39 @@ def test_runs_started_together_get_their_own_folders_and_say_where(tmp_path: Pat
     assert all((tmp_path / location / MANIFEST).is_file() for location in locations)
     counted = json.loads(pegsearch("counts", str(tmp_path / documents[0]["location"]), "--json").stdout)
     assert counted["location"] == str(tmp_path / documents[0]["location"])
+
+
+def on_a_terminal(*args: str) -> tuple[int, str]:
+    """Run the command with stderr on a pseudo-terminal, as a user at a terminal sees it: its exit
+    code and what reached the terminal."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))  # 100 columns
+    process = subprocess.Popen([sys.executable, "-m", "pegsearch", *args], stdout=subprocess.DEVNULL,
+                               stderr=follower)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed: the process has ended
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    return process.wait(), seen.decode(errors="replace")
+
+
+def test_solve_shows_its_progress_on_a_terminal(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert pegsearch("run", "triangle-6", "--out", str(out)).returncode == 0
+    code, terminal = on_a_terminal("solve", str(out))
+    assert code == 0 and "walking the levels back" in terminal and "levels" in terminal

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
 import socket
@@ -182,8 +183,12 @@ def test_a_start_with_one_peg_is_already_solved(tmp_path: Path) -> None:
 
 # --- SIGINT and SIGTERM -------------------------------------------------------------------------
 
-INTERRUPTED = "pegsearch: interrupted; completed levels are kept (resume with --resume)"
-TERMINATED = "pegsearch: stopped by SIGTERM; completed levels are kept (resume with --resume)"
+def ended(signum: int, board: str, out: Path, flags: tuple[str, ...]) -> str:
+    """The one line an interrupted `run` ends with: what stopped it, and the whole command that
+    continues it."""
+    what = "interrupted" if signum == signal.SIGINT else "stopped by SIGTERM"
+    resume = shlex.join(["run", board, *flags, "--out", str(out), "--resume"])
+    return f"pegsearch: {what}; completed levels are kept (continue with `pegsearch {resume}`)"
 
 
 def listed_levels(out: Path) -> int:
@@ -220,7 +225,7 @@ def interrupt_and_resume(board: str, signum: int, levels: int, delay: float, cou
     assert process.returncode == 128 + signum, said
     # Java announces itself ("WARNING: Using incubator modules") before Spark's session exists.
     lines = [line for line in stderr.splitlines() if not line.startswith("WARNING: Using incubator")]
-    assert lines == [INTERRUPTED if signum == signal.SIGINT else TERMINATED], said
+    assert lines == [ended(signum, board, out, flags)], said
     assert stdout == "", said
     assert Run.open(out).status == "interrupted", said
     resumed = run_pegsearch("run", board, "--out", str(out), "--resume", "--json")

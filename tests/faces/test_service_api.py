@@ -109,6 +109,16 @@ def test_a_cli_run_in_the_root_is_listed_and_answers(server: Server) -> None:
     assert server.get("/api/searches/made-by-the-cli/solution")["solved"] is True
 
 
+def test_a_damaged_stored_run_is_the_servers_failure_and_hides_its_paths(server: Server) -> None:
+    root = _root(server)
+    assert pegsearch("run", "triangle-5", "--out", str(root / "damaged-here")).returncode == 0
+    part = next((root / "damaged-here" / "level-004").glob("part-*.parquet"))
+    part.write_bytes(part.read_bytes()[:-7])
+    status, answer = server.json("GET", "/api/searches/damaged-here/solution")
+    assert status == 500 and "the run is damaged" in answer["error"]
+    assert "level 4 of damaged-here: part" in answer["error"] and str(root) not in answer["error"]
+
+
 def test_delete_removes_the_run(server: Server) -> None:
     search_id = server.submit({"board": "triangle-5", "start": [4]})
     server.wait(search_id)

@@ -141,6 +141,13 @@ def test_a_survey_from_the_form(server: Server, page: Page) -> None:
     assert first[:2] == ["1", "yes"] and first[3] == "29,760"
     assert not page.locator("#level-cards").is_visible()
     page.screenshot(path=str(SHOTS / "survey.png"), full_page=True)
+    page.goto(server.url + "/#/")
+    page.locator("#searches tbody tr").first.wait_for()
+    cells = page.locator("#searches tbody tr").first.locator("td")
+    assert [cells.nth(k).inner_text() for k in (2, 4, 5)] == ["every hole", "-", "-"]
+    verdict = cells.nth(6)
+    assert verdict.get_attribute("title") == "one peg is reachable from 15 of 15 start holes"
+    assert verdict.bounding_box()["height"] < 40  # one line, cut short, never 6-9 lines
 
 
 def test_fewest_moves_from_the_form_to_a_solution_grouped_by_move(server: Server, page: Page) -> None:
@@ -152,6 +159,8 @@ def test_fewest_moves_from_the_form_to_a_solution_grouped_by_move(server: Server
     assert page.locator("#levels thead th.moves").is_visible()
     assert not page.locator("#levels thead th.paths").is_visible()
     assert page.locator("#levels tbody tr").last.locator("td.moves").inner_text() == "9"
+    first_bar = page.locator("#chart rect.bar").first  # level 0: one state, still a bar
+    assert float(first_bar.get_attribute("height")) > 5
     page.locator("#solve").click()
     page.locator("#solution-steps").wait_for(state="visible", timeout=120_000)
     assert "9 moves (the fewest)" in page.locator("#solution-title").inner_text()

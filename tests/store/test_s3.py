@@ -127,7 +127,24 @@ def test_a_swapped_or_truncated_part_on_s3_is_caught(s3: str) -> None:
     result = pegsearch("run", "triangle-6", "--start", "4", "--out", theirs, "--resume")
     assert_one_line_error(result, "level 9 of s3://runs/swap-b: part part-00000-")
     assert "truncated or replaced" in result.stderr
-    assert len(Run.open(theirs).levels) == 10 and Run.open(theirs).status == "interrupted"
+    stored = Run.open(theirs, check_parts=False)
+    assert len(stored.levels) == 10 and stored.status == "interrupted"
+
+
+def test_a_level_whose_objects_were_all_deleted_is_missing_in_one_line(s3: str) -> None:
+    """What `aws s3 rm --recursive` leaves: no object under the level's prefix, while the store may
+    still answer for the folder. Every reader says which level is gone; verify lists it."""
+    uri = f"{s3}/vanished"
+    assert pegsearch("run", "triangle-6", "--out", uri).returncode == 0
+    store = store_of(uri)
+    doomed = store.files(level_name(4))  # names relative to the run's folder
+    assert doomed
+    for name in doomed:
+        store.remove(name)
+    verified = pegsearch("verify", uri)
+    assert verified.returncode == 1 and "Traceback" not in verified.stderr
+    assert verified.stdout.splitlines() == [f"{uri}: level 4: folder {uri}/{level_name(4)} is missing"]
+    assert_one_line_error(pegsearch("counts", uri), f"level 4 of {uri}: part part-00000-")
 
 
 def test_mrjob_engine_searches_a_run_on_s3(s3: str, tmp_path: Path) -> None:

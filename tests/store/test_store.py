@@ -97,6 +97,41 @@ def test_resume_refuses_a_level_that_does_not_match_its_manifest(damage: str,
     assert_one_line_error(pegsearch("counts", str(out), "--winnable"), "the run is damaged")
 
 
+def test_every_reader_refuses_a_run_missing_any_listed_part(tmp_path: Path) -> None:
+    """A deleted level is seen by every command, not only by one that reads that level: `counts`
+    reads only the manifest, and `--resume` builds on the last level alone."""
+    out = make_run(tmp_path / "run")
+    part = part_file(out, 6)
+    part.unlink()
+    for command in (["counts", str(out)], ["counts", str(out), "--json"], ["solve", str(out)]):
+        assert_one_line_error(pegsearch(*command), f"level 6 of {out}: part {part.name} is missing")
+    cut_back(out, 12)
+    before = (out / MANIFEST).read_text()
+    assert_one_line_error(pegsearch("run", "triangle-6", "--out", str(out), "--resume"),
+                          f"level 6 of {out}: part {part.name} is missing")
+    assert (out / MANIFEST).read_text() == before
+
+
+def test_a_refused_command_leaves_the_folder_as_it_was(tmp_path: Path) -> None:
+    """No lock file is added to a folder that holds no run, and another run's lock is not rewritten."""
+    mine = tmp_path / "papers"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    assert_one_line_error(pegsearch("run", "triangle-5", "--out", str(mine), "--resume"),
+                          "holds no run to resume")
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    missing = tmp_path / "nothing-here"
+    assert_one_line_error(pegsearch("run", "triangle-5", "--out", str(missing), "--resume"),
+                          "holds no run to resume")
+    assert not missing.exists()
+    out = make_run(tmp_path / "run")
+    lock = (out / ".lock").read_text()
+    listing = sorted(p.name for p in out.iterdir())
+    assert_one_line_error(pegsearch("run", "triangle-6", "--out", str(out)), "already holds this run")
+    assert_one_line_error(pegsearch("run", "triangle-5", "--out", str(out)), "already holds a different run")
+    assert (out / ".lock").read_text() == lock and sorted(p.name for p in out.iterdir()) == listing
+
+
 def test_solve_refuses_a_swapped_level(tmp_path: Path) -> None:
     out = make_run(tmp_path / "run")
     other = make_run(tmp_path / "other", "--start", "4")

@@ -15,7 +15,7 @@ from pegsearch.answers.verdict import verdict
 from pegsearch.answers.winnable import winnable_per_level
 from pegsearch.board.geometry import Board
 from pegsearch.board.pictures import holes_with_pegs, render
-from pegsearch.errors import Conflict, UsageError
+from pegsearch.errors import Conflict, NotFound, UsageError
 from pegsearch.store import Run
 
 
@@ -151,6 +151,52 @@ def survey_document(board: Board, results: list[StartResult]) -> dict:
         document["verdict"] += (f"; the fewest moves to one peg from a single vacancy: {moves}"
                                 f" (from hole{'s' if len(best) > 1 else ''} {', '.join(map(str, best))})")
     return document
+
+
+def files_document(run: Run, level: int | None = None) -> dict:
+    """The part files the manifest lists (of one level, or of all), as URIs other tools open:
+    what to give DuckDB, Polars or pyarrow instead of a glob, which would also take an interrupted
+    attempt's files."""
+    levels = range(len(run.levels)) if level is None else [_committed(run, level)]
+    return {"run": run.uri, "columns": ["position", *run.carry.columns],
+            "levels": [{"level": k, "pegs": run.levels[k]["pegs"], "states": run.levels[k]["states"],
+                        "files": run.part_uris(k)} for k in levels]}
+
+
+def positions_document(run: Run, level: int, limit: int | None = None) -> dict:
+    """The positions of a committed level decoded: the holes with pegs and a picture of each (and
+    its value, when the run carries one), the first `limit` in the order stored (part by part, each
+    part ascending)."""
+    _committed(run, level)
+    if limit is not None and limit < 0:
+        raise UsageError(f"--limit {limit}: give a number of positions, 0 or more")
+    wanted = run.levels[level]["states"] if limit is None else limit
+    rows: list[dict] = []
+    for keys, values in run.iter_level(level, max(1, min(wanted, 1 << 20)), with_values=True):
+        for index in range(min(len(keys), wanted - len(rows))):
+            position = int(keys[index])
+            row = {"position": position, "holes": holes_with_pegs(position),
+                   "picture": render(run.board, position)}
+            if run.count_paths:
+                row["paths"] = int(values[index, 0]) + (int(values[index, 1]) << 64)
+            if run.fewest_moves:
+                row["moves"] = int(values[index, 1])
+                row["last_holes"] = holes_with_pegs(int(values[index, 0]))
+            rows.append(row)
+        if len(rows) >= wanted:
+            break
+    reduced = ("one per symmetry class (the smallest of its images)" if run.reduced
+               else "every position")
+    return {"run": run.uri, "level": level, "pegs": run.levels[level]["pegs"],
+            "states": run.levels[level]["states"], "symmetry": run.spec.symmetry,
+            "meaning": reduced, "positions": rows}
+
+
+def _committed(run: Run, level: int) -> int:
+    """A level number the run has committed, or one line saying which it has."""
+    if not 0 <= level < len(run.levels):
+        raise NotFound(f"{run.uri} has levels 0 to {len(run.levels) - 1}, not {level}")
+    return level
 
 
 def board_document(board: Board) -> dict:

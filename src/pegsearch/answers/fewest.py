@@ -12,6 +12,8 @@ is asked of a run reduced by symmetries that move it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from pegsearch.board.geometry import Jump
@@ -35,8 +37,9 @@ def move_numbers(jumps: tuple[Jump, ...] | list[Jump]) -> list[int]:
 class _Values:
     """A run's levels, loaded when first asked: sorted signatures with their fewest-moves values."""
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, progress: Callable[[int, int], None] | None = None) -> None:
         self.run = run
+        self.progress = progress
         self.tables = run.tables()
         self.group = run.spec.group
         self.loaded: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -47,6 +50,8 @@ class _Values:
             keys = self.run.read_level(level)
             order = np.argsort(keys)
             self.loaded[level] = keys[order], self.run.read_level_values(level)[order]
+            if self.progress:
+                self.progress(len(self.loaded), len(self.run.levels))
         return self.loaded[level]
 
     def of(self, level: int, position: int) -> tuple[int, int] | None:
@@ -78,7 +83,8 @@ def _inverse(perm: Permutation) -> Permutation:
     return tuple(inverse)
 
 
-def fewest_line(run: Run, finish: int | None = None
+def fewest_line(run: Run, finish: int | None = None,
+                progress: Callable[[int, int], None] | None = None
                 ) -> tuple[tuple[Jump, ...], tuple[int, ...], int] | None:
     """A line with the fewest moves from the real start to the run's last level (to one peg on
     `finish` when given): its jumps, the real position after each, and its moves; None when the
@@ -89,7 +95,7 @@ def fewest_line(run: Run, finish: int | None = None
     if not run.fewest_moves:
         raise UsageError(f"{run.uri} carries no fewest moves: search it with --fewest-moves")
     board, last = run.board, len(run.levels) - 1
-    values = _Values(run)
+    values = _Values(run, progress)
     group = run.spec.group
     if finish is None:
         keys, stored = values.level(last)

@@ -41,7 +41,11 @@ class Line:
         return self.positions[-1] if self.positions else self.start
 
 
-def solve(run: Run, finish: int | None = None) -> Line:
+# How a walk back reports how far it is: levels read so far, out of the run's levels.
+WalkProgress = Callable[[int, int], None]
+
+
+def solve(run: Run, finish: int | None = None, progress: WalkProgress | None = None) -> Line:
     """One line of play from the real start: with the fewest moves on a fewest-moves run (see
     answers.fewest), else replayed forward through the winnable sets.
 
@@ -55,13 +59,13 @@ def solve(run: Run, finish: int | None = None) -> Line:
     if finish is not None:
         board.hole_of(finish)
     if run.fewest_moves:
-        return _fewest(run, finish)
+        return _fewest(run, finish, progress)
     fixing = board.stabilizer(start)
     goal = targets(run, finish)
     if len(goal):
         accept = (lambda position: True) if finish is None else \
             (lambda position: _symmetry_onto(fixing, position, finish) is not None)
-        line = _replay(run, goal, start, accept)
+        line = _replay(run, goal, start, accept, progress)
         if line is not None:
             perm = fixing[0] if finish is None else _symmetry_onto(fixing, _end(start, line), finish)
             jumps = tuple(image_of_jump(perm, jump) for jump, _ in line)
@@ -74,18 +78,19 @@ def solve(run: Run, finish: int | None = None) -> Line:
         note = f"one peg cannot finish on hole {finish} from this start; a solution ending elsewhere"
     else:
         note = f"one peg is not reachable; a line of play reaching the fewest pegs ({last['pegs']})"
-    line = _replay(run, np.sort(run.read_level(len(run.levels) - 1)), start, lambda position: True)
+    line = _replay(run, np.sort(run.read_level(len(run.levels) - 1)), start, lambda position: True,
+                   progress)
     if line is None:
         raise _damaged(run)
     return Line(start, tuple(j for j, _ in line), tuple(p for _, p in line), False, finish, note)
 
 
-def _fewest(run: Run, finish: int | None) -> Line:
+def _fewest(run: Run, finish: int | None, progress: WalkProgress | None) -> Line:
     """The line with the fewest moves, or (as `solve` does) the fewest to a finish elsewhere."""
-    found = fewest_line(run, finish)
+    found = fewest_line(run, finish, progress)
     note = ""
     if found is None:
-        found = fewest_line(run)
+        found = fewest_line(run, progress=progress)
         assert found is not None
         note = f"one peg cannot finish on hole {finish} from this start; a solution ending elsewhere"
     pegs = run.levels[-1]["pegs"]
@@ -112,16 +117,18 @@ def _symmetry_onto(group: tuple[Permutation, ...], position: int, hole: int) -> 
     return None
 
 
-def _replay(run: Run, goal: np.ndarray, start: int,
-            accept: Callable[[int], bool]) -> list[tuple[Jump, int]] | None:
+def _replay(run: Run, goal: np.ndarray, start: int, accept: Callable[[int], bool],
+            progress: WalkProgress | None) -> list[tuple[Jump, int]] | None:
     """Depth-first from `start` through winnable children; `accept` judges the final position.
 
     Positions that failed are remembered, so a backtracking replay visits each real position once.
     """
     tables = run.tables()
     sets = [np.empty(0, dtype=np.uint64)] * len(run.levels)
-    for level, winnable in winnable_sets(run, goal):
+    for done, (level, winnable) in enumerate(winnable_sets(run, goal), start=1):
         sets[level] = winnable
+        if progress:
+            progress(done, len(sets))
     if not contains(sets[0], tables.signatures(np.array([start], dtype=np.uint64)))[0]:
         return None
     dead: set[int] = set()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pegsearch.store import Run
+from pegsearch.words import plural
 
 
 @dataclass(frozen=True)
@@ -24,12 +25,11 @@ class Verdict:
         if self.solvable and self.level == 0:
             return "one peg is reachable: the start already has one peg, no jump to make"
         if self.solvable:
-            found = (f"one peg is reachable: {self.positions:,} one-peg position"
-                     f"{'s' if self.positions != 1 else ''} after {self.level} jumps")
+            found = (f"one peg is reachable: {plural(self.positions, 'one-peg position')} after"
+                     f" {plural(self.level, 'jump')}")
         else:
             found = (f"one peg is not reachable: the fewest pegs reachable is {self.fewest_pegs},"
-                     f" in {self.positions:,} position{'s' if self.positions != 1 else ''}"
-                     f" after {self.level} jumps")
+                     f" in {plural(self.positions, 'position')} after {plural(self.level, 'jump')}")
         if self.moves is None:
             return found
         return f"{found}; {'one peg' if self.solvable else 'those'} in {self.moves} moves at fewest"

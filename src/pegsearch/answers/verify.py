@@ -23,9 +23,12 @@ from pegsearch.kernel.expand import signatures
 from pegsearch.kernel.path_counts import total
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import Carry
-from pegsearch.store import POSITION, Location, Run, positions_of
+from pegsearch.store import POSITION, Location, Run, level_name, positions_of
 from pegsearch.store.parts import check_part
 
+# What an unlisted file is and does, for `verify`'s report of one.
+UNLISTED = ("left by an interrupted attempt: readers that take level-*/*.parquet would count it;"
+            " `--resume` removes it")
 _POPCOUNT = np.array([bin(value).count("1") for value in range(256)], dtype=np.uint8)
 
 
@@ -44,7 +47,7 @@ class Verification:
 
 def verify(path: str | Path) -> Verification:
     """Check every listed level of the run in `path` against its manifest and the search's rules."""
-    run = Run.open(path)
+    run = Run.open(path, check_parts=False)
     checked = Verification()
     digest = run.manifest.get("board_digest")
     if digest != run.board.digest:
@@ -67,6 +70,11 @@ def verify(path: str | Path) -> Verification:
                                  for problem in _value_problems(run, index, positions, values)]
         checked.levels += 1
         checked.states += record.get("states", 0)
+    committed = {level_name(index) for index in range(len(run.levels))}
+    for folder in run.location.folders():
+        if folder.startswith("level-") and folder not in committed and run.location.files(folder):
+            checked.problems.append(f"{folder}/ is not listed in the manifest (a level never"
+                                    f" committed: {UNLISTED})")
     return checked
 
 
@@ -99,7 +107,7 @@ def _value_problems(run: Run, index: int, positions: np.ndarray, values: np.ndar
     if run.carry is Carry.PATHS:
         paths = total(values)
         return [] if str(paths) == record.get("paths") else \
-            [f"paths sum to {paths}, the manifest says {record.get('paths')}"]
+            [f"paths sum to {paths:,}, the manifest says {_number(_int(record.get('paths')))}"]
     problems = []
     by_moves = Carry.MOVES.summary(values)["by_moves"]
     if by_moves != record.get("by_moves") or min(map(int, by_moves), default=0) != record.get("moves"):
@@ -120,19 +128,21 @@ def _check_level(run: Run, index: int, tables: BoardTables,
     record = run.levels[index]
     folder = run.level_folder(index)
     where = f"level {index}"
-    if not folder.exists():
+    present = folder.files()
+    if not present and record["files"]:  # on an object store, a folder is its objects
         problems.append(f"{where}: folder {folder} is missing")
         return np.empty(0, np.uint64), None
     listed = {entry["name"] for entry in record["files"]}
-    for stray in sorted(name for name in folder.files() if name not in listed):
-        problems.append(f"{where}: {stray} is not listed in the manifest")
+    for stray in sorted(name for name in present if name not in listed):
+        problems.append(f"{where}: {stray} is not listed in the manifest ({UNLISTED})")
     tables = [_check_part(folder, entry, f"{where} {entry['name']}", run, index, tables, problems)
               for entry in record["files"]]
     readable = [table for table in tables if table is not None]
     pieces = [_positions(table) for table in readable]
     rows = sum(len(piece) for piece in pieces)
     if rows != record.get("states"):
-        problems.append(f"{where}: {rows:,} rows read, the manifest says {record.get('states')} states")
+        problems.append(f"{where}: {rows:,} rows read, the manifest says {_number(record.get('states'))}"
+                        " states")
     if not _disjoint(pieces):
         problems.append(f"{where}: a position appears in more than one part")
     positions = np.concatenate(pieces) if pieces else np.empty(0, np.uint64)
@@ -140,6 +150,16 @@ def _check_level(run: Run, index: int, tables: BoardTables,
         return positions, None
     values = [run.carry.from_arrow(table.columns[1:]) for table in readable]
     return positions, np.concatenate(values) if values else np.empty((0, 2), np.uint64)
+
+
+def _int(text: object) -> object:
+    """A manifest's decimal text as an int when it is one (path totals are stored as text)."""
+    return int(text) if isinstance(text, str) and text.isdigit() else text
+
+
+def _number(value: object) -> str:
+    """A manifest's number with thousands separators (and anything else as it is)."""
+    return f"{value:,}" if type(value) is int else repr(value)
 
 
 def _positions(table: pa.Table) -> np.ndarray:
@@ -163,7 +183,7 @@ def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int,
         problems.append(f"{where}: columns {table.column_names}, expected {wanted}")
         return None
     if table.num_rows != entry.get("rows"):
-        problems.append(f"{where}: {table.num_rows:,} rows, the manifest says {entry.get('rows')}")
+        problems.append(f"{where}: {table.num_rows:,} rows, the manifest says {_number(entry.get('rows'))}")
     missing = {name: table.column(name).null_count for name in run.carry.columns}
     if any(missing.values()):
         problems += [f"{where}: {count} values of {name} are missing" for name, count in missing.items()

@@ -6,6 +6,7 @@ TOML, unknown keys, a hole off the grid, a FIFO, a file of gigabytes) before it 
 
 from __future__ import annotations
 
+import difflib
 import errno
 import os
 import re
@@ -104,7 +105,9 @@ def load_board(name_or_path: str) -> Board:
         return parse_board(shipped.read_text(encoding="utf-8"), f"boards/{name_or_path}.toml")
     if path.suffix == ".toml" or os.path.lexists(path):
         return parse_board(read_board_file(path), str(path))
-    raise UsageError(f"unknown board '{name_or_path}': use one of {', '.join(shipped_boards())}"
+    close = difflib.get_close_matches(name_or_path, shipped_boards(), n=1)
+    guess = f"did you mean '{close[0]}'? " if close else ""
+    raise UsageError(f"unknown board '{name_or_path}': {guess}use one of {', '.join(shipped_boards())}"
                      " or a path to a .toml board file")
 
 

@@ -19,13 +19,16 @@ from typing import TYPE_CHECKING
 from pegsearch import __version__
 from pegsearch.answers.documents import (
     counts_document,
+    files_document,
     moves_document,
+    positions_document,
     require_complete,
     search_document,
     survey_document,
 )
 from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.finishes import exact_per_hole, finishes
+from pegsearch.answers.listing import runs_document
 from pegsearch.answers.solve import solve
 from pegsearch.answers.survey import survey
 from pegsearch.answers.verdict import verdict
@@ -45,6 +48,7 @@ from pegsearch.cli.text import (
     level_table,
     moves_table,
     run_heading,
+    runs_table,
     survey_table,
 )
 from pegsearch.engines import ENGINES, Engine, make_engine
@@ -53,6 +57,7 @@ from pegsearch.errors import UsageError, failure
 from pegsearch.interrupts import install
 from pegsearch.store import Carry, Run
 from pegsearch.store.location import close_stores
+from pegsearch.words import plural
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -83,6 +88,13 @@ ABOUT = {
                "say, per hole, whether one peg can be reached and where it can stand."),
     "verify": ("Reread a stored run and check every level against its manifest and the rules of "
                "the search; prints one line per problem (exit 1), or ok."),
+    "runs": ("List the runs under a folder (default runs/) or a store prefix: board, start, status, "
+             "levels, states, bytes stored and when each was made, newest first."),
+    "files": ("Print the part files a run's manifest lists (of one level, or all), one per line: "
+              "what to give DuckDB, Polars or pyarrow, rather than a glob that would also take an "
+              "interrupted attempt's files."),
+    "positions": ("Print the positions of a stored level decoded: the holes with pegs and a "
+                  "picture of each (and its path count or fewest moves)."),
     "bench": ("Time whole searches in child processes: median wall and CPU seconds, states per "
               "CPU-second and peak memory, per board and engine."),
     "compare": ("Time pegsearch and another program side by side, alternating runs, and print both "
@@ -116,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except (Exception, KeyboardInterrupt) as exc:
-        ended = failure(exc)
+        ended = failure(exc, _resume_command(argv, args.out) if args.handler is command_run else None)
         if ended is None:
             raise
         print(f"pegsearch: {'' if ended.interrupted else 'error: '}{ended.line}", file=sys.stderr)
@@ -205,6 +217,27 @@ def build_parser() -> argparse.ArgumentParser:
                              " and compare them position for position (for the smaller levels)")
     verify.set_defaults(handler=command_verify)
 
+    runs = commands.add_parser("runs", description=ABOUT["runs"], help="list the runs under a folder")
+    runs.add_argument("root", nargs="?", default=str(RUNS), help="a folder or a store URI (default runs/)")
+    runs.add_argument("--json", action="store_true", help="print the list as JSON")
+    runs.set_defaults(handler=command_runs)
+
+    files = commands.add_parser("files", description=ABOUT["files"],
+                                help="the part files a run lists, for other tools")
+    files.add_argument("run", help=RUN_HELP)
+    files.add_argument("level", nargs="?", type=int, help="one level (default: every level)")
+    files.add_argument("--json", action="store_true", help="print levels and files as JSON")
+    files.set_defaults(handler=command_files)
+
+    positions = commands.add_parser("positions", description=ABOUT["positions"],
+                                    help="the positions of a stored level, decoded")
+    positions.add_argument("run", help=RUN_HELP)
+    positions.add_argument("level", type=int, help="the level (its number of jumps)")
+    positions.add_argument("--limit", type=int, default=10, metavar="N",
+                           help="at most N positions (default 10)")
+    positions.add_argument("--json", action="store_true", help="print them as JSON")
+    positions.set_defaults(handler=command_positions)
+
     bench = commands.add_parser("bench", description=ABOUT["bench"],
                                help="time searches: wall, CPU, states per CPU-second, memory",
                                 epilog=RUN_OPTIONS)
@@ -252,15 +285,31 @@ def build_parser() -> argparse.ArgumentParser:
 def command_run(args: argparse.Namespace) -> int:
     spec = SearchSpec.asked(load_board(args.board), args.start, "none" if args.raw else args.symmetry,
                             args.count_paths, args.fewest_moves)
-    out = args.out or (_newest_run(spec) if args.resume else str(RUNS / spec.name()))
+    out = args.out = args.out or (_newest_run(spec) if args.resume else str(RUNS / spec.name()))
     engine = _engine(args)
     if sys.stderr.isatty():
-        print(f"searching {spec.describe()} with the {engine.name} engine into {out}",
-              file=sys.stderr)
+        doing = "resuming" if args.resume else "searching"
+        print(f"{doing} {spec.describe()} with the {engine.name} engine into {out}", file=sys.stderr)
     run = search(spec, out, engine, resume=args.resume, until=args.until,
                  progress=TerminalProgress() if sys.stderr.isatty() else None)
     _print_run(run, {**search_document(run), "location": run.uri} if args.json else None)
     return 0
+
+
+def _resume_command(argv: list[str], out: str | None) -> str | None:
+    """The whole command that continues an interrupted `run`: as typed, with --out naming its
+    folder and --resume, without --until (None while no folder was chosen)."""
+    if out is None:
+        return None
+    kept, skip = [], False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in ("--out", "--until"):
+            skip = True
+        elif word != "--resume" and not word.startswith(("--out=", "--until=")):
+            kept.append(word)
+    return f"pegsearch {shlex.join([*kept, '--out', str(out), '--resume'])}"
 
 
 def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
@@ -344,7 +393,8 @@ def command_solve(args: argparse.Namespace) -> int:
         run.board.hole_of(args.finish)
     pictures = [check_picture_path(path, (kind,))
                 for path, kind in ((args.svg, ".svg"), (args.png, ".png")) if path]
-    line = solve(require_complete(run, "a solution"), args.finish)
+    with LevelBar("walking the levels back") as bar:
+        line = solve(require_complete(run, "a solution"), args.finish, bar)
     print(run_heading(run))
     numbers = move_numbers(line.jumps)
     moves = f"{numbers[-1] if numbers else 0} moves{' (the fewest)' if line.moves is not None else ''}"
@@ -363,8 +413,10 @@ def command_solve(args: argparse.Namespace) -> int:
         print(caption)
         print(render(run.board, position))
         print()
+    title = (f"{run.board.name}, start: hole {', '.join(map(str, run.start))}; "
+             + (f"solved in {plural(len(line.jumps), 'jump')}, {moves}" if line.solved else line.note))
     for path in pictures:
-        board_strip(path, run.board, positions, captions, [None, *(j.to for j in line.jumps)])
+        board_strip(path, title, run.board, positions, captions, [None, *line.jumps])
     return 0
 
 
@@ -408,6 +460,47 @@ def command_verify(args: argparse.Namespace) -> int:
     if args.recompute:
         shown = min(args.recompute, checked.levels - 1)
         print(f"ok: levels 1 to {shown} agree position for position with a second computation")
+    return 0
+
+
+def command_runs(args: argparse.Namespace) -> int:
+    document = runs_document(args.root, missing_ok=args.root == str(RUNS))
+    if args.json:
+        print(json.dumps(document, indent=1))
+    elif not document["runs"]:
+        print(f"no runs under {document['root']}")
+    else:
+        print(runs_table(document["runs"]))
+    return 0
+
+
+def command_files(args: argparse.Namespace) -> int:
+    document = files_document(Run.open(args.run), args.level)
+    if args.json:
+        print(json.dumps(document, indent=1))
+    else:
+        print("\n".join(path for level in document["levels"] for path in level["files"]))
+    return 0
+
+
+def command_positions(args: argparse.Namespace) -> int:
+    run = Run.open(args.run)
+    document = positions_document(run, args.level, args.limit)
+    if args.json:
+        print(json.dumps(document, indent=1))
+        return 0
+    print(run_heading(run))
+    shown = len(document["positions"])
+    pegs = document["pegs"]
+    print(f"level {args.level}: {plural(document['states'], 'position')} with {plural(pegs, 'peg')},"
+          f" {document['meaning']}; {'all' if shown == document['states'] else f'the first {shown:,}'}"
+          " as stored")
+    for row in document["positions"]:
+        values = (f", {row['paths']:,} paths" if "paths" in row else
+                  f", {row['moves']} moves at fewest, the last moved peg on"
+                  f" {', '.join(map(str, row['last_holes'])) or '-'}" if "moves" in row else "")
+        print(f"\n{row['position']}: pegs on {', '.join(map(str, row['holes']))}{values}")
+        print(row["picture"])
     return 0
 
 
@@ -461,8 +554,9 @@ def command_boards(args: argparse.Namespace) -> int:
 
 def command_show(args: argparse.Namespace) -> int:
     board = load_board(args.board)
-    print(f"{board.name}: {board.holes} holes, {len(board.jumps)} jumps,"
-          f" {len(board.symmetries)} symmetries, {board.grid} grid")
+    print(f"{board.name}: {plural(board.holes, 'hole')}, {plural(len(board.jumps), 'jump')},"
+          f" {plural(len(board.symmetries), 'symmetry', 'symmetries')},"
+          f" {board.grid} grid")
     print(render(board, numbers=True))
     print()
     print(render(board, board.start_position()))
@@ -495,6 +589,31 @@ def _print_run(run: Run, document: dict | None, winnable: list[int] | None = Non
               f" `pegsearch run {run.board.name} --out {run.uri} --resume [--until LEVEL]`")
 
 
+class LevelBar:
+    """A bar of levels on the terminal while an answer walks a run (nothing when stderr is not a
+    terminal); a callable `(levels done, levels)` inside `with`."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.bar: tqdm | None = None
+
+    def __enter__(self) -> LevelBar:
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if not sys.stderr.isatty():
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, file=sys.stderr, leave=False, unit=" levels", desc=self.what)
+        self.bar.update(done - self.bar.n)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 class TerminalProgress:
     """A search's progress on the terminal: a bar while a level is made (parents done out of the
     total, positions per second, time left), then one line per committed level. tqdm is imported
@@ -517,8 +636,9 @@ class TerminalProgress:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+        took = "  (stored)" if event.get("stored") else f"  {event['seconds']:8.2f} s"
         print(f"  level {event['level']:3d}  pegs {event['pegs']:3d}  states {event['states']:>13,}"
-              f"  {event['seconds']:8.2f} s", file=sys.stderr)
+              f"{took}", file=sys.stderr)
 
 
 def _newest_run(spec: SearchSpec) -> str:

@@ -49,7 +49,7 @@ def finish_table(classes: list[FinishClass], exact: bool) -> str:
     if exact:
         heading = "last peg on each hole (exact: the run's symmetries all fix the start)"
         rows = [("hole", "paths")] + [(str(h), f"{c.per_hole:,}" if counted else "")
-                                      for c in classes for h in c.holes]
+                                      for h, c in sorted((h, c) for c in classes for h in c.holes)]
     else:
         heading = ("last peg up to symmetry: one row per class of holes under the board's"
                    " symmetries; which holes of a class the start reaches needs --symmetry start")
@@ -112,6 +112,22 @@ def grouped_jumps(jumps: tuple[Jump, ...], numbers: list[int]) -> str:
             moves.append([])
         moves[-1].append(str(jump))
     return " ".join(",".join(move) for move in moves) or "-"
+
+
+def runs_table(rows: list[dict]) -> str:
+    """One line per run: where, board, start, status, levels, states, megabytes, when made."""
+    lines = [("run", "board", "start", "carries", "status", "levels", "states", "MB", "created")]
+    for row in rows:
+        if row["status"] == "damaged":
+            lines.append((row["location"], "-", "-", "-", "damaged", "-", "-", "-", "-"))
+            continue
+        lines.append((row["location"], row["board"], ",".join(map(str, row["start"])),
+                      row["carries"] or "-", row["status"], str(row["levels"]), f"{row['states']:,}",
+                      f"{row['bytes'] / 1e6:,.1f}", row["created"]))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+    return "\n".join("  ".join(cell.ljust(width) if i < 5 else cell.rjust(width)
+                               for i, (cell, width) in enumerate(zip(line, widths, strict=True)))
+                     for line in lines)
 
 
 def aligned(rows: list[tuple[str, ...]]) -> str:

@@ -20,9 +20,10 @@ from pegsearch.errors import UsageError
 from pegsearch.interrupts import check
 from pegsearch.store import Location, Run
 
-# Receives each level's record as it is committed ({"level", "pegs", "states", ...}) and, while a
-# level is made, events {"level", "pegs", "done", "total"}: parents expanded so far, out of how many
-# (the parent level's size, times the passes made so far when the level needs several).
+# Receives each level's record as it is committed ({"level", "pegs", "states", ...}; the levels a
+# resumed run already holds come first, with "stored": True) and, while a level is made, events
+# {"level", "pegs", "done", "total"}: parents expanded so far, out of how many (the parent level's
+# size, times the passes made so far when the level needs several).
 Progress = Callable[[dict], None]
 
 
@@ -50,7 +51,7 @@ def search(spec: SearchSpec, out: str | Path | Location, engine: Engine, resume:
                 _write_start(run)
             for record in run.levels:
                 if progress:
-                    progress(record)
+                    progress({**record, "stored": resume})
             ended = False
             while not ended and run.levels[-1]["pegs"] > 1:
                 if until is not None and len(run.levels) > until:

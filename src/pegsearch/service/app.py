@@ -19,20 +19,26 @@ from typing import Literal
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pegsearch import __version__
 from pegsearch.answers.documents import board_document, counts_document, moves_document, solution_document
 from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
 from pegsearch.board.spec import SearchSpec, check_values
-from pegsearch.engines import make_engine
+from pegsearch.engines import ENGINES, make_engine
 from pegsearch.errors import Conflict, NotFound, PegsearchError, TooLarge, UsageError, one_line
+from pegsearch.service import schema
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, new_id
+from pegsearch.service.schema import answers
 from pegsearch.service.storage import part_bytes
 from pegsearch.service.views import Searches, level_parts
 
@@ -48,7 +54,7 @@ STATIC = resources.files("pegsearch") / "service" / "static"
 class BoardUpload(BaseModel):
     """A board file's text, checked by the same parser as the CLI's board files."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     board_file: str
 
 
@@ -56,14 +62,22 @@ class SearchRequest(BaseModel):
     """A search to run: a shipped board or an uploaded board file, the start and what to count;
     or, with `survey`, one search per class of start holes."""
 
-    model_config = ConfigDict(extra="forbid")
-    board: str | None = None
-    board_file: str | None = None
-    start: list[int] | None = None
+    # Exactly one of `board` and `board_file`: the description's oneOf says so.
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
+        "oneOf": [{"required": ["board"]}, {"required": ["board_file"]}]})
+    board: str = Field(None, description="a shipped board's name",  # type: ignore[assignment]
+                       json_schema_extra={"enum": shipped_boards()})
+    board_file: str = Field(None, description="a board file's text (TOML)",  # type: ignore[assignment]
+                            min_length=1)
+    # Holes are numbered from 1: the description says so, and a hole the board lacks is refused by
+    # the start rule in the same line as on the command line.
+    start: list[int] = Field(  # type: ignore[assignment]
+        None, description="the holes empty at the start (default: those the board draws empty)",
+        min_length=1, json_schema_extra={"items": {"type": "integer", "minimum": 1}})
     symmetry: Literal["board", "start", "none"] = "board"
     count_paths: bool = False
     fewest_moves: bool = False
-    engine: str = "local"
+    engine: str = Field("local", json_schema_extra={"enum": sorted(ENGINES)})
     settings: dict[str, str | int] = {}
     survey: bool = False
 
@@ -80,8 +94,10 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
         await run_in_threadpool(jobs.stop)
 
     app = FastAPI(title="pegsearch", summary="Exhaustive peg-solitaire searches over HTTP",
-                  lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url="/api/openapi.json")
-    _errors(app)
+                  version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url="/api/openapi.json")
+    app.openapi = lambda: _describe(app, token is not None)  # type: ignore[method-assign]
+    _errors(app, root)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     if token:
         app.middleware("http")(_bearer(token))
@@ -91,43 +107,49 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
     def dashboard() -> FileResponse:
         return FileResponse(str(STATIC / "index.html"))
 
-    @app.get("/api/boards")
+    @app.get("/api/boards", response_model=None, responses=answers(list[schema.Board]))
     def boards() -> list[dict]:
         """The shipped boards, with hole coordinates and pictures."""
         return [board_document(load_board(name)) for name in shipped_boards()]
 
-    @app.get("/api/boards/{name}")
+    @app.get("/api/boards/{name}", response_model=None, responses=answers(schema.Board, 404))
     def board(name: str) -> dict:
         return board_document(_shipped(name))
 
-    @app.post("/api/boards/check")
+    @app.post("/api/boards/check", response_model=None, responses=answers(schema.Board))
     def check_board(upload: BoardUpload) -> dict:
         """Parse an uploaded board file (to draw it before submitting); 400 says what is wrong."""
         return board_document(_uploaded(upload.board_file))
 
-    @app.post("/api/searches", status_code=202)
+    @app.post("/api/searches", status_code=202, response_model=None,
+              responses=answers(schema.Accepted, status=202))
     def submit(request: SearchRequest) -> dict:
         """Queue a search; answers its id at once."""
         record = _record(request)
         jobs.submit(record)
         return {"id": record.id, "status": "queued", "url": f"/api/searches/{record.id}"}
 
-    @app.get("/api/searches")
+    @app.get("/api/searches", response_model=None, responses=answers(list[schema.SearchRow]))
     def listing() -> list[dict]:
+        """Every search under the root, newest first: queued ones and run directories."""
         return searches.listing()
 
-    @app.get("/api/searches/{search_id}")
+    @app.get("/api/searches/{search_id}", response_model=None, responses=answers(schema.Search, 404))
     def one(search_id: str) -> dict:
+        """One search: what was asked, its levels, and its answers once complete."""
         return searches.document(search_id)
 
-    @app.get("/api/searches/{search_id}/events")
+    @app.get("/api/searches/{search_id}/events", response_class=StreamingResponse,
+             responses=answers(None, 404, media="text/event-stream",
+                               description="server-sent events: level, progress, status"))
     async def events(search_id: str) -> StreamingResponse:
         """Server-sent events: `level` per finished level, `status` on every change of status."""
         await run_in_threadpool(searches.find, search_id)
         return StreamingResponse(_stream(searches, search_id), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache"})
 
-    @app.post("/api/searches/{search_id}/cancel")
+    @app.post("/api/searches/{search_id}/cancel", response_model=None,
+              responses=answers(schema.Accepted, 404, 409))
     def cancel(search_id: str) -> dict:
         """Stop a queued or running search; its run keeps its levels and can be resumed."""
         status = searches.status(search_id, *searches.find(search_id))
@@ -136,7 +158,8 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
         jobs.cancel(search_id)
         return {"id": search_id, "status": "interrupted"}
 
-    @app.post("/api/searches/{search_id}/resume", status_code=202)
+    @app.post("/api/searches/{search_id}/resume", status_code=202, response_model=None,
+              responses=answers(schema.Accepted, 404, 409, status=202))
     def resume(search_id: str) -> dict:
         """Queue an interrupted or failed search again, from its last complete level."""
         status = searches.status(search_id, *searches.find(search_id))
@@ -146,14 +169,16 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
         jobs.resume(search_id)
         return {"id": search_id, "status": "queued"}
 
-    @app.delete("/api/searches/{search_id}")
+    @app.delete("/api/searches/{search_id}", response_model=None,
+                responses=answers(schema.Deleted, 404))
     def delete(search_id: str) -> dict:
         """Stop the search if needed and remove its run directory."""
         searches.find(search_id)
         jobs.delete(search_id)
         return {"id": search_id, "deleted": True}
 
-    @app.get("/api/searches/{search_id}/counts")
+    @app.get("/api/searches/{search_id}/counts", response_model=None,
+             responses=answers(schema.Search | schema.MovesCount, 404, 409))
     def counts(search_id: str, winnable: bool = False, finish: int | None = None,
                by_moves: bool = False) -> dict:
         """States per level (and winnable positions per level with `winnable`); with `by_moves`,
@@ -165,12 +190,14 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
             return moves_document(run)
         return counts_document(run, winnable, finish)
 
-    @app.get("/api/searches/{search_id}/solution")
+    @app.get("/api/searches/{search_id}/solution", response_model=None,
+             responses=answers(schema.Solution, 404, 409))
     def solution(search_id: str, finish: int | None = None) -> dict:
         """One solution as jumps and pictures, or a line reaching the fewest pegs."""
         return solution_document(searches.complete_run(search_id), finish)
 
-    @app.get("/api/searches/{search_id}/levels/{level}")
+    @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,
+             responses=answers(schema.LevelParts, 404))
     def level(search_id: str, level: int) -> dict:
         """A stored level: its states and the URLs of its Parquet part files."""
         run, _ = searches.find(search_id)
@@ -181,7 +208,9 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
         return {"level": level, "states": run.levels[level]["states"],
                 "parts": [{"index": i, "url": f"{base}/{i}"} for i in range(len(parts))]}
 
-    @app.get("/api/searches/{search_id}/levels/{level}/parts/{index}")
+    @app.get("/api/searches/{search_id}/levels/{level}/parts/{index}", response_class=Response,
+             responses=answers(None, 404, media="application/vnd.apache.parquet",
+                               description="the part file, as stored"))
     def part(search_id: str, level: int, index: int) -> Response:
         """One Parquet part file of a level, as stored (checked against the manifest first)."""
         run, _ = searches.find(search_id)
@@ -194,6 +223,41 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     return app
+
+
+def _describe(app: FastAPI, bearer: bool) -> dict:
+    """The OpenAPI description as the service behaves: its own error shape and codes (FastAPI's
+    422 `detail` never reaches a client: a request that does not fit is a 400 `{"error"}`) and, on
+    a server with a token, the bearer scheme every /api route needs."""
+    if app.openapi_schema:
+        return app.openapi_schema
+    described = get_openapi(title=app.title, version=app.version, summary=app.summary,
+                            routes=app.routes)
+    for operations in described["paths"].values():
+        for operation in operations.values():
+            operation["responses"].pop("422", None)
+    shapes = described.setdefault("components", {}).setdefault("schemas", {})
+    for unused in ("HTTPValidationError", "ValidationError"):
+        shapes.pop(unused, None)
+    _link_search_routes(described)
+    if bearer:
+        described["components"]["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
+        described["security"] = [{"bearer": []}]
+    app.openapi_schema = described
+    return described
+
+
+def _link_search_routes(described: dict) -> None:
+    """Links from a submitted search's id to the routes about it, so a client (or Schemathesis's
+    stateful tests) can follow a search from its submission to its answers and its deletion."""
+    paths = described["paths"]
+    accepted = paths["/api/searches"]["post"]["responses"]["202"]
+    accepted["links"] = {
+        f"{method}_{path.rsplit('/', 1)[-1].strip('{}')}": {
+            "operationId": paths[path][method]["operationId"],
+            "parameters": {"search_id": "$response.body#/id"}}
+        for path in paths if path.startswith("/api/searches/{search_id}") and "{level}" not in path
+        for method in paths[path]}
 
 
 def _shipped(name: str) -> Board:
@@ -286,7 +350,8 @@ def _bearer(token: str) -> Callable[[Request, Callable[[Request], Awaitable[Resp
         if request.url.path.startswith("/api"):
             given = request.headers.get("authorization", "").encode()
             if not secrets.compare_digest(given, expected):
-                return _error(401, "missing or wrong token: send 'Authorization: Bearer TOKEN'")
+                return _error(401, "missing or wrong token: send 'Authorization: Bearer TOKEN'",
+                              {"WWW-Authenticate": 'Bearer realm="pegsearch"'})
         return await call_next(request)
 
     return check
@@ -329,20 +394,33 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": one_line(message)}, status_code=status)
+def _allowed(request: Request) -> str:
+    """The methods a path answers (for a 405's Allow): those of every route matching it, or only of
+    the routes naming it literally (POST /api/boards/check, not GET /api/boards/{name})."""
+    matching = [route for route in request.app.router.routes
+                if isinstance(route, APIRoute) and route.matches(request.scope)[0] != Match.NONE]
+    literal = [route for route in matching if route.path == request.url.path]
+    methods = {method for route in literal or matching for method in route.methods} - {"HEAD"}
+    return ", ".join(sorted(methods))
 
 
-def _errors(app: FastAPI) -> None:
-    """Every failure as one line of JSON: the client never sees a traceback."""
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": one_line(message)}, status_code=status, headers=headers)
+
+
+def _errors(app: FastAPI, root: Path) -> None:
+    """Every failure as one line of JSON: the client never sees a traceback, nor where the server
+    keeps its runs (a run's folder is named by its search id)."""
+    hidden = f"{root.resolve()}/"
 
     @app.exception_handler(PegsearchError)
     async def refused(request: Request, exc: PegsearchError) -> JSONResponse:
-        return _error(exc.http_status, exc.line())
+        return _error(exc.http_status, exc.line().replace(hidden, "").replace(f"{root}/", ""))
 
     @app.exception_handler(HTTPException)
     async def http(request: Request, exc: HTTPException) -> JSONResponse:
-        return _error(exc.status_code, str(exc.detail))
+        headers = {"Allow": _allowed(request)} if exc.status_code == 405 else exc.headers
+        return _error(exc.status_code, str(exc.detail), headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -127,7 +127,10 @@ class Location:
         top = self.path(name)
         if self.fs.get_file_info(top).type != pafs.FileType.Directory:
             return {}
-        found = self.fs.get_file_info(pafs.FileSelector(top, recursive=True))
+        try:
+            found = self.fs.get_file_info(pafs.FileSelector(top, recursive=True))
+        except FileNotFoundError:  # an object store's folder whose objects were all deleted
+            return {}
         return {info.path[len(self.base) + 1:]: info.size for info in found
                 if info.type == pafs.FileType.File}
 
@@ -135,7 +138,10 @@ class Location:
         """The names of the folders directly in this one."""
         if self.fs.get_file_info(self.base).type != pafs.FileType.Directory:
             return []
-        found = self.fs.get_file_info(pafs.FileSelector(self.base))
+        try:
+            found = self.fs.get_file_info(pafs.FileSelector(self.base))
+        except FileNotFoundError:
+            return []
         return sorted(info.base_name for info in found if info.type == pafs.FileType.Directory)
 
     # ----- writing

@@ -19,11 +19,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pegsearch.errors import UsageError
-from pegsearch.kernel.path_counts import words_of
+from pegsearch.kernel.moves import LAST_HOLES, MOVES, MOVES_TYPE
+from pegsearch.kernel.path_counts import ARROW_TYPE, PATHS, words_of
 from pegsearch.kernel.values import NO_VALUES, Carry
 from pegsearch.store.location import Location
 
 POSITION = "position"
+# The value columns' types, as every part stores them (see kernel.values).
+COLUMN_TYPES = {PATHS: ARROW_TYPE, MOVES: MOVES_TYPE, LAST_HOLES: pa.int64()}
 PART_ROWS = 1 << 22
 # A part's name: its number in the level, and the attempt that wrote it (so attempts never collide).
 PART_NAME = re.compile(r"part-[0-9A-Za-z_.-]+\.parquet")
@@ -40,11 +43,16 @@ def part_name(index: int, attempt: str) -> str:
 
 
 class DamagedLevel(UsageError):
-    """A stored level does not match its manifest: never computed on, always reported."""
+    """A stored level does not match its manifest: never computed on, always reported. To a
+    service's client it is the server's failure (HTTP 500), not a bad request."""
+
+    http_status = 500
 
 
-def encode(positions: np.ndarray, carry: Carry = Carry.NOTHING, values: np.ndarray = NO_VALUES) -> bytes:
-    """Sorted distinct positions (and the values they carry) as the bytes of one Parquet file.
+def encode(positions: np.ndarray, carry: Carry = Carry.NOTHING, values: np.ndarray = NO_VALUES,
+           metadata: dict[str, str] | None = None) -> bytes:
+    """Sorted distinct positions (and the values they carry) as the bytes of one Parquet file,
+    with `metadata` (what the part is: see `Run.part_metadata`) as the file's key-value metadata.
 
     Sorted positions differ by small steps, so delta encoding plus zstd stores them compactly.
     Arrays are wrapped from their buffers: `pa.array` on numpy data imports pandas (0.3 s).
@@ -52,7 +60,7 @@ def encode(positions: np.ndarray, carry: Carry = Carry.NOTHING, values: np.ndarr
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
     columns = [pa.Array.from_buffers(pa.int64(), len(positions), [None, pa.py_buffer(positions)])]
     columns += carry.to_arrow(values)
-    table = pa.Table.from_arrays(columns, names=[POSITION, *carry.columns])
+    table = pa.Table.from_arrays(columns, names=[POSITION, *carry.columns], metadata=metadata)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, row_group_size=PART_ROWS, compression="zstd",
                    use_dictionary=False, column_encoding={POSITION: "DELTA_BINARY_PACKED"})
@@ -65,9 +73,9 @@ def entry_for(name: str, data: bytes, rows: int) -> dict:
 
 
 def write_part(folder: Location, name: str, positions: np.ndarray, carry: Carry = Carry.NOTHING,
-               values: np.ndarray = NO_VALUES) -> dict:
+               values: np.ndarray = NO_VALUES, metadata: dict[str, str] | None = None) -> dict:
     """Write one part file whole into `folder`; returns its manifest entry."""
-    data = encode(positions, carry, values)
+    data = encode(positions, carry, values, metadata)
     folder.write(name, data)
     return entry_for(name, data, len(positions))
 

@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.dataset as ds
 
 from pegsearch import __version__
 from pegsearch.board.files import board_from_definition
@@ -29,12 +31,25 @@ from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import NO_VALUES, Carry, merge_summaries
 from pegsearch.store.location import Location, reason, sync_folder
 from pegsearch.store.lock import LEASE, LOCK_FILE, WriterLock
-from pegsearch.store.parts import PART_NAME, iter_parts, new_attempt, part_name, write_part
+from pegsearch.store.parts import (
+    COLUMN_TYPES,
+    PART_NAME,
+    POSITION,
+    DamagedLevel,
+    iter_parts,
+    new_attempt,
+    part_name,
+    write_part,
+)
 
 T = TypeVar("T")
 MANIFEST = "manifest.json"
 FORMAT = 1
 # "paused": stopped on purpose after a chosen level (`--until`); "interrupted": by a signal or error.
+# How a part's metadata says what a `position` is (the README's "Levels other tools can read").
+POSITION_MEANING = ("bit i-1 set: hole i holds a peg; int64 holding the unsigned 64-bit value; one"
+                    " position per symmetry class (the smallest of its images) under the stated"
+                    " symmetry")
 STATUSES = ("running", "interrupted", "paused", "complete")
 # What a folder may hold and still count as empty for a new run: a lock left by a refused start.
 HOUSEKEEPING = {LOCK_FILE, LEASE}
@@ -55,11 +70,15 @@ class Run:
 
     # ----- opening
     @classmethod
-    def open(cls, where: str | Path | Location) -> Run:
-        """Open an existing run for reading; one clear error if `where` does not hold one."""
+    def open(cls, where: str | Path | Location, check_parts: bool = True) -> Run:
+        """Open an existing run for reading; one clear error if `where` does not hold one, or (with
+        `check_parts`; `verify` lists every problem itself) if a part it lists is missing."""
         location = where if isinstance(where, Location) else Location.parse(where)
         location.check()
-        return cls(location, _read_manifest(location))
+        run = cls(location, _read_manifest(location))
+        if check_parts:
+            run.check_parts()
+        return run
 
     @classmethod
     def create_or_resume(cls, where: str | Path | Location, spec: SearchSpec, engine: str,
@@ -70,21 +89,23 @@ class Run:
         is not probed here: `search` reaches it first, before an engine starts.
         """
         location = where if isinstance(where, Location) else Location.parse(where)
-        if not resume and not location.is_file(MANIFEST):
+        # Refused first without the lock, so a refusal leaves the folder exactly as it was (no
+        # lock file added to a user's folder, another run's lock not rewritten); checked again
+        # under the lock, which alone decides between two writers.
+        if location.is_file(MANIFEST):
+            cls(location, _read_manifest(location))._refuse_unless(spec, resume)
+        elif resume:
+            raise UsageError(f"{location} holds no run to resume; drop --resume to start one")
+        else:
             cls._check_empty(location, locked=False)
         _guard(location, "create the run folder", location.make, kept=False)
         lock = _guard(location, "lock the run", lambda: WriterLock(location), kept=False)
         try:
             if location.is_file(MANIFEST):
                 run = cls(location, _read_manifest(location), lock)
-                if run.spec.as_json() != spec.as_json():
-                    raise UsageError(f"{location} already holds a different run ({run.describe()});"
-                                     " choose another --out")
-                if not resume:
-                    raise UsageError(f"{location} already holds this run ({run.describe()},"
-                                     f" {run.status}); pass --resume to continue it or choose"
-                                     " another --out")
+                run._refuse_unless(spec, resume)
                 run.discard_unlisted()
+                run.check_parts()
                 run.manifest.update(engine=engine, options=options, status="running")
             elif resume:
                 raise UsageError(f"{location} holds no run to resume; drop --resume to start one")
@@ -100,6 +121,16 @@ class Run:
             lock.release()
             raise
         return run
+
+    def _refuse_unless(self, spec: SearchSpec, resume: bool) -> None:
+        """Refuse to write this stored run unless it is the same search and `resume` says so."""
+        if self.spec.as_json() != spec.as_json():
+            raise UsageError(f"{self.location} already holds a different run ({self.describe()});"
+                             " choose another --out")
+        if not resume:
+            raise UsageError(f"{self.location} already holds this run ({self.describe()},"
+                             f" {self.status}); pass --resume to continue it or choose another"
+                             " --out")
 
     @staticmethod
     def _check_empty(location: Location, locked: bool) -> None:
@@ -193,6 +224,35 @@ class Run:
         pieces = [values for _, values in self.iter_level(level, 1 << 62, with_values=True)]
         return np.concatenate(pieces) if pieces else NO_VALUES
 
+    def part_paths(self, level: int) -> list[str]:
+        """Where the parts of a committed level are, as their store names them (a local path, or
+        BUCKET/KEY on an object store), in the manifest's order."""
+        folder = self.level_folder(level)
+        return [folder.path(entry["name"]) for entry in self.levels[level]["files"]]
+
+    def part_uris(self, level: int) -> list[str]:
+        """The parts of a committed level as URIs other tools open (s3://..., or local paths)."""
+        folder = self.level_folder(level)
+        if folder.local is not None:
+            return self.part_paths(level)
+        return [f"{folder.uri}/{entry['name']}" for entry in self.levels[level]["files"]]
+
+    def dataset(self, levels: Iterable[int] | None = None) -> ds.Dataset:
+        """The listed parts of the run (or of `levels`) as one pyarrow dataset, with a `level`
+        column: exactly what the manifest commits, never a part of an unfinished attempt that
+        globbing `level-*/*.parquet` would also pick up."""
+        chosen = range(len(self.levels)) if levels is None else list(levels)
+        paths, partitions = [], []
+        for level in chosen:
+            for path in self.part_paths(level):
+                paths.append(path)
+                partitions.append(ds.field("level") == pa.scalar(level, pa.int16()))
+        schema = pa.schema([(POSITION, pa.int64()),
+                            *((name, COLUMN_TYPES[name]) for name in self.carry.columns),
+                            ("level", pa.int16())])
+        return ds.FileSystemDataset.from_paths(paths, schema=schema, format=ds.ParquetFileFormat(),
+                                               filesystem=self.location.fs, partitions=partitions)
+
     # ----- writing
     def save(self) -> None:
         data = (json.dumps(self.manifest, indent=1) + "\n").encode()
@@ -227,6 +287,36 @@ class Run:
             self.levels.pop()  # not committed: the manifest on the store does not list it
             raise
         return record
+
+    def check_parts(self) -> None:
+        """Refuse the run, in one line, if a part its manifest lists is missing or not its listed
+        size: one listing of the run's folder, so every reader (not only the one reading that
+        level) sees a deleted or truncated part. Checksums stay `verify`'s job."""
+        present = self.location.files()
+        for record in self.levels:
+            for entry in record["files"]:
+                size = present.get(f"{level_name(record['level'])}/{entry['name']}")
+                if size is None:
+                    problem = f"is missing from {self.level_folder(record['level'])}"
+                elif entry.get("bytes") not in (None, size):
+                    problem = (f"has {size:,} bytes, the manifest says {entry['bytes']:,}"
+                               " (truncated or replaced)")
+                else:
+                    continue
+                raise DamagedLevel(f"{self.where(record['level'])}: part {entry['name']} {problem}; the"
+                                   " run is damaged (run `pegsearch verify` on it)")
+
+    def part_metadata(self, level: int) -> dict[str, str]:
+        """What every part of `level` says of itself (Parquet key-value metadata), so a part read
+        by another tool, without the manifest, still tells what its rows are."""
+        return {"pegsearch.format": str(FORMAT), "pegsearch.version": __version__,
+                "pegsearch.board": self.board.name, "pegsearch.board_digest": self.board.digest,
+                "pegsearch.holes": str(self.board.holes), "pegsearch.level": str(level),
+                "pegsearch.pegs": str(self.pegs_at(level)),
+                "pegsearch.start": ",".join(map(str, self.start)),
+                "pegsearch.symmetry": self.spec.symmetry,
+                "pegsearch.values": ",".join(self.carry.columns) or "none",
+                "pegsearch.position": POSITION_MEANING}
 
     def pegs_at(self, level: int) -> int:
         """Pegs in every position of a level: each jump removes exactly one."""
@@ -267,6 +357,7 @@ class LevelWriter:
         self.run = run
         self.level = level
         self.folder = run.level_folder(level)
+        self.metadata = run.part_metadata(level)
         self.attempt = new_attempt()
         self.summary: dict = {}  # the values written so far, summed up (Carry.summary)
         self.notes: dict[str, str] = {}  # what the engine says of how it made the level (manifest)
@@ -280,7 +371,7 @@ class LevelWriter:
         name = part_name(index, self.attempt)
         carry = self.run.carry
         entry = _guard(self.folder, "write a part file",
-                       lambda: write_part(self.folder, name, positions, carry, values))
+                       lambda: write_part(self.folder, name, positions, carry, values, self.metadata))
         self.add(index, entry, carry.summary(values))
 
     @property
@@ -323,6 +414,9 @@ def _read_manifest(location: Location) -> dict:
     try:
         text = location.read(MANIFEST)
     except FileNotFoundError:
+        if not location.exists():
+            raise UsageError(f"{location} does not exist; give the --out of a `pegsearch run`"
+                             " (`pegsearch runs` lists the runs under runs/)") from None
         raise UsageError(f"{location} is not a pegsearch run (no {MANIFEST}); give the --out of a"
                          " `pegsearch run`") from None
     except IsADirectoryError:

@@ -105,7 +105,7 @@ class SparkEngine:
         self._check_store(run.location)
         entries = run.levels[level]["files"]
         plan = Plan(run.uri, level, run.tables(), run.carry,
-                    self._shuffle_bits(parents, run.board.holes))
+                    self._shuffle_bits(parents, run.board.holes), writer.metadata)
         # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
         # py4j's tracebacks and leave its connection half-read (see interrupts.cancelling).
         with cancelling(self._cancel):

@@ -39,13 +39,15 @@ OVERFLOW = "pegsearch-path-count-overflow-in-"
 @dataclass(frozen=True)
 class Plan:
     """What every task of one level's job needs: where the run is, which level it reads, the
-    kernel's tables, what positions carry, and the partitions (``2**pbits``) of the shuffle."""
+    kernel's tables, what positions carry, the partitions (``2**pbits``) of the shuffle, and what
+    the parts it writes say of themselves."""
 
     uri: str
     level: int
     tables: BoardTables
     carry: Carry
     pbits: int
+    metadata: dict[str, str] | None = None
 
     def folder(self, level: int) -> Location:
         return Location.parse(self.uri) / level_name(level)
@@ -89,7 +91,7 @@ def reduce_task(plan: Plan, partition: int,
         raise PathCountOverflow(f"{OVERFLOW}reduce") from None
     if len(keys):
         name = part_name(partition, new_attempt())
-        entry = write_part(plan.folder(plan.level + 1), name, keys, plan.carry, values)
+        entry = write_part(plan.folder(plan.level + 1), name, keys, plan.carry, values, plan.metadata)
         yield partition, entry, plan.carry.summary(values)
 
 

@@ -36,6 +36,7 @@ const postJSON = async (path, body) => (await api(path, {
 
 function say(text) { $("message").textContent = text || ""; }
 const number = (n) => Number(n).toLocaleString("en-US");
+const plural = (n, noun, nouns) => `${number(n)} ${n === 1 ? noun : nouns || `${noun}s`}`;
 
 // ----- drawing a board: holes on the text grid of the board file (two columns apart)
 function drawBoard(container, board, pegs, options = {}) {
@@ -81,7 +82,7 @@ async function loadBoards() {
 
 function chooseBoard(board, boardFile) {
   chosen = { board, boardFile, start: new Set(board.empty) };
-  $("board-description").textContent = `${board.description} — ${board.holes} holes, ${board.jumps} jumps, ${board.symmetries} symmetries`;
+  $("board-description").textContent = `${board.description} — ${plural(board.holes, "hole")}, ${plural(board.jumps, "jump")}, ${plural(board.symmetries, "symmetry", "symmetries")}`;
   drawStartPicker();
 }
 
@@ -148,13 +149,17 @@ async function refreshList() {
       const link = document.createElement("a");
       link.href = `#/search/${s.id}`;
       link.textContent = s.id;
-      const start = s.kind === "survey" ? "every hole" : s.start.join(", ");
-      const cells = [link, s.board, start, badge(s.status), s.levels, number(s.states), s.verdict || ""];
+      const surveying = s.kind === "survey";
+      const start = surveying ? "every hole" : s.start.join(", ");
+      // A survey is many searches: its levels and states are its runs', not one table's.
+      const cells = [link, s.board, start, badge(s.status), surveying ? "-" : s.levels,
+        surveying ? "-" : number(s.states), s.verdict || ""];
       row.append(...cells.map((content) => {
         const cell = document.createElement("td");
         cell.append(content);
         return cell;
       }));
+      row.lastChild.title = s.verdict || "";  // the whole verdict, where the cell cuts it short
       return row;
     }));
   } catch (error) { say(error.message); }
@@ -266,7 +271,9 @@ function drawChart(container, levels) {
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   const most = Math.max(10, ...levels.map((l) => l.states));
   const decades = Math.ceil(Math.log10(most));
-  const y = (value) => top + (height - top - bottom) * (1 - Math.log10(Math.max(value, 1)) / decades);
+  // The axis starts at 0.5, so a level of one state is a bar too, not a line on the axis.
+  const floor = Math.log10(0.5);
+  const y = (value) => top + (height - top - bottom) * (1 - (Math.log10(Math.max(value, 0.5)) - floor) / (decades - floor));
   const shown = Math.max(levels.length, 1);
   const step = (width - left - 10) / shown;
   const add = (tag, attributes, text) => {
@@ -283,7 +290,7 @@ function drawChart(container, levels) {
   levels.forEach((level, index) => {
     const x = left + index * step;
     add("rect", { x: x + step * 0.1, width: step * 0.8, y: y(level.states),
-      height: Math.max(height - bottom - y(level.states), 1), class: "bar" }, undefined);
+      height: height - bottom - y(level.states), class: "bar" }, undefined);
     svg.lastChild.append(Object.assign(document.createElementNS(SVG, "title"),
       { textContent: `level ${level.level}: ${number(level.states)} states` }));
     if (levels.length <= 20 || index % 2 === 0) {

@@ -1,0 +1,193 @@
+"""What the service's answers look like, for its OpenAPI description: the documents of
+`pegsearch.answers.documents` (and the service's own few) as models, the one error shape, and the
+codes each route answers with.
+
+The routes return the documents themselves; these models only describe them (a client generator
+reads them, Schemathesis checks every answer against them in the tests), so a field the answers
+add later is allowed by `extra`, never dropped.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Document(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class Error(Document):
+    """Every refusal and failure: one line, never a traceback or a server path."""
+
+    error: str
+
+
+class Board(Document):
+    name: str
+    description: str
+    grid: str
+    holes: int
+    jumps: int
+    symmetries: int
+    empty: list[int]
+    cells: list[list[int]] = Field(description="each hole's (column, row) on the board file's text grid")
+    picture: str
+    start_picture: str
+
+
+class Accepted(Document):
+    id: str
+    status: str
+    url: str | None = None
+
+
+class Deleted(Document):
+    id: str
+    deleted: bool
+
+
+class Level(Document):
+    level: int
+    pegs: int
+    states: int
+    paths: int | None = Field(None, description="the level's path total (count_paths runs)")
+    moves: int | None = Field(None, description="the fewest moves of any of its positions"
+                                                " (fewest_moves runs)")
+    winnable: int | None = None
+
+
+class Finish(Document):
+    hole: int | None = None
+    holes: list[int] | None = None
+    paths: int | None = None
+    moves: int | None = None
+
+
+class SurveyStart(Document):
+    start: int
+    solvable: bool
+    finishes: list[int]
+    states: int
+    searched: int
+    solutions: int | None = None
+    fewest_moves: int | None = None
+    moves_by_finish: dict[str, int] | None = None
+
+
+class Search(Document):
+    """A search or survey (`kind`): the CLI's `run --json` document plus the service's id, status
+    and settings; a complete search adds its verdict, a complete survey its start holes."""
+
+    id: str
+    kind: str
+    board: str
+    holes: int
+    start: list[int]
+    status: str
+    levels: list[Level]
+    engine: str
+    count_paths: bool
+    fewest_moves: bool = False
+    symmetry: str | None = None
+    reduced: bool | None = None
+    symmetries: int | None = None
+    created: str | None = None
+    settings: dict[str, str | int] | None = None
+    verdict: str | None = None
+    solvable: bool | None = None
+    moves: int | None = None
+    finishes_exact_per_hole: bool | None = None
+    finishes: list[Finish] | None = None
+    starts: list[SurveyStart] | None = None
+    solvable_starts: int | None = None
+    fewest_moves_starts: list[int] | None = None
+    error: str | None = None
+
+
+class SearchRow(Document):
+    id: str
+    kind: str
+    board: str
+    start: list[int]
+    status: str
+    levels: int
+    states: int
+    engine: str
+    count_paths: bool | None = None
+    fewest_moves: bool | None = None
+    symmetry: str | None = None
+    verdict: str | None = None
+    created: str | None = None
+
+
+class MovesCount(Document):
+    board: str
+    start: list[int]
+    symmetry: str
+    status: str
+    by_moves: list[dict[str, int]]
+    positions: int
+
+
+class Jump(Document):
+    from_: int = Field(alias="from")
+    over: int
+    to: int
+    move: int
+
+
+class Solution(Document):
+    solved: bool
+    note: str
+    finish: int | None
+    moves: int
+    fewest_moves: bool
+    jumps: list[Jump]
+    positions: list[list[int]]
+    pictures: list[str]
+    board: Board
+
+
+class PartLink(Document):
+    index: int
+    url: str
+
+
+class LevelParts(Document):
+    level: int
+    states: int
+    parts: list[PartLink]
+
+
+# The refusals every route may answer with, besides its own (a missing or wrong token, a body too
+# large), and what each code means here.
+ERRORS = {400: "a request the search's rules refuse (one line says why)",
+          401: "the server wants a token: send 'Authorization: Bearer TOKEN'",
+          404: "no such search, board, level or part",
+          409: "the search is not in a state that allows it (not complete, not running, ...)",
+          413: "a request body or board file too large",
+          500: "the server failed (a damaged stored run, a bug): one line, details in its log"}
+
+
+# What a non-JSON answer holds: a part file's bytes, or server-sent events (each an event name and
+# its JSON data, see the events route).
+MEDIA_SCHEMAS = {
+    "application/vnd.apache.parquet": {"type": "string", "format": "binary"},
+    "text/event-stream": {"type": "object", "required": ["event", "data"],
+                          "properties": {"event": {"type": "string",
+                                                   "enum": ["level", "progress", "status"]},
+                                         "data": {"type": "string"}}},
+}
+
+
+def answers(model: object, *codes: int, media: str | None = None, description: str = "the answer",
+            status: int = 200) -> dict:
+    """A route's `responses`: its answer (a model, or a media type such as text/event-stream) and
+    the error codes it may give, all as `Error`."""
+    if media is not None:
+        ok: dict = {"description": description, "content": {media: {"schema": MEDIA_SCHEMAS[media]}}}
+    else:
+        ok = {"description": description, "model": model}
+    refusals = {code: {"description": ERRORS[code], "model": Error}
+                for code in sorted({400, 401, 413, 500, *codes})}
+    return {status: ok, **refusals}
