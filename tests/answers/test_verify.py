@@ -19,7 +19,9 @@ from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
+from pegsearch.kernel.digest import as_text, digest
 from pegsearch.store import MANIFEST, Run
+from pegsearch.store.run import level_digest
 from tests.helpers import assert_one_line_error, part_file, pegsearch, sha256_of, wait_for_levels
 
 
@@ -70,7 +72,8 @@ def test_a_level_from_another_board_is_caught(tmp_path: Path) -> None:
     shutil.copy(theirs, ours.parent / theirs.name)
     foreign = json.loads((other / MANIFEST).read_text())["levels"][5]
     edit_manifest(out, lambda m: m["levels"][5].update(files=foreign["files"],
-                                                       states=foreign["states"]))
+                                                       states=foreign["states"],
+                                                       digest=foreign["digest"]))
     lines = problems(out)
     assert lines and all(": level 5 part-" in line and "do not have 9 pegs" in line for line in lines)
 
@@ -100,8 +103,9 @@ def split_level(out: Path, level: int, pieces: list[np.ndarray]) -> None:
     for index, piece in enumerate(pieces):
         part = folder / f"part-{index:05d}.parquet"
         pq.write_table(pa.table({"position": pa.array(piece.view(np.int64), pa.int64())}), part)
-        files.append({"name": part.name, "rows": len(piece), "sha256": sha256_of(part)})
-    edit_manifest(out, lambda m: m["levels"][level].update(files=files))
+        files.append({"name": part.name, "rows": len(piece), "sha256": sha256_of(part),
+                      "digest": as_text(digest(piece))})
+    edit_manifest(out, lambda m: m["levels"][level].update(files=files, digest=level_digest(files)))
 
 
 def test_unsorted_and_overlapping_parts_are_caught(tmp_path: Path) -> None:
@@ -153,12 +157,15 @@ def test_recompute_agrees_with_a_good_run_and_catches_a_consistent_lie(tmp_path:
 
     states = Run.open(out).levels[5]["states"]
     part = part_file(out, 5)
-    part.write_bytes(encode(Run.open(out).read_level(5)[1:]))
+    kept = Run.open(out).read_level(5)[1:]
+    part.write_bytes(encode(kept))
 
     def shrink(manifest: dict) -> None:
         record = manifest["levels"][5]
         record["files"][0].update(rows=record["files"][0]["rows"] - 1, sha256=sha256_of(part),
-                                  bytes=part.stat().st_size)
+                                  bytes=part.stat().st_size,
+                                  digest=as_text(digest(kept)))
+        record["digest"] = record["files"][0]["digest"]
         record["states"] -= 1
 
     edit_manifest(out, shrink)
@@ -183,11 +190,15 @@ def test_verify_checks_fewest_moves_against_the_manifest_and_the_rules(tmp_path:
     run = Run.open(out)
     values = run.read_level_values(3).copy()
     values[0, 1] = 7  # seven moves in three jumps
+    positions = run.read_level(3)
     part = part_file(out, 3)
-    part.write_bytes(encode(run.read_level(3), Carry.MOVES, values))
+    part.write_bytes(encode(positions, Carry.MOVES, values))
 
     def match(manifest: dict) -> None:
-        manifest["levels"][3]["files"][0].update(sha256=sha256_of(part), bytes=part.stat().st_size)
+        entry = manifest["levels"][3]["files"][0]
+        entry.update(sha256=sha256_of(part), bytes=part.stat().st_size,
+                     digest=as_text(digest(positions, values)))
+        manifest["levels"][3]["digest"] = entry["digest"]
 
     edit_manifest(out, match)
     caught = pegsearch("verify", str(out))
@@ -215,3 +226,49 @@ def test_verify_names_files_the_manifest_does_not_list(tmp_path: Path) -> None:
         " attempt: readers that take level-*/*.parquet would count it; `--resume` removes it)",
         "level-099/ is not listed in the manifest (a level never committed: left by an interrupted"
         " attempt: readers that take level-*/*.parquet would count it; `--resume` removes it)"]
+
+
+def test_against_compares_two_runs_level_by_level_and_names_the_first_difference(tmp_path: Path) -> None:
+    """Runs of one search by two engines (their parts split differently) are identical digest for
+    digest; one position dropped from a level, with the manifest rewritten to match, passes every
+    check of the files but not the comparison, which names that level."""
+    from pegsearch.store import encode
+
+    local, mrjob = tmp_path / "local", tmp_path / "mrjob"
+    assert pegsearch("run", "triangle-6", "--out", str(local)).returncode == 0
+    assert pegsearch("run", "triangle-6", "--out", str(mrjob), "--engine", "mrjob",
+                     "--runner", "inline").returncode == 0
+    same = pegsearch("verify", str(local), "--against", str(mrjob))
+    assert same.returncode == 0, same.stdout
+    assert f"identical: all 20 levels equal {mrjob}'s, digest for digest" in same.stdout
+
+    part = part_file(mrjob, 7)
+    kept = Run.open(mrjob).read_level(7)[1:]
+    part.write_bytes(encode(kept))
+
+    def shrink(manifest: dict) -> None:
+        record = manifest["levels"][7]
+        record["files"][0].update(rows=len(kept), sha256=sha256_of(part), bytes=part.stat().st_size,
+                                  digest=as_text(digest(kept)))
+        record["states"] -= 1
+        record["digest"] = as_text(digest(kept))
+
+    edit_manifest(mrjob, shrink)
+    assert pegsearch("verify", str(mrjob)).returncode == 0  # the files agree with the manifest
+    states = Run.open(local).levels[7]["states"]
+    caught = pegsearch("verify", str(local), "--against", str(mrjob))
+    assert caught.returncode == 1
+    [line] = caught.stdout.splitlines()
+    assert line.startswith(f"{local}: level 7 differs: {states:,} positions against {states - 1:,}")
+
+
+def test_a_part_whose_content_is_not_its_digest_is_caught(tmp_path: Path) -> None:
+    out = make_run(tmp_path / "run", board="triangle-6")
+
+    def forge(manifest: dict) -> None:
+        manifest["levels"][4]["files"][0]["digest"] = "0" * 16
+
+    edit_manifest(out, forge)
+    lines = problems(out)
+    assert any("level 4 part-" in line and "the manifest says 0000000000000000" in line for line in lines)
+    assert any("level 4: the level's digest" in line for line in lines)

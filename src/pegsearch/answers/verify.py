@@ -19,12 +19,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pegsearch.errors import UsageError
+from pegsearch.kernel.digest import as_text, combined, digest
 from pegsearch.kernel.expand import signatures
 from pegsearch.kernel.path_counts import total
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import Carry
 from pegsearch.store import POSITION, Location, Run, level_name, positions_of
 from pegsearch.store.parts import check_part
+from pegsearch.store.run import level_digest
 
 # What an unlisted file is and does, for `verify`'s report of one.
 UNLISTED = ("left by an interrupted attempt: readers that take level-*/*.parquet would count it;"
@@ -68,6 +71,9 @@ def verify(path: str | Path) -> Verification:
         if values is not None:
             checked.problems += [f"{where}: {problem}"
                                  for problem in _value_problems(run, index, positions, values)]
+        if "digest" in record and record["digest"] != level_digest(record["files"]):
+            checked.problems.append(f"{where}: the level's digest {record['digest']} is not its"
+                                    " parts' sum")
         checked.levels += 1
         checked.states += record.get("states", 0)
     committed = {level_name(index) for index in range(len(run.levels))}
@@ -76,6 +82,38 @@ def verify(path: str | Path) -> Verification:
             checked.problems.append(f"{folder}/ is not listed in the manifest (a level never"
                                     f" committed: {UNLISTED})")
     return checked
+
+
+def against(path: str | Path, other: str | Path) -> tuple[int, list[str]]:
+    """Compare two runs of one search level by level, by their manifests' digests (each level's
+    content, however its parts are split); returns the levels compared and the first difference,
+    if any. A run written before digests has its levels' digests computed from its parts."""
+    mine, theirs = Run.open(path), Run.open(other)
+    if mine.spec.as_json() != theirs.spec.as_json():
+        raise UsageError(f"{other} is another search ({theirs.describe()}, symmetry"
+                         f" {theirs.spec.symmetry}); --against compares two runs of one search")
+    shared = min(len(mine.levels), len(theirs.levels))
+    for level in range(shared):
+        ours, its = _digest_of(mine, level), _digest_of(theirs, level)
+        if ours != its:
+            states = (mine.levels[level]["states"], theirs.levels[level]["states"])
+            return level, [f"level {level} differs: {states[0]:,} positions against {states[1]:,}"
+                           f" (digest {ours} against {its})"]
+    if len(mine.levels) != len(theirs.levels):
+        return shared, [f"the runs agree on levels 0 to {shared - 1}, but {path} has"
+                        f" {len(mine.levels)} levels ({mine.status}) and {other}"
+                        f" {len(theirs.levels)} ({theirs.status})"]
+    return shared, []
+
+
+def _digest_of(run: Run, level: int) -> str:
+    record = run.levels[level]
+    stored = record.get("digest") or level_digest(record["files"])
+    if stored:
+        return stored
+    pieces = [digest(positions, values if run.carry else None)
+              for positions, values in run.iter_level(level, 1 << 22, with_values=True)]
+    return as_text(combined(pieces))
 
 
 def recompute(path: str | Path, upto: int) -> list[str]:
@@ -200,6 +238,10 @@ def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int,
                         f" {run.board.holes} holes (a level of another search?)")
     elif np.any(signatures(tables, positions) != positions):
         problems.append(f"{where}: positions are not signatures under the run's symmetry group")
+    values = run.carry.from_arrow(table.columns[1:]) if run.carry else None
+    if "digest" in entry and as_text(digest(positions, values)) != entry["digest"]:
+        problems.append(f"{where}: its digest is {as_text(digest(positions, values))}, the manifest"
+                        f" says {entry['digest']} (positions or values changed)")
     return table
 
 

@@ -32,7 +32,7 @@ from pegsearch.answers.listing import runs_document
 from pegsearch.answers.solve import solve
 from pegsearch.answers.survey import survey
 from pegsearch.answers.verdict import verdict
-from pegsearch.answers.verify import recompute, verify
+from pegsearch.answers.verify import against, recompute, verify
 from pegsearch.board.files import load_board, shipped_boards
 from pegsearch.board.pictures import render
 from pegsearch.board.plots import board_strip, check_picture_path, level_plot
@@ -212,6 +212,10 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", description=ABOUT["verify"],
                                help="reread a run and report anything wrong with it")
     verify.add_argument("run", help=RUN_HELP)
+    verify.add_argument("--against", metavar="OTHER-RUN",
+                        help="also compare with another run of the same search, level by level, by"
+                             " the manifests' digests (any engine, any store); names the first level"
+                             " that differs")
     verify.add_argument("--recompute", type=int, default=0, metavar="LEVELS",
                         help="also make levels 1..LEVELS again by a second, plain-numpy computation"
                              " and compare them position for position (for the smaller levels)")
@@ -448,6 +452,10 @@ def command_verify(args: argparse.Namespace) -> int:
     checked = verify(args.run)
     if checked.ok and args.recompute:
         checked.problems += recompute(args.run, args.recompute)
+    compared = 0
+    if checked.ok and args.against:
+        compared, differences = against(args.run, args.against)
+        checked.problems += differences
     for problem in checked.problems:
         print(f"{args.run}: {problem}")
     if not checked.ok:
@@ -460,6 +468,8 @@ def command_verify(args: argparse.Namespace) -> int:
     if args.recompute:
         shown = min(args.recompute, checked.levels - 1)
         print(f"ok: levels 1 to {shown} agree position for position with a second computation")
+    if args.against:
+        print(f"identical: all {plural(compared, 'level')} equal {args.against}'s, digest for digest")
     return 0
 
 

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pegsearch.errors import UsageError
+from pegsearch.kernel.digest import as_text, digest
 from pegsearch.kernel.moves import LAST_HOLES, MOVES, MOVES_TYPE
 from pegsearch.kernel.path_counts import ARROW_TYPE, PATHS, words_of
 from pegsearch.kernel.values import NO_VALUES, Carry
@@ -67,9 +68,11 @@ def encode(positions: np.ndarray, carry: Carry = Carry.NOTHING, values: np.ndarr
     return sink.getvalue().to_pybytes()
 
 
-def entry_for(name: str, data: bytes, rows: int) -> dict:
-    """The manifest's record of a part: what a reader checks before trusting it."""
-    return {"name": name, "rows": rows, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+def entry_for(name: str, data: bytes, rows: int, content: int) -> dict:
+    """The manifest's record of a part: what a reader checks before trusting it, and the digest of
+    what it holds (kernel.digest), by which runs compare without rereading their parts."""
+    return {"name": name, "rows": rows, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+            "digest": as_text(content)}
 
 
 def write_part(folder: Location, name: str, positions: np.ndarray, carry: Carry = Carry.NOTHING,
@@ -77,7 +80,7 @@ def write_part(folder: Location, name: str, positions: np.ndarray, carry: Carry 
     """Write one part file whole into `folder`; returns its manifest entry."""
     data = encode(positions, carry, values, metadata)
     folder.write(name, data)
-    return entry_for(name, data, len(positions))
+    return entry_for(name, data, len(positions), digest(positions, values))
 
 
 def check_part(folder: Location, entry: dict) -> tuple[bytes | None, list[str]]:

@@ -27,6 +27,7 @@ from pegsearch import __version__
 from pegsearch.board.files import board_from_definition
 from pegsearch.board.spec import SYMMETRY_MODES, SearchSpec
 from pegsearch.errors import UsageError
+from pegsearch.kernel.digest import as_text, combined
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import NO_VALUES, Carry, merge_summaries
 from pegsearch.store.location import Location, reason, sync_folder
@@ -53,6 +54,13 @@ POSITION_MEANING = ("bit i-1 set: hole i holds a peg; int64 holding the unsigned
 STATUSES = ("running", "interrupted", "paused", "complete")
 # What a folder may hold and still count as empty for a new run: a lock left by a refused start.
 HOUSEKEEPING = {LOCK_FILE, LEASE}
+
+
+def level_digest(files: list[dict]) -> str | None:
+    """A level's digest, from its parts' (None when a part has none: a run written before digests)."""
+    if not all("digest" in entry for entry in files):
+        return None
+    return as_text(combined([int(entry["digest"], 16) for entry in files]))
 
 
 def level_name(level: int) -> str:
@@ -273,7 +281,7 @@ class Run:
             sync_folder(writer.folder.local)  # the parts' names survive a crash before the manifest
         record = {"level": level, "pegs": self.pegs_at(level),
                   "states": sum(f["rows"] for f in files), "files": files,
-                  "seconds": round(seconds, 3), **writer.notes}
+                  "digest": level_digest(files), "seconds": round(seconds, 3), **writer.notes}
         if self.count_paths:
             record["paths"] = str(writer.summary.get("paths", 0))
         if self.fewest_moves:
