@@ -33,9 +33,11 @@ from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
 from pegsearch.engines.spark.blocks import decode_block, encode_block
-from pegsearch.engines.spark.engine import TASK_ROWS, SparkEngine
-from pegsearch.errors import PathCountOverflow
+from pegsearch.engines.spark.engine import SparkEngine
+from pegsearch.engines.spark.sizing import TASK_ROWS, shuffle_for, spark_bytes, task_memory
+from pegsearch.errors import PathCountOverflow, UsageError
 from pegsearch.kernel.path_counts import LIMIT, as_int
+from pegsearch.kernel.values import Carry
 from pegsearch.store import Location, Run, level_name
 from tests.helpers import (
     level_sets,
@@ -447,3 +449,43 @@ def test_a_spark_run_on_s3_killed_then_resumed_on_spark(s3: str, tmp_path: Path)
     assert resumed.returncode == 0, resumed.stderr
     assert_same_levels(Run.open(uri), local_run("skippy-xl", tmp_path / "local"))
     assert pegsearch("verify", uri).returncode == 0
+
+
+# ----- partitions sized from what a task may hold
+
+def test_partitions_follow_the_memory_a_task_may_hold() -> None:
+    assert spark_bytes("512m", "x") == 512 << 20 and spark_bytes("2048", "x") == 2048 << 20
+    assert task_memory({"spark.executor.memory": "8g", "spark.executor.cores": "4"}, None) == 2 << 30
+    assert task_memory({"spark.driver.memory": "2g"}, 2) == 1 << 30
+    cluster = {"spark.executor.memory": "8g"}
+    assert task_memory({**cluster, "spark.executor.pyspark.memory": "1g"}, None) == 1 << 30
+    assert task_memory({**cluster, "spark.pegsearch.task.memory": "64m"}, None) == 64 << 20
+    small = shuffle_for(5, 1_000, 9_000, 36, 8, 1 << 30, Carry.NOTHING)
+    assert small.bits == 0  # one task: few parents, and it fits
+    spread = shuffle_for(5, 1 << 20, 1 << 22, 36, 8, 1 << 30, Carry.NOTHING)
+    assert spread.bits == 3  # one per core
+    big = shuffle_for(18, 1 << 28, 10**9, 36, 8, 1 << 30, Carry.NOTHING)
+    assert (1 << big.bits) * big.fits >= 10**9 > (1 << (big.bits - 1)) * big.fits
+    assert shuffle_for(18, 1 << 28, 10**9, 36, 8, 1 << 30, Carry.MOVES).bits == big.bits + 2
+    assert shuffle_for(18, 1 << 30, 10**12, 45, 256, 1 << 30, Carry.NOTHING).bits == 15
+    with pytest.raises(UsageError, match=r"level 18: about 10,000,000,000,000 positions need .* give"
+                                         r" the tasks more memory: spark.executor.memory"):
+        shuffle_for(18, 1 << 30, 10**13, 45, 256, 1 << 30, Carry.NOTHING)
+
+
+def test_a_small_task_memory_spreads_a_level_over_more_parts(tmp_path: Path) -> None:
+    """With spark.pegsearch.task.memory at 128 KiB (4,096 positions a task) in spark-defaults.conf,
+    triangle-6's large levels get many reduce partitions, and still equal the local engine's."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text("spark.pegsearch.task.memory 128k\n")
+    out = tmp_path / "spark"
+    result = subprocess.run([sys.executable, "-m", "pegsearch", "run", "triangle-6", "--out", str(out),
+                             *LOCAL2], capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "SPARK_CONF_DIR": str(conf)})
+    assert result.returncode == 0, result.stderr
+    run = Run.open(out)
+    assert_same_levels(run, local_run("triangle-6", tmp_path / "local"))
+    widest = max(range(1, len(run.levels)), key=lambda k: run.levels[k]["states"])
+    assert len(run.levels[widest]["files"]) >= 4
+    assert "at most 4,096 a task in 128 KiB" in run.levels[widest]["shuffle"]

@@ -30,7 +30,7 @@ import numpy as np
 from pyspark.sql import SparkSession
 
 from pegsearch.engines import LevelProgress, no_progress
-from pegsearch.engines.local import LocalEngine
+from pegsearch.engines.local import LocalEngine, expected_states
 from pegsearch.engines.spark.blocks import decode_block
 from pegsearch.engines.spark.job import (
     BATCH_ROWS,
@@ -43,14 +43,11 @@ from pegsearch.engines.spark.job import (
 )
 from pegsearch.engines.spark.probe import check_store
 from pegsearch.engines.spark.session import log_level, start_session, stop_session
+from pegsearch.engines.spark.sizing import Shuffle, shuffle_for, task_memory
 from pegsearch.errors import UsageError
 from pegsearch.interrupts import cancelling
 from pegsearch.store import Carry, LevelWriter, Location, Run
 
-# Shuffle partitions per level: one per TASK_ROWS parents, at most one per core, unless a partition
-# would pass MAX_TASK_ROWS. A small level is then one task, and a big one spreads over every core.
-TASK_ROWS = 1 << 15
-MAX_TASK_ROWS = 1 << 22
 # Levels made from fewer parents than this are made in the driver (see the module notes): about
 # 1.3 M children, a fraction of a second on one core.
 DRIVER_BELOW = 1 << 17
@@ -104,8 +101,9 @@ class SparkEngine:
             return
         self._check_store(run.location)
         entries = run.levels[level]["files"]
-        plan = Plan(run.uri, level, run.tables(), run.carry,
-                    self._shuffle_bits(parents, run.board.holes), writer.metadata)
+        shuffle = self._shuffle(run, level)
+        writer.notes["shuffle"] = shuffle.note()
+        plan = Plan(run.uri, level, run.tables(), run.carry, shuffle.bits, writer.metadata)
         # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
         # py4j's tracebacks and leave its connection half-read (see interrupts.cancelling).
         with cancelling(self._cancel):
@@ -149,14 +147,17 @@ class SparkEngine:
         pieces = [decode_block(block)[0] for block in kept]
         return np.sort(np.concatenate(pieces)) if pieces else np.empty(0, np.uint64)
 
-    def _shuffle_bits(self, parents: int, holes: int) -> int:
-        """Reduce partitions for the level made from `parents` positions, as a power of two: one
-        per TASK_ROWS parents, at most one per core, unless a partition would pass MAX_TASK_ROWS.
-        A small level is then one task, and a big one spreads over every core. Never more than a
-        board of `holes` holes has signatures (see `kernel.reduce.Keyspace`)."""
-        cores = self.spark.sparkContext.defaultParallelism
-        wanted = max(min(cores, -(-parents // TASK_ROWS)), -(-parents // MAX_TASK_ROWS), 1)
-        return min((wanted - 1).bit_length(), holes)
+    def _shuffle(self, run: Run, level: int) -> Shuffle:
+        """The reduce partitions of level `level + 1` (see sizing): from its parents, and from what
+        a task may hold of the level the local engine's rule expects."""
+        assert self.spark is not None
+        context = self.spark.sparkContext
+        conf = dict(context.getConf().getAll())
+        local = context.master.startswith("local")
+        cores = context.defaultParallelism
+        return shuffle_for(level + 1, run.levels[level]["states"], expected_states(run, level),
+                           run.board.holes, cores, task_memory(conf, cores if local else None),
+                           run.carry)
 
     def _check_store(self, location: Location) -> None:
         """Show, once per run, that executors reach the run's store as this driver does."""
