@@ -656,7 +656,7 @@ def _newest_run(spec: SearchSpec) -> str:
     candidates = sorted(RUNS.glob(f"{spec.board.name}-*/manifest.json"),
                         key=lambda p: p.stat().st_mtime, reverse=True)
     for manifest in candidates:
-        run = Run.open(manifest.parent)
+        run = Run.open(manifest.parent, check_parts=False)
         if run.spec.as_json() == spec.as_json() and run.status != "complete":
             return run.uri
     raise UsageError(f"no unfinished run of {spec.describe()} under {RUNS}/ to resume;"

@@ -24,8 +24,10 @@ def has_run(root: Path, search_id: str) -> bool:
 
 
 def open_run(root: Path, search_id: str) -> Run | None:
-    """The run of a search, or None before its worker made it."""
-    return Run.open(root / search_id) if has_run(root, search_id) else None
+    """The run of a search, or None before its worker made it. Its parts are checked only when
+    answers are read from them (`Searches.complete_run`): a damaged run can still be listed,
+    cancelled and deleted."""
+    return Run.open(root / search_id, check_parts=False) if has_run(root, search_id) else None
 
 
 def run_ids(root: Path) -> set[str]:

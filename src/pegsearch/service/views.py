@@ -117,6 +117,7 @@ class Searches:
             raise UsageError(f"{search_id} is a survey: its answers are the 'starts' of its document")
         if run is None or status != "complete":
             raise Conflict(f"search {search_id} is {status}: answers need a complete run")
+        run.check_parts()
         return run
 
 
