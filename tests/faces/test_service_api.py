@@ -117,6 +117,9 @@ def test_a_damaged_stored_run_is_the_servers_failure_and_hides_its_paths(server:
     status, answer = server.json("GET", "/api/searches/damaged-here/solution")
     assert status == 500 and "the run is damaged" in answer["error"]
     assert "level 4 of damaged-here: part" in answer["error"] and str(root) not in answer["error"]
+    assert server.get("/api/searches/damaged-here")["status"] == "complete"  # still listed
+    assert server.json("DELETE", "/api/searches/damaged-here")[0] == 200  # and deletable
+    assert not (root / "damaged-here").exists()
 
 
 def test_delete_removes_the_run(server: Server) -> None:
