@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from pegsearch.service import schema
 from tests.helpers.serving import Server
 
 pytest.importorskip("schemathesis")
@@ -75,3 +76,29 @@ def test_refusals_carry_their_headers(server: Server) -> None:
     refused.read()
     assert refused.status == 405 and refused.getheader("Allow") == "POST"
     connection.close()
+
+
+def test_every_answer_fits_its_model(tmp_path: Path) -> None:
+    """Real answers of a complete fewest-moves search and a survey, read through the models the
+    description is made from (Schemathesis may not wait for a search to finish). A server of its
+    own: the fuzzed one's queue holds whatever searches Schemathesis submitted."""
+    server = Server(tmp_path / "runs")
+    try:
+        search_id = server.submit({"board": "triangle-5", "start": [4], "fewest_moves": True})
+        server.wait(search_id)
+        survey_id = server.submit({"board": "triangle-4", "survey": True})
+        server.wait(survey_id)
+        schema.Search.model_validate(server.get(f"/api/searches/{search_id}"))
+        schema.Search.model_validate(server.get(f"/api/searches/{survey_id}"))
+        schema.RunDocument.model_validate(server.get(f"/api/searches/{search_id}/counts?winnable=true"))
+        schema.MovesCount.model_validate(server.get(f"/api/searches/{search_id}/counts?by_moves=true"))
+        schema.Solution.model_validate(server.get(f"/api/searches/{search_id}/solution"))
+        schema.LevelParts.model_validate(server.get(f"/api/searches/{search_id}/levels/3"))
+        for row in server.get("/api/searches"):
+            schema.SearchRow.model_validate(row)
+        for board in server.get("/api/boards"):
+            schema.Board.model_validate(board)
+        counts = server.get(f"/api/searches/{search_id}/counts")
+        assert "id" not in counts and counts["levels"][-1]["moves"] == 9
+    finally:
+        server.stop()

@@ -21,8 +21,6 @@ from pegsearch.board.symmetry import Permutation, image_of_hole, image_of_jump, 
 from pegsearch.errors import UsageError
 from pegsearch.store import Run
 
-ANY_HOLE = -1  # a mask of every hole: a line ending with any last peg will do
-
 
 def move_numbers(jumps: tuple[Jump, ...] | list[Jump]) -> list[int]:
     """Each jump's move, counted from 1: a jump by the peg that made the jump before it continues

@@ -150,7 +150,9 @@ def _fill(slots, sums, base, mask, codes, values, carry, start, end, space, sbit
     rows) into one table; returns how many were new and whether a path count overflowed.
 
     The loops for each kind of value are written apart on purpose: with the path-count branch
-    inside one loop, numba's code took several times as long a key.
+    inside one loop, numba's code took several times as long a key; and one loop for both kinds of
+    value, branching on `carry` at each repeat, made `run english-33 --count-paths` 20 % slower
+    (7.6 s against 6.5 s, alternated four times).
     """
     new, overflow = 0, False
     if sums.shape[0] == 0:

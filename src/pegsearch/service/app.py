@@ -178,7 +178,7 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
         return {"id": search_id, "deleted": True}
 
     @app.get("/api/searches/{search_id}/counts", response_model=None,
-             responses=answers(schema.Search | schema.MovesCount, 404, 409))
+             responses=answers(schema.RunDocument | schema.MovesCount, 404, 409))
     def counts(search_id: str, winnable: bool = False, finish: int | None = None,
                by_moves: bool = False) -> dict:
         """States per level (and winnable positions per level with `winnable`); with `by_moves`,

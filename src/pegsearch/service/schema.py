@@ -74,12 +74,10 @@ class SurveyStart(Document):
     moves_by_finish: dict[str, int] | None = None
 
 
-class Search(Document):
-    """A search or survey (`kind`): the CLI's `run --json` document plus the service's id, status
-    and settings; a complete search adds its verdict, a complete survey its start holes."""
+class RunDocument(Document):
+    """A run as `pegsearch run --json` and `counts --json` print it (`answers.documents`): what was
+    searched, its levels, and once complete its verdict and where the last peg stands."""
 
-    id: str
-    kind: str
     board: str
     holes: int
     start: list[int]
@@ -102,6 +100,14 @@ class Search(Document):
     solvable_starts: int | None = None
     fewest_moves_starts: list[int] | None = None
     error: str | None = None
+
+
+class Search(RunDocument):
+    """A search or survey (`kind`): the run's document plus the service's id, status and settings;
+    a complete survey adds its start holes."""
+
+    id: str
+    kind: str
 
 
 class SearchRow(Document):
