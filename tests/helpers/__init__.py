@@ -17,6 +17,7 @@ from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
+from pegsearch.kernel.path_counts import as_int
 from pegsearch.store import MANIFEST, LevelWriter, Run, level_name
 from pegsearch.store.parts import iter_parts
 
@@ -37,10 +38,11 @@ def local_run(board: str, out: Path, start: tuple[int, ...] | None = None,
 
 def values_by_position(run: Run, level: int) -> dict[int, tuple[int, ...]]:
     """A committed level's values by position: a path count, or (fewest moves, last holes)."""
-    pairs = zip(run.read_level(level).tolist(), run.read_level_values(level).tolist(), strict=True)
+    positions, values = run.read_level_with_values(level)
     if run.fewest_moves:
-        return {p: (moves, last) for p, (last, moves) in pairs}
-    return {p: (low + (high << 64),) for p, (low, high) in pairs}
+        return {p: (int(moves), int(last)) for p, (last, moves) in zip(positions.tolist(), values,
+                                                                       strict=True)}
+    return {p: (as_int(row),) for p, row in zip(positions.tolist(), values, strict=True)}
 
 
 def limbs(values: list[int]) -> np.ndarray:

@@ -16,6 +16,7 @@ from pegsearch.answers.winnable import winnable_per_level
 from pegsearch.board.geometry import Board
 from pegsearch.board.pictures import holes_with_pegs, render
 from pegsearch.errors import Conflict, NotFound, UsageError
+from pegsearch.kernel.path_counts import as_int
 from pegsearch.store import Run
 
 
@@ -178,7 +179,7 @@ def positions_document(run: Run, level: int, limit: int | None = None) -> dict:
             row = {"position": position, "holes": holes_with_pegs(position),
                    "picture": render(run.board, position)}
             if run.count_paths:
-                row["paths"] = int(values[index, 0]) + (int(values[index, 1]) << 64)
+                row["paths"] = as_int(values[index])
             if run.fewest_moves:
                 row["moves"] = int(values[index, 1])
                 row["last_holes"] = holes_with_pegs(int(values[index, 0]))

@@ -45,9 +45,9 @@ class _Values:
     def level(self, level: int) -> tuple[np.ndarray, np.ndarray]:
         """A level's signatures, sorted, and their values (``[last holes, moves]`` rows)."""
         if level not in self.loaded:
-            keys = self.run.read_level(level)
+            keys, values = self.run.read_level_with_values(level)
             order = np.argsort(keys)
-            self.loaded[level] = keys[order], self.run.read_level_values(level)[order]
+            self.loaded[level] = keys[order], values[order]
             if self.progress:
                 self.progress(len(self.loaded), len(self.run.levels))
         return self.loaded[level]
@@ -100,15 +100,16 @@ def fewest_line(run: Run, finish: int | None = None,
         goal = int(keys[int(np.argmin(stored[:, 1]))])
     else:
         goal = 1 << (board.hole_of(finish) - 1)
-        if run.levels[last]["pegs"] != 1 or values.of(last, goal) is None:
+        if run.levels[last]["pegs"] != 1:
             return None
         # A line found ends on `finish` only if the symmetry carrying its first position onto the
         # real start keeps `finish` where it is.
         group = tuple(perm for perm in group if image_of_hole(perm, finish) == finish)
+    found = values.of(last, goal)
+    if found is None:
+        return None
     start = board.start_position(run.start)
     origins = {image_of_position(perm, start): perm for perm in reversed(group)}
-    found = values.of(last, goal)
-    assert found is not None
     walked = _walk_back(values, last, goal, found[0], origins)
     if walked is None:
         raise UsageError(f"the fewest moves to one peg on hole {finish} are not known from this run:"

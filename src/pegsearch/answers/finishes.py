@@ -47,8 +47,7 @@ def finishes(run: Run) -> list[FinishClass]:
     last = len(run.levels) - 1
     if run.levels[last]["pegs"] != 1:
         return []
-    positions = run.read_level(last)
-    values = run.read_level_values(last)
+    positions, values = run.read_level_with_values(last)
     paths = [as_int(row) if run.count_paths else None for row in values] or [None] * len(positions)
     moves = [int(row[1]) if run.fewest_moves else None for row in values] or [None] * len(positions)
     group = run.spec.group

@@ -21,9 +21,7 @@ import pyarrow as pa
 
 MOVES = "moves"
 LAST_HOLES = "last_holes"
-MOVES_TYPE = pa.int16()
-# The most moves a value may say: far above any board's jumps (at most 63), within int16.
-MOST = 2**15 - 1
+MOVES_TYPE = pa.int16()  # a board has at most 64 holes, so at most 62 jumps and moves
 
 
 def starting(count: int) -> np.ndarray:

@@ -17,11 +17,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.dataset as ds
 
 from pegsearch import __version__
 from pegsearch.board.files import board_from_definition
@@ -42,6 +41,9 @@ from pegsearch.store.parts import (
     part_name,
     write_part,
 )
+
+if TYPE_CHECKING:
+    import pyarrow.dataset
 
 T = TypeVar("T")
 MANIFEST = "manifest.json"
@@ -226,11 +228,18 @@ class Run:
         pieces = [keys for keys, _ in self.iter_level(level, 1 << 62)]
         return np.concatenate(pieces) if pieces else np.empty(0, dtype=np.uint64)
 
+    def read_level_with_values(self, level: int) -> tuple[np.ndarray, np.ndarray]:
+        """The positions of a committed level and their values (path counts or fewest moves), row
+        for row, in one read of its parts."""
+        pieces = list(self.iter_level(level, 1 << 62, with_values=True))
+        if not pieces:
+            return np.empty(0, dtype=np.uint64), NO_VALUES
+        return (np.concatenate([keys for keys, _ in pieces]),
+                np.concatenate([values for _, values in pieces]))
+
     def read_level_values(self, level: int) -> np.ndarray:
-        """The values (path counts or fewest moves) of a committed level, row for row with
-        `read_level`."""
-        pieces = [values for _, values in self.iter_level(level, 1 << 62, with_values=True)]
-        return np.concatenate(pieces) if pieces else NO_VALUES
+        """The values of a committed level, row for row with `read_level`."""
+        return self.read_level_with_values(level)[1]
 
     def part_paths(self, level: int) -> list[str]:
         """Where the parts of a committed level are, as their store names them (a local path, or
@@ -245,10 +254,13 @@ class Run:
             return self.part_paths(level)
         return [f"{folder.uri}/{entry['name']}" for entry in self.levels[level]["files"]]
 
-    def dataset(self, levels: Iterable[int] | None = None) -> ds.Dataset:
+    def dataset(self, levels: Iterable[int] | None = None) -> pyarrow.dataset.Dataset:
         """The listed parts of the run (or of `levels`) as one pyarrow dataset, with a `level`
         column: exactly what the manifest commits, never a part of an unfinished attempt that
-        globbing `level-*/*.parquet` would also pick up."""
+        globbing `level-*/*.parquet` would also pick up. (pyarrow.dataset is imported here: a
+        fifth of a second that no other command should pay at start-up.)"""
+        import pyarrow.dataset as ds
+
         chosen = range(len(self.levels)) if levels is None else list(levels)
         paths, partitions = [], []
         for level in chosen:
