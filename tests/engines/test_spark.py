@@ -13,12 +13,10 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -31,8 +29,8 @@ from pegsearch.answers.winnable import winnable_counts
 from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
-from pegsearch.engines.local import LocalEngine
-from pegsearch.engines.spark.blocks import decode_block, encode_block
+from pegsearch.engines.local import LocalEngine, default_budget
+from pegsearch.engines.spark.blocks import SPARSE_SHARE, decode_block, encode_block, encode_range, or_range
 from pegsearch.engines.spark.engine import SparkEngine
 from pegsearch.engines.spark.sizing import TASK_ROWS, shuffle_for, spark_bytes, task_memory
 from pegsearch.errors import PathCountOverflow, UsageError
@@ -48,14 +46,12 @@ from tests.helpers import (
     values_by_position,
     written,
 )
+from tests.helpers.cluster import BIN, alive, standalone_cluster, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
-CLUSTER_SCRIPT = ROOT / "cluster" / "spark-cluster.sh"
-SPARK_CONF = ROOT / "cluster" / "spark-conf"
 JOB = ROOT / "jobs" / "spark_search.py"
 # The spark engine on local[2], every level a Spark job (none made in the driver).
 LOCAL2 = ("--engine", "spark", "--master", "local[2]", "--driver-below", "0")
-BIN = Path(sys.executable).parent  # spark-submit and spark-class of this environment
 ERROR_SECONDS = 30  # an error must arrive well before this
 
 
@@ -245,20 +241,6 @@ def test_missing_java_is_one_line(tmp_path: Path, java: str) -> None:
 
 # ----- a real standalone cluster
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def alive(pid: int) -> bool:
-    """True while `pid` runs (a zombie counts as gone)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def children_of(parent: int) -> list[int]:
     """PIDs whose parent is `parent` (a worker's executors are its children)."""
     found = []
@@ -270,39 +252,6 @@ def children_of(parent: int) -> list[int]:
         if int(fields[1]) == parent:
             found.append(int(stat.parent.name))
     return found
-
-
-def wait_until(condition, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
-
-
-@contextmanager
-def standalone_cluster(folder: Path, workers: int) -> Iterator[dict]:
-    """Start a master and `workers` workers with cluster/spark-cluster.sh; always stop them.
-
-    Yields the master URL, the environment to submit with, and the folder of PID files. On exit,
-    checks that every daemon the script started is gone.
-    """
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PEGSEARCH_SPARK_DIR": str(folder), "SPARK_MASTER_PORT": str(free_port()),
-           "SPARK_MASTER_WEBUI_PORT": str(free_port()), "SPARK_CONF_DIR": str(SPARK_CONF),
-           "PYSPARK_PYTHON": sys.executable}
-    pids: list[int] = []
-    try:
-        started = subprocess.run(["bash", str(CLUSTER_SCRIPT), "start", str(workers)], env=env,
-                                 capture_output=True, text=True, timeout=180)
-        pids = [int(p.read_text()) for p in (folder / "pids").glob("*.pid")]
-        assert started.returncode == 0, started.stderr
-        assert len(pids) == workers + 1
-        yield {"url": started.stdout.strip(), "env": env, "pids": folder / "pids"}
-    finally:
-        stopped = subprocess.run(["bash", str(CLUSTER_SCRIPT), "stop"], env=env,
-                                 capture_output=True, text=True, timeout=180)
-        assert stopped.returncode == 0, stopped.stderr
-        assert not [pid for pid in pids if alive(pid)], "a daemon survived `stop`"
 
 
 def submit(cluster: dict, board: str, out: str | Path, logs: Path,
@@ -457,6 +406,7 @@ def test_partitions_follow_the_memory_a_task_may_hold() -> None:
     assert spark_bytes("512m", "x") == 512 << 20 and spark_bytes("2048", "x") == 2048 << 20
     assert task_memory({"spark.executor.memory": "8g", "spark.executor.cores": "4"}, None) == 2 << 30
     assert task_memory({"spark.driver.memory": "2g"}, 2) == 1 << 30
+    assert task_memory({}, 2) == default_budget() // 2  # local[2] with nothing said: the local engine's
     cluster = {"spark.executor.memory": "8g"}
     assert task_memory({**cluster, "spark.executor.pyspark.memory": "1g"}, None) == 1 << 30
     assert task_memory({**cluster, "spark.pegsearch.task.memory": "64m"}, None) == 64 << 20
@@ -471,6 +421,55 @@ def test_partitions_follow_the_memory_a_task_may_hold() -> None:
     with pytest.raises(UsageError, match=r"level 18: about 10,000,000,000,000 positions need .* give"
                                          r" the tasks more memory: spark.executor.memory"):
         shuffle_for(18, 1 << 30, 10**13, 45, 256, 1 << 30, Carry.NOTHING)
+
+
+# ----- bitmap levels in rank ranges
+
+@pytest.mark.parametrize("density", [0.002, 0.01, 0.2, 0.9])
+def test_range_blocks_carry_their_bits_in_either_form(density: float) -> None:
+    """A range block of a sparse slice (deltas) or a dense one (the slice) sets exactly its bits,
+    ORed into what the slice already holds."""
+    rng = np.random.default_rng(7)
+    ranks = 1 << 16
+    chosen = np.unique(rng.integers(0, ranks, int(ranks * density)))
+    held = np.unique(rng.integers(0, ranks, 500))
+    bits, into = np.zeros(ranks, dtype=bool), np.zeros(ranks, dtype=bool)
+    bits[chosen], into[held] = True, True
+    block = encode_range(np.packbits(bits, bitorder="little").view(np.uint64), len(chosen))
+    sparse = len(chosen) * SPARSE_SHARE < ranks
+    assert np.frombuffer(block, np.uint64, 1)[0] == int(sparse)  # the form it chose
+    words = np.packbits(into, bitorder="little").view(np.uint64).copy()
+    or_range(block, words)
+    got = np.unpackbits(words.view(np.uint8), bitorder="little").astype(bool)
+    np.testing.assert_array_equal(np.flatnonzero(got), np.union1d(chosen, held))
+
+
+def test_bitmap_levels_in_rank_ranges_on_s3_equal_the_local_engines(s3: str, tmp_path: Path) -> None:
+    """Every level a bitmap (--reduce bitmap) cut into several rank ranges, its map tasks in several
+    passes (tasks may hold 16 KiB), the run on S3: the levels equal the local engine's hash tables'
+    position for position, and `verify --against` finds them identical digest for digest."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text("spark.pegsearch.task.memory 16k\n")
+    uri = f"{s3}/spark-ranges"
+    result = subprocess.run([sys.executable, "-m", "pegsearch", "run", "triangle-6", "--out", uri,
+                             *LOCAL2, "--reduce", "bitmap"], capture_output=True, text=True,
+                            timeout=600, env={**os.environ, "SPARK_CONF_DIR": str(conf)})
+    assert result.returncode == 0, result.stderr
+    run = Run.open(uri)
+    reference = search(SearchSpec(load_board("triangle-6"), (1,)), tmp_path / "local",
+                       LocalEngine(reduce="tables"))
+    assert_same_levels(run, reference)
+    notes = [record.get("shuffle", "") for record in run.levels]
+    assert all(record["reduce"].startswith("bitmap") for record in run.levels[1:])
+    widest = max(range(1, len(run.levels)), key=lambda k: run.levels[k]["states"])
+    assert int(notes[widest].split("; ")[1].split()[0]) >= 4, notes[widest]  # rank ranges
+    assert len(run.levels[widest]["files"]) >= 4
+    assert any("map tasks in" in note for note in notes), notes
+    compared = pegsearch("verify", uri, "--against", str(tmp_path / "local"))
+    assert compared.returncode == 0, compared.stderr
+    assert compared.stdout.strip().endswith(f"identical: all {len(run.levels)} levels equal"
+                                            f" {tmp_path / 'local'}'s, digest for digest")
 
 
 def test_a_small_task_memory_spreads_a_level_over_more_parts(tmp_path: Path) -> None:

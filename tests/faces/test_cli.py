@@ -39,7 +39,7 @@ def test_run_json_and_counts_json_agree(tmp_path: Path) -> None:
     assert {k: document[k] for k in ("board", "holes", "symmetries", "start", "reduced")} == {
         "board": "triangle-5", "holes": 15, "symmetries": 1, "start": [5], "reduced": False}
     assert document["levels"][0] == {"level": 0, "pegs": 14, "states": 1}
-    assert document["levels"][-1] == {"level": 13, "pegs": 1, "states": 1}
+    assert document["levels"][-1] == {"level": 13, "pegs": 1, "states": 1, "engine": "local"}
     again = json.loads(pegsearch("counts", str(out), "--json").stdout)
     assert again == document
 

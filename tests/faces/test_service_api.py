@@ -317,7 +317,8 @@ def test_skippy_xl_progress_streams_to_completion(server: Server, skippy_levels:
     assert sum(skippy_levels) == SKIPPY_TOTAL
     assert statuses[-1] == "complete" and set(statuses) <= {"queued", "running", "complete"}
     assert events[-1][1]["verdict"].startswith("one peg is not reachable: the fewest pegs reachable is 2")
-    assert server.get(f"/api/searches/{search_id}")["levels"][-1] == {"level": 25, "pegs": 2, "states": 24}
+    assert server.get(f"/api/searches/{search_id}")["levels"][-1] == {"level": 25, "pegs": 2, "states": 24,
+                                                                      "engine": "local"}
 
 
 @pytest.mark.slow

@@ -84,6 +84,8 @@ def test_a_search_fills_in_live(server: Server, page: Page) -> None:
     assert seen_while_running < rows(page) == 26  # the table filled in as levels came
     assert page.locator("#chart rect.bar").count() == 26
     assert page.locator("#total").inner_text() == "7,937,410"
+    engines = page.locator("#levels tbody td.engine").all_inner_texts()
+    assert engines == [""] + ["local"] * 25  # which engine made each level (none made the start)
 
     page.goto(server.url + "/#/")
     page.locator("#searches tbody tr").first.wait_for()

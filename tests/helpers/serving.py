@@ -23,17 +23,22 @@ def free_port() -> int:
 
 
 class Server:
-    """`pegsearch serve --runs ROOT` in a subprocess; stop it with `stop` (or `kill` for a crash)."""
+    """`pegsearch serve --runs ROOT` in a subprocess; stop it with `stop` (or `kill` for a crash).
 
-    def __init__(self, root: Path, *options: str, token: str | None = None) -> None:
+    ROOT is a folder (the log goes beside it) or a store URI (give `logs`, a folder for the log);
+    `env` replaces the environment the server starts with."""
+
+    def __init__(self, root: Path | str, *options: str, token: str | None = None,
+                 logs: Path | None = None, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.token = token
-        environment = {k: v for k, v in os.environ.items() if k != "PEGSEARCH_TOKEN"}
+        environment = {k: v for k, v in (env or os.environ).items() if k != "PEGSEARCH_TOKEN"}
         command = [sys.executable, "-m", "pegsearch", "serve", "--runs", str(root),
                    "--port", str(self.port), *options]
         if token:
             command += ["--token", token]
-        self.log = root.with_name(f"{root.name}-server-{self.port}.log")
+        folder = logs or Path(root).parent
+        self.log = folder / f"{Path(str(root)).name}-server-{self.port}.log"
         with open(self.log, "w") as log:
             self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log,
                                             env=environment)

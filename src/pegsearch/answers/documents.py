@@ -54,8 +54,11 @@ def search_document(run: Run, winnable: list[int] | None = None, answers: bool =
 
 def level_document(record: dict) -> dict:
     """One committed level as clients see it: level, pegs, states (and its path total, or the
-    fewest moves reaching any of its positions)."""
+    fewest moves reaching any of its positions), and the engine that made it (a resumed run may
+    have changed engines; the Spark engine makes small levels in its driver)."""
     document = {"level": record["level"], "pegs": record["pegs"], "states": record["states"]}
+    if "engine" in record:
+        document["engine"] = record["engine"]
     if "paths" in record:
         document["paths"] = int(record["paths"])
     if "moves" in record:

@@ -277,9 +277,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1;"
                        " any other needs a token)")
     serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
-    serve.add_argument("--runs", type=Path, default=RUNS, metavar="ROOT",
-                       help="folder of run directories to serve and search into (default runs/)")
+    serve.add_argument("--runs", default=str(RUNS), metavar="ROOT",
+                       help="folder or store prefix (s3://BUCKET/PREFIX, gs://..., hdfs://...) of"
+                       " runs to serve and search into (default runs/)")
+    serve.add_argument("--state", type=Path, metavar="DIR",
+                       help="local folder for the server's queue, logs and locks (default: inside a"
+                       " local ROOT, else under ~/.cache/pegsearch/serve)")
     serve.add_argument("--jobs", type=int, default=1, metavar="N", help="searches run at a time (default 1)")
+    serve.add_argument("--engine", default="local", choices=sorted(ENGINES),
+                       help="the engine of searches whose request names none (default local)")
+    serve.add_argument("--master", help="the Spark master every spark search runs on (requests may"
+                       " not choose another)")
     serve.add_argument("--token", default=os.environ.get("PEGSEARCH_TOKEN"),
                        help="bearer token every API request must carry (default: $PEGSEARCH_TOKEN)")
     serve.set_defaults(handler=command_serve)
@@ -576,7 +584,7 @@ def command_show(args: argparse.Namespace) -> int:
 def command_serve(args: argparse.Namespace) -> int:
     from pegsearch.service.server import serve
 
-    serve(args.host, args.port, args.runs, args.jobs, args.token)
+    serve(args.host, args.port, args.runs, args.state, args.jobs, args.token, args.engine, args.master)
     return 0
 
 

@@ -81,6 +81,7 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
             progress({"level": level + 1, "pegs": pegs, "done": done, "total": total})
 
     began = time.perf_counter()
+    writer.notes["engine"] = engine.name  # a resumed run may change engines: each level says which
     try:
         engine.next_level(run, level, writer, report)
         if writer.rows == 0:

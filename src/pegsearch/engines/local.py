@@ -19,7 +19,6 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from functools import cache
 from queue import Full, Queue
 from typing import TypeVar
 
@@ -28,7 +27,7 @@ from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.errors import UsageError
 from pegsearch.kernel.bitmap import BitmapTables, prefer_bitmap, rank_space
 from pegsearch.kernel.expand import Scratch, expand_routed
-from pegsearch.kernel.ranks import MAX_HOLES, LevelRanks, RankTables, possible
+from pegsearch.kernel.ranks import MAX_HOLES, LevelRanks, level_ranks, possible
 from pegsearch.kernel.reduce import MAX_PBITS, HashTables, Keyspace, Layout
 from pegsearch.store import PART_ROWS, LevelWriter, Location, Run
 
@@ -143,11 +142,6 @@ def prefetched(items: Iterator[T]) -> Iterator[T]:
         reader.join()
 
 
-@cache
-def rank_tables(holes: int, basis: tuple[int, ...]) -> RankTables:
-    return RankTables.for_board(holes, basis)
-
-
 def level_classes(run: Run) -> tuple[tuple[int, ...], int]:
     """The invariants' basis that splits the run's levels by class (empty when its signatures can
     leave the start's class), and the start's class."""
@@ -156,6 +150,44 @@ def level_classes(run: Run) -> tuple[tuple[int, ...], int]:
     if not kept_by(run.spec.group, start, basis):
         return (), 0
     return basis, class_of(start, basis)
+
+
+@dataclass(frozen=True)
+class ReduceChoice:
+    """How a level drops repeats, as every engine decides it: the level's ranks for a bitmap
+    (None: hash tables), and a note for the manifest saying which and why."""
+
+    ranks: LevelRanks | None
+    note: str
+
+
+def check_reduce(reduce: str) -> str:
+    """A `--reduce` choice, refused in one line unless it is one of REDUCES."""
+    if reduce not in REDUCES:
+        raise UsageError(f"--reduce {reduce}: use one of {', '.join(REDUCES)}")
+    return reduce
+
+
+def choose_reduce(run: Run, level: int, reduce: str) -> ReduceChoice:
+    """How level `level + 1` drops repeats: "auto" takes a bitmap where the level is dense enough
+    (see kernel.bitmap), "bitmap" and "tables" force one; a level whose positions carry values
+    always uses tables, and so does a board too large to rank."""
+    expected = expected_states(run, level)
+    holes, pegs = run.board.holes, run.pegs_at(level + 1)
+    basis, home = level_classes(run)
+    can_hold = possible(holes, pegs, 1 << len(basis))
+    share = f"expected about {expected / can_hold:.2%} of the {can_hold:,} positions it can hold"
+    if run.carry:
+        why = f"{'path counts' if run.count_paths else 'fewest moves'} need a value a position"
+    elif holes > MAX_HOLES:
+        why = f"ranks are for boards of up to {MAX_HOLES} holes"
+    elif reduce == "tables" or (reduce == "auto" and not prefer_bitmap(expected, can_hold)):
+        why = share if reduce == "auto" else "--reduce tables"
+    else:
+        forced = "" if reduce == "auto" else f"--reduce {reduce}, "
+        return ReduceChoice(level_ranks(holes, basis, pegs, home),
+                            f"bitmap ({forced}{share}, {1 << len(basis)} classes)")
+    return ReduceChoice(None, f"tables ({why})")
 
 
 class LocalEngine:
@@ -169,9 +201,7 @@ class LocalEngine:
         """`memory` is a size as written on the command line, or bytes (tests force many passes);
         `reduce` chooses how levels drop repeats: "auto" (a bitmap where a level is dense enough,
         see kernel.bitmap), or always "bitmap" or "tables" (a counted level always uses tables)."""
-        if reduce not in REDUCES:
-            raise UsageError(f"--reduce {reduce}: use one of {', '.join(REDUCES)}")
-        self.reduce = reduce
+        self.reduce = check_reduce(reduce)
         if memory is None:
             self.budget = default_budget()
         else:
@@ -228,29 +258,18 @@ class LocalEngine:
 
     def plan(self, run: Run, level: int) -> LevelPlan:
         """How level `level + 1` drops repeats: a bitmap over ranks, or hash tables."""
-        expected = expected_states(run, level)
-        holes, pegs = run.board.holes, run.pegs_at(level + 1)
-        basis, home = level_classes(run)
-        can_hold = possible(holes, pegs, 1 << len(basis))
-        share = f"expected about {expected / can_hold:.2%} of the {can_hold:,} positions it can hold"
-        if run.carry:
-            why = f"{'path counts' if run.count_paths else 'fewest moves'} need a value a position"
-        elif holes > MAX_HOLES:
-            why = f"ranks are for boards of up to {MAX_HOLES} holes"
-        elif self.reduce == "tables" or (self.reduce == "auto" and not prefer_bitmap(expected, can_hold)):
-            why = share if self.reduce == "auto" else "--reduce tables"
-        else:
-            ranks = rank_tables(holes, basis).level(pegs, home)
+        choice = choose_reduce(run, level, self.reduce)
+        ranks = choice.ranks
+        if ranks is not None:
             space = rank_space(ranks.count, least_partition_bits(self.workers), MAX_PBITS)
-            forced = "" if self.reduce == "auto" else f"--reduce {self.reduce}, "
             return LevelPlan(space, -(-ranks.count >> space.rbits), BitmapTables.partition_bytes(space),
                              lambda lo, width, arena: BitmapTables(space, lo, width, ranks), ranks,
-                             f"bitmap ({forced}{share}, {1 << len(basis)} classes)")
-        layout = level_layout(expected, self.workers, holes)
+                             choice.note)
+        layout = level_layout(expected_states(run, level), self.workers, run.board.holes)
         slot_bytes = HashTables.slot_bytes(layout.space, run.carry)
         return LevelPlan(layout.space, layout.space.partitions, (1 << layout.sbits) * slot_bytes,
                          lambda lo, width, arena: layout.tables(run.carry, lo, width, arena),
-                         None, f"tables ({why})")
+                         None, choice.note)
 
     def _write(self, held: HashTables | BitmapTables, writer: LevelWriter, written: int,
                pool: ThreadPoolExecutor) -> int:

@@ -16,7 +16,7 @@ import numba
 import numpy as np
 
 from pegsearch.kernel.path_counts import NO_PATHS
-from pegsearch.kernel.ranks import LevelRanks, unrank_run
+from pegsearch.kernel.ranks import LevelRanks, popcount, unrank_run
 from pegsearch.kernel.reduce import Keyspace, PassPartitions
 from pegsearch.kernel.threads import slice_start, spread
 
@@ -62,6 +62,37 @@ def _set(bits, filled, codes, bounds, rbits, offset, first, step):
         filled[q] += new
 
 
+@numba.njit(cache=True, nogil=True)
+def _count(bits, filled, words):
+    """How many bits each partition of `words` words has set."""
+    for q in range(filled.shape[0]):
+        total = 0
+        for word in range(q * words, (q + 1) * words):
+            total += popcount(bits[word])
+        filled[q] = total
+
+
+@numba.njit(cache=True, nogil=True)
+def ones(bits, out):
+    """The offsets of the set bits of `bits`, ascending, into `out`; returns how many."""
+    written = 0
+    for word in range(bits.shape[0]):
+        remaining = bits[word]
+        while remaining:
+            bit = remaining & (~remaining + np.uint64(1))
+            remaining ^= bit
+            out[written] = np.uint64(word) * np.uint64(64) + np.uint64(popcount(bit - np.uint64(1)))
+            written += 1
+    return written
+
+
+@numba.njit(cache=True, nogil=True)
+def set_ones(bits, offsets):
+    """Set the bits of `bits` at `offsets`."""
+    for offset in offsets:
+        bits[np.int64(offset >> np.uint64(6))] |= np.uint64(1) << (offset & np.uint64(63))
+
+
 class BitmapTables(PassPartitions):
     """The bitmap of one pass: partitions ``[lo, lo + width)`` of a rank keyspace, the same
     interface as `HashTables` (add routed children, drain partitions sorted), for the level
@@ -82,11 +113,20 @@ class BitmapTables(PassPartitions):
         spread(_set, self.width, self.bits, self.filled, codes, bounds, self.space.rbits,
                np.uint64(self.space.args[4]))
 
+    def words(self, first: int, last: int) -> np.ndarray:
+        """The bitmap of partitions ``[first, last)`` (offsets in this pass), a view."""
+        words = 1 << (self.space.rbits - 6)
+        return self.bits[first * words:last * words]
+
+    def recount(self) -> None:
+        """Count each partition's positions again, after its bits were set other than by `add`
+        (a Spark reduce task ORs its blocks straight into `bits`)."""
+        _count(self.bits, self.filled, 1 << (self.space.rbits - 6))
+
     def drain(self, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
         """The positions of partitions ``[first, last)`` (offsets in this pass), sorted."""
-        words = 1 << (self.space.rbits - 6)
         out = np.empty(int(self.filled[first:last].sum()), dtype=np.uint64)
-        written = unrank_run(self.bits[first * words:last * words],
+        written = unrank_run(self.words(first, last),
                              np.uint64((self.lo + first) << self.space.rbits), self.unranking, out)
         assert written == len(out), "a bitmap slice drained a different count than it took"
         return out, NO_PATHS

@@ -16,6 +16,7 @@ and going back from consecutive ranks walks the runs in order, a table read a po
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from math import comb
 
 import numba
@@ -117,6 +118,19 @@ class LevelRanks:
         masks = np.array([mask >> LOW_BITS for mask in tables.basis], dtype=np.uint64)
         return (self.starts, tables.low_patterns, tables.low_offsets, masks, self.pegs,
                 self.home, tables.classes)
+
+
+@cache
+def rank_tables(holes: int, basis: tuple[int, ...]) -> RankTables:
+    """A board's rank tables, made once per process."""
+    return RankTables.for_board(holes, basis)
+
+
+@lru_cache(maxsize=2)
+def level_ranks(holes: int, basis: tuple[int, ...], pegs: int, home: int) -> LevelRanks:
+    """A level's ranking, kept while it is in use (a level's table takes up to 16 MiB, so only the
+    last two are kept: a Spark worker reuses them across a level's tasks)."""
+    return rank_tables(holes, basis).level(pegs, home)
 
 
 def possible(holes: int, pegs: int, classes: int = 1) -> int:

@@ -12,6 +12,7 @@ import json
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Literal
@@ -41,6 +42,7 @@ from pegsearch.service.records import Record, new_id
 from pegsearch.service.schema import answers
 from pegsearch.service.storage import part_bytes
 from pegsearch.service.views import Searches, level_parts
+from pegsearch.store import Location
 
 MAX_BOARD_FILE = 16 * 1024  # bytes of an uploaded board file (the largest shipped one is ~0.4 KiB)
 MAX_BODY = 64 * 1024  # bytes of any request body
@@ -77,14 +79,26 @@ class SearchRequest(BaseModel):
     symmetry: Literal["board", "start", "none"] = "board"
     count_paths: bool = False
     fewest_moves: bool = False
-    engine: str = Field("local", json_schema_extra={"enum": sorted(ENGINES)})
+    engine: str = Field(None, description="the engine (default: the server's, `pegsearch serve"  # type: ignore[assignment]
+                        " --engine`)", json_schema_extra={"enum": sorted(ENGINES)})
     settings: dict[str, str | int] = {}
     survey: bool = False
 
 
-def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
-    """The service over the runs root `root`, running `slots` searches at a time."""
-    jobs = Jobs(root, slots)
+@dataclass(frozen=True)
+class Defaults:
+    """The engine a server's searches use unless a request names another, and the settings it
+    fixes for that engine (its master): a request may leave them out, never choose others."""
+
+    engine: str = "local"
+    fixed: dict[str, str] = field(default_factory=dict)
+
+
+def create_app(root: Location, state: Path, slots: int = 1, token: str | None = None,
+               defaults: Defaults = Defaults()) -> FastAPI:
+    """The service over the runs root `root` (a folder or a store prefix), its queue kept in the
+    local folder `state`, running `slots` searches at a time with `defaults`."""
+    jobs = Jobs(root, state, slots)
     searches = Searches(root, jobs)
 
     @asynccontextmanager
@@ -125,7 +139,7 @@ def create_app(root: Path, slots: int = 1, token: str | None = None) -> FastAPI:
               responses=answers(schema.Accepted, status=202))
     def submit(request: SearchRequest) -> dict:
         """Queue a search; answers its id at once."""
-        record = _record(request)
+        record = _record(request, defaults)
         jobs.submit(record)
         return {"id": record.id, "status": "queued", "url": f"/api/searches/{record.id}"}
 
@@ -273,8 +287,9 @@ def _uploaded(text: str) -> Board:
     return parse_board(text, "uploaded board file")
 
 
-def _record(request: SearchRequest) -> Record:
-    """Check a search request as the CLI checks its arguments, and make its record."""
+def _record(request: SearchRequest, defaults: Defaults) -> Record:
+    """Check a search request as the CLI checks its arguments, and make its record (the server's
+    engine when the request names none, and the settings the server fixes for it)."""
     if (request.board is None) == (request.board_file is None):
         raise UsageError("give either 'board' (a shipped board's name) or 'board_file' (its text)")
     if request.board is not None:
@@ -299,11 +314,18 @@ def _record(request: SearchRequest) -> Record:
     # Sizes, runners and masters are words, as on the command line (a bare 5 is not 5 bytes).
     settings = {key: value if key in NUMBER_SETTINGS else str(value)
                 for key, value in request.settings.items()}
-    make_engine(request.engine, **settings)
+    engine = request.engine or defaults.engine
+    if engine == defaults.engine:
+        for key, value in defaults.fixed.items():
+            if settings.get(key, value) != value:
+                raise UsageError(f"setting '{key}': this server runs its {engine} searches with"
+                                 f" {key} {value}; leave it out")
+            settings[key] = value
+    make_engine(engine, **settings)
     return Record(id=new_id(board, start, request.symmetry, request.count_paths, request.survey,
                             request.fewest_moves),
                   board=board.definition(), start=start, symmetry=request.symmetry,
-                  count_paths=request.count_paths, engine=request.engine, settings=settings,
+                  count_paths=request.count_paths, engine=engine, settings=settings,
                   survey=request.survey, fewest_moves=request.fewest_moves)
 
 
@@ -408,14 +430,17 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
     return JSONResponse({"error": one_line(message)}, status_code=status, headers=headers)
 
 
-def _errors(app: FastAPI, root: Path) -> None:
+def _errors(app: FastAPI, root: Location) -> None:
     """Every failure as one line of JSON: the client never sees a traceback, nor where the server
     keeps its runs (a run's folder is named by its search id)."""
-    hidden = f"{root.resolve()}/"
+    hidden = [f"{root.uri}/"] + ([f"{root.local.resolve()}/"] if root.local else [])
 
     @app.exception_handler(PegsearchError)
     async def refused(request: Request, exc: PegsearchError) -> JSONResponse:
-        return _error(exc.http_status, exc.line().replace(hidden, "").replace(f"{root}/", ""))
+        line = exc.line()
+        for prefix in hidden:
+            line = line.replace(prefix, "")
+        return _error(exc.http_status, line)
 
     @app.exception_handler(HTTPException)
     async def http(request: Request, exc: HTTPException) -> JSONResponse:

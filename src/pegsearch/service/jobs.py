@@ -19,18 +19,20 @@ from pathlib import Path
 from pegsearch.service.records import Record, Records
 from pegsearch.service.storage import is_complete, open_run, remove_run
 from pegsearch.service.worker import INTERRUPTED
-from pegsearch.store import Run
+from pegsearch.store import Location, Run
 
 TICK = 0.2  # seconds between scheduler rounds
 
 
 class Jobs:
-    """Queued and running searches of one runs root; every method is safe to call from any thread."""
+    """Queued and running searches of one runs root (a folder or a store prefix), their records in
+    the server's `state` folder; every method is safe to call from any thread."""
 
-    def __init__(self, root: Path, slots: int) -> None:
+    def __init__(self, root: Location, state: Path, slots: int) -> None:
         self.root = root
+        self.folder = state
         self.slots = slots
-        self.records = Records(root)
+        self.records = Records(state)
         self.queue: deque[str] = deque()
         self.running: dict[str, subprocess.Popen] = {}
         self.cancelled: set[str] = set()
@@ -116,7 +118,7 @@ class Jobs:
     def _launch(self, search_id: str) -> subprocess.Popen:
         with open(self.records.log(search_id), "w", encoding="utf-8") as log:  # the child keeps a copy
             return subprocess.Popen([sys.executable, "-m", "pegsearch.service.worker",
-                                     str(self.root), search_id],
+                                     self.root.uri, str(self.folder), search_id],
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                     # A terminal's Ctrl-C reaches the server, which stops its workers.
                                     start_new_session=True)

@@ -3,8 +3,9 @@
 The manifest says which levels exist and whether the run finished; a record adds what the manifest
 cannot: the request (so a search that never started can start after a restart), whether the user
 still wants it to run (a cancelled search is not resumed by a restarted server), the submission
-order, and why it failed. Records live under ``ROOT/.pegsearch-service/records/ID.json``, written
-atomically, so nothing is lost with the server.
+order, and why it failed. Records live in the server's state folder (``ROOT/.pegsearch-service``
+for a local runs root, see storage.state_folder) as ``records/ID.json``, written atomically, so
+nothing is lost with the server.
 """
 
 from __future__ import annotations
@@ -59,14 +60,13 @@ class Record:
 
 
 class Records:
-    """The records of one runs root."""
+    """The records of one server's state folder (with its workers' logs, locks and progress)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.folder = root / SERVICE_FOLDER / "records"
-        self.logs = root / SERVICE_FOLDER / "logs"
-        self.locks = root / SERVICE_FOLDER / "locks"
-        self.progress_folder = root / SERVICE_FOLDER / "progress"
+    def __init__(self, state: Path) -> None:
+        self.folder = state / "records"
+        self.logs = state / "logs"
+        self.locks = state / "locks"
+        self.progress_folder = state / "progress"
         for folder in (self.folder, self.logs, self.locks, self.progress_folder):
             folder.mkdir(parents=True, exist_ok=True)
 

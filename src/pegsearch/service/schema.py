@@ -54,6 +54,9 @@ class Level(Document):
     moves: int | None = Field(None, description="the fewest moves of any of its positions"
                                                 " (fewest_moves runs)")
     winnable: int | None = None
+    engine: str | None = Field(None, description="the engine that made the level: local, mrjob, spark,"
+                                                 " or 'spark (driver)' for a small level the Spark"
+                                                 " engine made in its driver (none for level 0)")
 
 
 class Finish(Document):

@@ -7,7 +7,10 @@ import socket
 import sys
 from pathlib import Path
 
+from pegsearch.engines import make_engine
 from pegsearch.errors import UsageError
+from pegsearch.service.storage import state_folder
+from pegsearch.store import Location
 
 GRACE = 3  # seconds open event streams get to end when the server stops
 
@@ -21,28 +24,36 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def serve(host: str, port: int, root: Path, slots: int, token: str | None) -> None:
-    """Serve the runs root `root` until interrupted. Refuses a non-loopback bind without a token:
-    anyone who can reach the port could otherwise start searches and delete runs."""
+def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token: str | None,
+          engine: str = "local", master: str | None = None) -> None:
+    """Serve the runs root `runs` (a folder or a store prefix) until interrupted, its searches run
+    by `engine` (on `master`, when given, which requests may not change). Refuses a non-loopback
+    bind without a token: anyone who can reach the port could otherwise start searches and delete
+    runs."""
     if not is_loopback(host) and not token:
         raise UsageError(f"refusing to bind {host} without a token: pass --token or set"
                          " PEGSEARCH_TOKEN (or bind 127.0.0.1)")
     if slots < 1:
         raise UsageError(f"--jobs {slots}: give at least 1")
-    if root.exists() and not root.is_dir():
-        raise UsageError(f"--runs {root}: not a directory")
+    root = Location.parse(runs)
+    root.check()
+    fixed = {} if master is None else {"master": master}
+    make_engine(engine, **fixed)  # an engine not installed, or a master it does not take
     try:
         import uvicorn
 
-        from pegsearch.service.app import create_app
+        from pegsearch.service.app import Defaults, create_app
     except ImportError as exc:
         raise UsageError(f"the service needs the package '{exc.name}': install it with"
                          " pip install 'pegsearch[serve]'") from None
     _check_port(host, port)
-    root.mkdir(parents=True, exist_ok=True)
-    app = create_app(root.resolve(), slots, token)
+    root.make()
+    folder = state_folder(root, state)
+    app = create_app(root, folder, slots, token, Defaults(engine, fixed))
+    on = f"{engine} on {master}" if master else engine
     print(f"pegsearch serve: http://{host}:{port}/ over {root} ({slots} search"
-          f"{'es' if slots > 1 else ''} at a time)", file=sys.stderr, flush=True)
+          f"{'es' if slots > 1 else ''} at a time, {on}; state in {folder})", file=sys.stderr,
+          flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACE)
 
 

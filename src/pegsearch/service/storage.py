@@ -1,43 +1,59 @@
-"""Where the service meets the run directories of its root: the only module that knows their layout.
+"""Where the service meets the runs of its root: the only module that knows their layout.
 
-Runs are opened through `Run.open` and read through the `Run` API; what is left here (does an id
-have a run, which ids have runs, removing a run, a level's part files) is what must change when
-runs live at store URIs rather than in local folders.
+The root is a folder or a store prefix (`s3://BUCKET/PREFIX`, `gs://...`, `hdfs://...`): runs are
+opened through `Run.open` and read through the `Run` API, and what is left here (does an id have a
+run, which ids have runs, removing a run, a survey's results, a level's part files) goes through
+the store's `Location`, so a service in front of a cluster keeps its runs where the cluster writes
+them. What only this server needs (queue records, workers' logs, locks, progress) is its *state*,
+a local folder (see `state_folder`).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
+import os
+import re
 from pathlib import Path
 
 from pegsearch.errors import UsageError
-from pegsearch.service.records import valid_id, write_json
-from pegsearch.store import MANIFEST, Run
+from pegsearch.service.records import SERVICE_FOLDER, valid_id
+from pegsearch.store import MANIFEST, Location, Run
 from pegsearch.store.parts import read_checked
 
 SURVEY = "survey.json"  # a finished survey's results, beside its start-NN runs
 
 
-def has_run(root: Path, search_id: str) -> bool:
-    return (root / search_id / MANIFEST).is_file()
+def state_folder(root: Location, state: Path | None) -> Path:
+    """Where the server keeps its state: `state` when given; else inside a local root (so the CLI's
+    runs and the service's share one folder), or, for a store root, a local folder named after it
+    under the user's cache (a restarted server on this machine finds its queue again)."""
+    if state is not None:
+        return state.resolve()
+    if root.local is not None:
+        return root.local / SERVICE_FOLDER
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "pegsearch" / "serve" / re.sub(r"[^A-Za-z0-9]+", "-", root.uri).strip("-")
 
 
-def open_run(root: Path, search_id: str) -> Run | None:
+def has_run(root: Location, search_id: str) -> bool:
+    return (root / search_id).is_file(MANIFEST)
+
+
+def open_run(root: Location, search_id: str) -> Run | None:
     """The run of a search, or None before its worker made it. Its parts are checked only when
     answers are read from them (`Searches.complete_run`): a damaged run can still be listed,
     cancelled and deleted."""
     return Run.open(root / search_id, check_parts=False) if has_run(root, search_id) else None
 
 
-def run_ids(root: Path) -> set[str]:
-    """The ids of every run directory directly under the root (the CLI's runs too)."""
-    return {entry.name for entry in root.iterdir() if valid_id(entry.name) and has_run(root, entry.name)}
+def run_ids(root: Location) -> set[str]:
+    """The ids of every run directly under the root (the CLI's runs too)."""
+    return {name for name in root.folders() if valid_id(name) and has_run(root, name)}
 
 
-def is_complete(root: Path, search_id: str) -> bool:
+def is_complete(root: Location, search_id: str) -> bool:
     """Whether the search's run finished; a damaged run is not (asking for it reports the damage)."""
-    if (root / search_id / SURVEY).is_file():
+    if (root / search_id).is_file(SURVEY):
         return True
     try:
         run = open_run(root, search_id)
@@ -46,18 +62,18 @@ def is_complete(root: Path, search_id: str) -> bool:
     return run is not None and run.status == "complete"
 
 
-def survey_results(root: Path, search_id: str) -> dict | None:
+def survey_results(root: Location, search_id: str) -> dict | None:
     """What a finished survey found (`pegsearch survey --json`'s document), or None before."""
-    path = root / search_id / SURVEY
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    folder = root / search_id
+    return json.loads(folder.read(SURVEY)) if folder.is_file(SURVEY) else None
 
 
-def store_survey_results(root: Path, search_id: str, document: dict) -> None:
-    write_json(root / search_id / SURVEY, document)
+def store_survey_results(root: Location, search_id: str, document: dict) -> None:
+    (root / search_id).replace(SURVEY, (json.dumps(document, indent=1) + "\n").encode())
 
 
-def remove_run(root: Path, search_id: str) -> None:
-    shutil.rmtree(root / search_id, ignore_errors=True)
+def remove_run(root: Location, search_id: str) -> None:
+    root.remove_tree(search_id)
 
 
 def level_parts(run: Run, level: int) -> list[dict]:

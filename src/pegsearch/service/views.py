@@ -9,7 +9,6 @@ why a search failed).
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from pegsearch.answers.documents import search_document
 from pegsearch.board.files import board_from_definition
@@ -18,7 +17,7 @@ from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, valid_id
 from pegsearch.service.storage import is_complete, open_run, run_ids, survey_results
 from pegsearch.service.storage import level_parts as stored_parts
-from pegsearch.store import Run
+from pegsearch.store import Location, Run
 
 CREATED = "%Y-%m-%dT%H:%M:%S%z"  # as run manifests write it, so listings sort by it
 
@@ -26,7 +25,7 @@ CREATED = "%Y-%m-%dT%H:%M:%S%z"  # as run manifests write it, so listings sort b
 class Searches:
     """The searches of a runs root as the API shows them: run directories plus queue records."""
 
-    def __init__(self, root: Path, jobs: Jobs) -> None:
+    def __init__(self, root: Location, jobs: Jobs) -> None:
         self.root = root
         self.jobs = jobs
 

@@ -1,4 +1,4 @@
-"""One search in its own process: ``python -m pegsearch.service.worker ROOT ID``.
+"""One search in its own process: ``python -m pegsearch.service.worker ROOT STATE ID``.
 
 The server never runs the driver in its request loop: a search takes seconds to days and the kernels
 hold the interpreter. A worker rebuilds the request from its record and calls the same `search` as
@@ -27,15 +27,16 @@ from pegsearch.engines.driver import search
 from pegsearch.errors import UsageError, failure
 from pegsearch.service.records import Records, write_json
 from pegsearch.service.storage import has_run, store_survey_results
+from pegsearch.store import Location
 
 INTERRUPTED = 130  # SIGTERM stops a worker as a KeyboardInterrupt (see _stop): 128 + SIGINT
 PROGRESS_SECONDS = 0.25
 
 
-def run_search(root: Path, search_id: str) -> None:
-    """Search (or resume) the recorded request into ``root/search_id``; a survey reuses its
-    finished start runs and resumes the others."""
-    record = Records(root).get(search_id)
+def run_search(root: Location, records: Records, search_id: str) -> None:
+    """Search (or resume) the recorded request into ``root/search_id`` (a folder or a store
+    prefix); a survey reuses its finished start runs and resumes the others."""
+    record = records.get(search_id)
     if record is None:
         raise UsageError(f"no record of search {search_id}")
     board = board_from_definition(record.board, f"search {search_id} (board)")
@@ -48,7 +49,7 @@ def run_search(root: Path, search_id: str) -> None:
                             record.fewest_moves)
     engine = make_engine(record.engine, **record.settings)
     search(spec, root / search_id, engine, resume=has_run(root, search_id),
-           progress=ProgressFile(Records(root).progress(search_id)))
+           progress=ProgressFile(records.progress(search_id)))
 
 
 class ProgressFile:
@@ -80,13 +81,13 @@ def _watch_parent(parent: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    root, search_id = Path(argv[0]), argv[1]
+    records, search_id = Records(Path(argv[1])), argv[2]
     signal.signal(signal.SIGTERM, _stop)
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     try:
-        with open(Records(root).lock(search_id), "w") as lock:
+        with open(records.lock(search_id), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            run_search(root, search_id)
+            run_search(Location.parse(argv[0]), records, search_id)
     except (Exception, KeyboardInterrupt) as exc:
         ended = failure(exc)
         if ended is None:

@@ -1,9 +1,12 @@
 """Blocks: one partition's share of a map task's distinct children, as one compact byte string.
 
 A cluster engine moves blocks, never positions: its shuffle carries a few large values per task
-(one per target partition) instead of a row per child. A block holds sorted distinct positions as
-deltas (small numbers, since a partition's positions are dense among its own), and their values
-when the run carries any, each compressed with zstd, behind a 24-byte header.
+(one per target partition) instead of a row per child. A block of a table level holds sorted
+distinct positions as deltas (small numbers, since a partition's positions are dense among its
+own), and their values when the run carries any, each compressed with zstd, behind a 24-byte
+header. A block of a bitmap level (a *range block*) holds the set bits of one range of ranks: the
+bitmap slice itself where it is dense, the deltas of its set bits where it is sparse, whichever
+zstd makes smaller (see SPARSE_SHARE).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from pegsearch.kernel.bitmap import ones, set_ones
 from pegsearch.kernel.expand import Scratch, expand_routed
 from pegsearch.kernel.reduce import Keyspace, Layout, distinct
 from pegsearch.kernel.tables import BoardTables
@@ -18,6 +22,12 @@ from pegsearch.kernel.values import NO_VALUES, Carry
 
 COMPRESSION = "zstd"
 _HEADER = 3  # words: rows, compressed bytes of the positions, compressed bytes of the values
+# A range block sends the deltas of its set bits when fewer than one rank in SPARSE_SHARE is set,
+# else the bitmap slice: zstd makes the deltas smaller below about 5 % and the slice above (measured
+# on random slices of 2**27 ranks: at 3 % 3.3 MB of deltas against 4.7 MB of bitmap, at 10 % 10.9 MB
+# against 8.2 MB).
+SPARSE_SHARE = 20
+_SLICE, _DELTAS = 0, 1  # a range block's two forms
 
 
 def encode_block(keys: np.ndarray, values: np.ndarray | None = None) -> bytes:
@@ -89,3 +99,27 @@ def merge_blocks(blocks: list[bytes], carry: Carry, space: Keyspace,
     keys = np.concatenate([k for k, _ in decoded]) if decoded else np.empty(0, np.uint64)
     values = np.concatenate([v for _, v in decoded]) if carry and decoded else NO_VALUES
     return distinct(keys, values, carry, space, partition)
+
+
+def encode_range(bits: np.ndarray, count: int) -> bytes:
+    """A range block: the `count` set bits of the bitmap slice `bits`, in its smaller form."""
+    if count * SPARSE_SHARE < 64 * len(bits):
+        offsets = np.empty(count, dtype=np.uint64)
+        ones(bits, offsets)
+        form, raw = _DELTAS, np.diff(offsets, prepend=np.uint64(0))
+    else:
+        form, raw = _SLICE, bits
+    packed = pa.compress(pa.py_buffer(np.ascontiguousarray(raw)), codec=COMPRESSION, asbytes=True)
+    return np.array([form, count, len(packed)], dtype=np.uint64).tobytes() + packed
+
+
+def or_range(block: bytes, bits: np.ndarray) -> None:
+    """Set the bits a range block holds in `bits`, the bitmap slice of the same range."""
+    form, count, _ = (int(v) for v in np.frombuffer(block, np.uint64, _HEADER))
+    size = 8 * (count if form == _DELTAS else len(bits))
+    raw = np.frombuffer(pa.decompress(memoryview(block)[8 * _HEADER:], size, codec=COMPRESSION,
+                                      asbytes=True), dtype=np.uint64)
+    if form == _DELTAS:
+        set_ones(bits, np.cumsum(raw, dtype=np.uint64))
+    else:
+        bits |= raw

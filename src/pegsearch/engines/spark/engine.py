@@ -3,7 +3,9 @@
 A row per child through the JVM (Arrow to rows, a hash aggregate, the shuffle, a sort, the Parquet
 writer) costs several times the local engine, so a level is one job of two stages over Python RDDs
 of a few large values (`job`): map tasks expand their parent parts with the shared kernel and send
-one block per partition, reduce tasks merge their blocks and write their parts into the store. The
+one block per partition, reduce tasks merge their blocks and write their parts into the store; a
+level dense enough for a bitmap is cut into rank ranges instead, and its blocks are bitmap slices
+(`ranges`), so neither side hashes. The
 driver collects the parts' entries and commits the level through the manifest like every engine,
 so a failed or speculative attempt's part is never listed (and is swept). Executors reach the store
 through the package's storage layer (a shared folder, S3, GCS, HDFS): no Hadoop connector jars.
@@ -30,7 +32,7 @@ import numpy as np
 from pyspark.sql import SparkSession
 
 from pegsearch.engines import LevelProgress, no_progress
-from pegsearch.engines.local import LocalEngine, expected_states
+from pegsearch.engines.local import LocalEngine, check_reduce, choose_reduce, expected_states
 from pegsearch.engines.spark.blocks import decode_block
 from pegsearch.engines.spark.job import (
     BATCH_ROWS,
@@ -42,10 +44,12 @@ from pegsearch.engines.spark.job import (
     winnable_task,
 )
 from pegsearch.engines.spark.probe import check_store
+from pegsearch.engines.spark.ranges import Ranges, map_ranges, reduce_ranges
 from pegsearch.engines.spark.session import log_level, start_session, stop_session
 from pegsearch.engines.spark.sizing import Shuffle, shuffle_for, task_memory
 from pegsearch.errors import UsageError
 from pegsearch.interrupts import cancelling
+from pegsearch.kernel.ranks import LevelRanks
 from pegsearch.store import Carry, LevelWriter, Location, Run
 
 # Levels made from fewer parents than this are made in the driver (see the module notes): about
@@ -61,21 +65,26 @@ class SparkEngine:
     """
 
     name = "spark"
-    SETTINGS = ("master", "driver_below")
+    SETTINGS = ("master", "driver_below", "reduce")
 
-    def __init__(self, master: str | None = None, driver_below: int | None = None) -> None:
+    def __init__(self, master: str | None = None, driver_below: int | None = None,
+                 reduce: str = "auto") -> None:
+        """`reduce` chooses how levels drop repeats, as the local engine's does: a bitmap level
+        is cut into rank ranges (see ranges), any other is shuffled in hash partitions."""
         self.master = master
+        self.reduce = check_reduce(reduce)
         self.driver_below = DRIVER_BELOW if driver_below is None else driver_below
         # Not only the command line's int: the service passes what a request holds.
         if not isinstance(self.driver_below, int) or self.driver_below < 0:
             raise UsageError(f"--driver-below {driver_below}: give a whole number of parents,"
                              " 0 or more")
-        self._driver = LocalEngine()
+        self._driver = LocalEngine(reduce=self.reduce)
         self.spark: SparkSession | None = None
         self._shared: set[str] = set()  # run URIs the executors were shown to reach
 
     def options(self) -> dict:
-        return {"master": self.master, "batch_rows": BATCH_ROWS, "driver_below": self.driver_below}
+        return {"master": self.master, "batch_rows": BATCH_ROWS, "driver_below": self.driver_below,
+                "reduce": self.reduce}
 
     def __enter__(self) -> SparkEngine:
         self.spark = start_session(self.master)
@@ -96,22 +105,36 @@ class SparkEngine:
         level is made in the driver instead (see the module notes)."""
         assert self.spark is not None, "next_level outside `with engine:`"
         parents = run.levels[level]["states"]
-        if parents < self.driver_below:
+        choice = choose_reduce(run, level, self.reduce)
+        if parents < self.driver_below or (choice.ranks is not None and not choice.ranks.count):
+            # A level no position can reach (its ranks are none) is empty: no job to run.
             self._driver.next_level(run, level, writer, report)
+            writer.notes["engine"] = f"{self.name} (driver)"
             return
         self._check_store(run.location)
         entries = run.levels[level]["files"]
-        shuffle = self._shuffle(run, level)
+        writer.notes["reduce"] = choice.note
+        shuffle = self._shuffle(run, level, choice.ranks)
         writer.notes["shuffle"] = shuffle.note()
         plan = Plan(run.uri, level, run.tables(), run.carry, shuffle.bits, writer.metadata)
+        if choice.ranks is None:
+            partitions = 1 << shuffle.bits
+            mapper, reducer = partial(map_task, plan), partial(reduce_task, plan)
+        else:
+            ranges = Ranges.plan(choice.ranks, 1 << shuffle.bits, shuffle.memory)
+            writer.notes["shuffle"] += f"; {ranges.note()}"
+            partitions = ranges.partitions
+            mapper, reducer = partial(map_ranges, plan, ranges), partial(reduce_ranges, plan, ranges)
+        # Named in Spark's UI and event log, where a level's shuffle bytes and memory are read.
+        self.spark.sparkContext.setJobDescription(f"pegsearch level {level + 1} of {run.uri}")
         # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
         # py4j's tracebacks and leave its connection half-read (see interrupts.cancelling).
         with cancelling(self._cancel):
             try:
                 made = (self.spark.sparkContext.parallelize(entries, len(entries))
-                        .mapPartitions(partial(map_task, plan))
-                        .partitionBy(1 << plan.pbits, by_partition)
-                        .mapPartitionsWithIndex(partial(reduce_task, plan))
+                        .mapPartitions(mapper)
+                        .partitionBy(partitions, by_partition)
+                        .mapPartitionsWithIndex(reducer)
                         .collect())
             except Exception as exc:
                 raise task_error(exc, level + 1) from None
@@ -147,9 +170,10 @@ class SparkEngine:
         pieces = [decode_block(block)[0] for block in kept]
         return np.sort(np.concatenate(pieces)) if pieces else np.empty(0, np.uint64)
 
-    def _shuffle(self, run: Run, level: int) -> Shuffle:
+    def _shuffle(self, run: Run, level: int, ranks: LevelRanks | None) -> Shuffle:
         """The reduce partitions of level `level + 1` (see sizing): from its parents, and from what
-        a task may hold of the level the local engine's rule expects."""
+        a task may hold of the level the local engine's rule expects (and of its bitmap, over
+        `ranks`, for a bitmap level)."""
         assert self.spark is not None
         context = self.spark.sparkContext
         conf = dict(context.getConf().getAll())
@@ -157,7 +181,7 @@ class SparkEngine:
         cores = context.defaultParallelism
         return shuffle_for(level + 1, run.levels[level]["states"], expected_states(run, level),
                            run.board.holes, cores, task_memory(conf, cores if local else None),
-                           run.carry)
+                           run.carry, 0 if ranks is None else ranks.count // 8)
 
     def _check_store(self, location: Location) -> None:
         """Show, once per run, that executors reach the run's store as this driver does."""

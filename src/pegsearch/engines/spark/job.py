@@ -7,7 +7,8 @@
 - the shuffle moves those blocks by partition;
 - reduce: one task per partition merges its blocks with the same tables and writes its part file
   straight into the store under a name unique to the attempt, and returns the part's entry.
-The functions here run on executors: they take everything from a `Plan` and the store.
+A bitmap level's tasks are in `ranges`. The functions here run on executors: they take everything
+from a `Plan` and the store.
 """
 
 from __future__ import annotations
@@ -81,14 +82,20 @@ def map_task(plan: Plan, entries: Iterator[dict]) -> Iterator[tuple[int, bytes]]
 def reduce_task(plan: Plan, partition: int,
                  pairs: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, dict, dict]]:
     """A reduce task: its partition's blocks from every map task merged (repeats dropped, values
-    merged) and written as one part file, under a name unique to this attempt, straight into the
-    store; the part's manifest entry and the summary of its values go back to the driver, which
-    alone commits it."""
+    merged) and written as one part file (see written_part)."""
     try:
         keys, values = merge_blocks([block for _, block in pairs], plan.carry, plan.space,
                                     partition)
     except PathCountOverflow:
         raise PathCountOverflow(f"{OVERFLOW}reduce") from None
+    yield from written_part(plan, partition, keys, values)
+
+
+def written_part(plan: Plan, partition: int, keys: np.ndarray,
+                 values: np.ndarray) -> Iterator[tuple[int, dict, dict]]:
+    """A reduce task's positions (sorted, distinct) written as its part, under a name unique to this
+    attempt, straight into the store: the part's manifest entry and the summary of its values,
+    for the driver, which alone commits it. Nothing for a partition without positions."""
     if len(keys):
         name = part_name(partition, new_attempt())
         entry = write_part(plan.folder(plan.level + 1), name, keys, plan.carry, values, plan.metadata)

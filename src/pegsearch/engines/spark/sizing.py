@@ -6,9 +6,11 @@ blocks (a key word and the value's two words a position), the hash table's slots
 the radix sort's second copy, about REDUCE_FACTOR times a position's words. What a task may hold is
 its executor's memory shared by the executor's task slots: `spark.executor.memory` (or
 `spark.executor.pyspark.memory`, which bounds the Python workers where the kernel runs) over
-`spark.executor.cores`; on `local[N]`, the driver's memory over N. `spark.pegsearch.task.memory`
-says it outright. A level too large for as many partitions as the shuffle allows is refused before
-its job, in one line naming the setting.
+`spark.executor.cores`; on `local[N]`, the driver's memory over N when it is set, else the local
+engine's default budget over N. `spark.pegsearch.task.memory` says it outright. A level too large
+for as many partitions as the shuffle allows is refused before its job, in one line naming the
+setting. A bitmap level's reduce tasks also share its bitmap, and its map tasks hold as much of
+it as fits (see ranges).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pegsearch.engines.local import default_budget
 from pegsearch.errors import UsageError
 from pegsearch.kernel.values import Carry
 
@@ -45,6 +48,10 @@ def task_memory(conf: dict[str, str], local_cores: int | None) -> int:
         return spark_bytes(conf[TASK_MEMORY], TASK_MEMORY)
     key = "spark.executor.pyspark.memory" if "spark.executor.pyspark.memory" in conf else (
         "spark.driver.memory" if local_cores else "spark.executor.memory")
+    if local_cores and key not in conf:
+        # On one machine with nothing said, the local engine's budget: its tasks' Python workers
+        # live outside the JVM, so the JVM's default 1g says nothing of what they may hold.
+        return default_budget() // local_cores
     memory = spark_bytes(conf.get(key, "1g"), key)
     slots = local_cores or int(conf.get("spark.executor.cores", "1"))
     return memory // max(1, slots)
@@ -74,12 +81,15 @@ class Shuffle:
 
 
 def shuffle_for(level: int, parents: int, expected: int, holes: int, cores: int, memory: int,
-                carry: Carry) -> Shuffle:
+                carry: Carry, bitmap_bytes: int = 0) -> Shuffle:
     """The reduce partitions of level `level` (made from `parents`, expected to hold `expected`
     positions) on `cores` task slots whose tasks may hold `memory` bytes each. Never more
-    partitions than a board of `holes` holes has signatures (see kernel.reduce.Keyspace)."""
+    partitions than a board of `holes` holes has signatures (see kernel.reduce.Keyspace). A
+    bitmap level's `bitmap_bytes` are shared by its reduce tasks too: at most half a task's
+    memory each, beside its positions."""
     fits = max(1, memory // (REDUCE_FACTOR * 8 * (3 if carry else 1)))
-    wanted = max(min(cores, -(-parents // TASK_ROWS)), -(-expected // fits), 1)
+    wanted = max(min(cores, -(-parents // TASK_ROWS)), -(-expected // fits),
+                 -(-bitmap_bytes // max(1, memory // 2)), 1)
     bits = (wanted - 1).bit_length()
     most = min(holes, MAX_SHUFFLE_BITS)
     if bits > most:

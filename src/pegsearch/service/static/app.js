@@ -227,7 +227,8 @@ function renderLevels() {
     download.addEventListener("click", (event) => { event.preventDefault(); downloadLevel(level.level); });
     const cells = [[level.level], [level.pegs], [number(level.states)],
       [level.paths === undefined ? "" : number(level.paths), "paths", !counted],
-      [level.moves === undefined ? "" : level.moves, "moves", !moved], [download]];
+      [level.moves === undefined ? "" : level.moves, "moves", !moved],
+      [level.engine === undefined ? "" : level.engine, "engine"], [download]];
     for (const [content, kind, hidden] of cells) {
       const cell = document.createElement("td");
       cell.append(content);
