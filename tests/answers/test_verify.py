@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from pegsearch.answers.verify import Spans, verify
 from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
@@ -120,6 +121,23 @@ def test_unsorted_and_overlapping_parts_are_caught(tmp_path: Path) -> None:
     assert len(lines) == 2
     assert "level 7 part-00000.parquet: positions are not sorted" in lines[0]
     assert "level 7: a position appears in more than one part" in lines[1]
+
+
+def test_parts_too_many_to_hold_are_compared_in_rounds(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A level larger than verify may hold (here 256 bytes) is checked for positions in two parts
+    in rounds, each reading the parts again for its share of the positions: the same findings."""
+    monkeypatch.setattr(Spans, "HELD", 256)
+    out = make_run(tmp_path / "run")
+    positions = np.sort(Run.open(out).read_level(8))
+    assert 8 * 2 * len(positions) > 4 * 256  # several rounds
+    odd, even = positions[positions % np.uint64(2) == 1], positions[positions % np.uint64(2) == 0]
+    split_level(out, 8, [odd, even])
+    assert verify(out).ok
+    split_level(out, 8, [odd, np.sort(np.concatenate([even, odd[-1:]]))])
+    assert verify(out).problems == [
+        f"level 8: {len(positions) + 1:,} rows read, the manifest says {len(positions):,} states",
+        "level 8: a position appears in more than one part"]
 
 
 def test_verify_refuses_a_folder_that_is_no_run(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ whatever engine wrote it, and every problem is reported, not just the first.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -22,16 +23,18 @@ import pyarrow.parquet as pq
 from pegsearch.errors import UsageError
 from pegsearch.kernel.digest import as_text, combined, digest
 from pegsearch.kernel.expand import signatures
-from pegsearch.kernel.path_counts import total
 from pegsearch.kernel.tables import BoardTables
-from pegsearch.kernel.values import Carry
-from pegsearch.store import POSITION, Location, Run, level_name, positions_of
-from pegsearch.store.parts import check_part
+from pegsearch.kernel.values import Carry, merge_summaries
+from pegsearch.store import PART_ROWS, POSITION, Location, Run, level_name, positions_of
+from pegsearch.store.parts import check_part, iter_parts
 from pegsearch.store.run import level_digest
 
 # What an unlisted file is and does, for `verify`'s report of one.
 UNLISTED = ("left by an interrupted attempt: readers that take level-*/*.parquet would count it;"
             " `--resume` removes it")
+# Positions a part's rules are checked on at a time, so a part of 60 M positions needs no copies
+# of itself.
+CHECK_ROWS = 1 << 22
 _POPCOUNT = np.array([bin(value).count("1") for value in range(256)], dtype=np.uint8)
 
 
@@ -64,13 +67,10 @@ def verify(path: str | Path) -> Verification:
             checked.problems.append(f"{where}: manifest says level {record.get('level')} with"
                                    f" {record.get('pegs')} pegs, expected level {index} with"
                                    f" {run.pegs_at(index)} pegs")
-        positions, values = _check_level(run, index, tables, checked.problems)
-        if index == 0 and not np.array_equal(positions, expected_start):
+        ok = _check_level(run, index, tables, checked.problems)
+        if index == 0 and ok and not np.array_equal(run.read_level(0), expected_start):
             checked.problems.append(f"{where}: does not hold the start position of"
                                    f" {run.describe()}")
-        if values is not None:
-            checked.problems += [f"{where}: {problem}"
-                                 for problem in _value_problems(run, index, positions, values)]
         if "digest" in record and record["digest"] != level_digest(record["files"]):
             checked.problems.append(f"{where}: the level's digest {record['digest']} is not its"
                                     " parts' sum")
@@ -139,18 +139,23 @@ def recompute(path: str | Path, upto: int) -> list[str]:
     return problems
 
 
-def _value_problems(run: Run, index: int, positions: np.ndarray, values: np.ndarray) -> list[str]:
-    """What is wrong with a level's values against its manifest record and the rules of moves."""
+def _summary_problems(run: Run, index: int, summary: dict) -> list[str]:
+    """What is wrong with a level's values summed up against its manifest record."""
     record = run.levels[index]
     if run.carry is Carry.PATHS:
-        paths = total(values)
+        paths = summary.get("paths", 0)
         return [] if str(paths) == record.get("paths") else \
             [f"paths sum to {paths:,}, the manifest says {_number(_int(record.get('paths')))}"]
-    problems = []
-    by_moves = Carry.MOVES.summary(values)["by_moves"]
+    by_moves = summary.get("by_moves", {})
     if by_moves != record.get("by_moves") or min(map(int, by_moves), default=0) != record.get("moves"):
-        problems.append(f"positions by fewest moves {by_moves}, the manifest says"
-                        f" {record.get('by_moves')} (fewest {record.get('moves')})")
+        return [f"positions by fewest moves {by_moves}, the manifest says {record.get('by_moves')}"
+                f" (fewest {record.get('moves')})"]
+    return []
+
+
+def _move_problems(index: int, positions: np.ndarray, values: np.ndarray) -> list[str]:
+    """What is wrong with some positions' fewest-moves values against the rules of moves."""
+    problems = []
     last, moves = values[:, 0], values[:, 1]
     if np.any(moves > index) or (index > 0 and np.any(moves < 1)):
         problems.append(f"a fewest-moves count outside 1..{index} (a move is at least one jump)")
@@ -159,35 +164,52 @@ def _value_problems(run: Run, index: int, positions: np.ndarray, values: np.ndar
     return problems
 
 
-def _check_level(run: Run, index: int, tables: BoardTables,
-                 problems: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
-    """Check one level's files; returns the positions (and the values they carry, when the run
-    carries any and every part could be read) of the parts that could be read."""
+def _check_level(run: Run, index: int, tables: BoardTables, problems: list[str]) -> bool:
+    """Check one level's files, a part at a time (a level may be larger than memory): each part
+    against its entry and the rules, the parts together against the manifest's count and values'
+    summary, and no position in two parts. True when every part could be read."""
     record = run.levels[index]
     folder = run.level_folder(index)
     where = f"level {index}"
     present = folder.files()
     if not present and record["files"]:  # on an object store, a folder is its objects
         problems.append(f"{where}: folder {folder} is missing")
-        return np.empty(0, np.uint64), None
+        return False
     listed = {entry["name"] for entry in record["files"]}
     for stray in sorted(name for name in present if name not in listed):
         problems.append(f"{where}: {stray} is not listed in the manifest ({UNLISTED})")
-    tables = [_check_part(folder, entry, f"{where} {entry['name']}", run, index, tables, problems)
-              for entry in record["files"]]
-    readable = [table for table in tables if table is not None]
-    pieces = [_positions(table) for table in readable]
-    rows = sum(len(piece) for piece in pieces)
+    rows, readable, summary, moves = 0, [], {}, set()
+    spans = Spans()
+    for entry in record["files"]:
+        table = _check_part(folder, entry, f"{where} {entry['name']}", run, index, tables, problems)
+        if table is None:
+            continue
+        readable.append(entry)
+        positions = _positions(table)
+        rows += len(positions)
+        spans.add(positions)
+        if run.carry:
+            values = run.carry.from_arrow(table.columns[1:])
+            summary = merge_summaries(summary, run.carry.summary(values))
+            if run.carry is Carry.MOVES:
+                moves.update(_move_problems(index, positions, values))
     if rows != record.get("states"):
         problems.append(f"{where}: {rows:,} rows read, the manifest says {_number(record.get('states'))}"
                         " states")
-    if not _disjoint(pieces):
+    if not spans.disjoint(lambda: _parts(run, index, readable)):
         problems.append(f"{where}: a position appears in more than one part")
-    positions = np.concatenate(pieces) if pieces else np.empty(0, np.uint64)
-    if not run.carry or len(readable) < len(tables):
-        return positions, None
-    values = [run.carry.from_arrow(table.columns[1:]) for table in readable]
-    return positions, np.concatenate(values) if values else np.empty((0, 2), np.uint64)
+    complete = len(readable) == len(record["files"])
+    if run.carry and complete:
+        problems += [f"{where}: {problem}"
+                     for problem in _summary_problems(run, index, summary) + sorted(moves)]
+    return complete
+
+
+def _parts(run: Run, index: int, entries: list[dict]) -> Iterator[np.ndarray]:
+    """The positions of a level's parts `entries`, a batch at a time, read again."""
+    for positions, _ in iter_parts(run.level_folder(index), entries, PART_ROWS, Carry.NOTHING,
+                                   run.where(index)):
+        yield positions
 
 
 def _int(text: object) -> object:
@@ -231,12 +253,18 @@ def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int,
     if np.any(positions[1:] <= positions[:-1]):
         problems.append(f"{where}: positions are not sorted strictly ascending (unsigned)")
     pegs = run.pegs_at(index)
-    outside = positions & np.uint64(~((1 << run.board.holes) - 1) & (2**64 - 1))
-    wrong = np.count_nonzero(_POPCOUNT[positions.view(np.uint8).reshape(-1, 8)].sum(axis=1) != pegs)
-    if np.any(outside) or wrong:
+    off_board = np.uint64(~((1 << run.board.holes) - 1) & (2**64 - 1))
+    wrong, outside, unsigned = 0, False, False
+    for start in range(0, len(positions), CHECK_ROWS):  # a slice at a time: parts can be large
+        piece = positions[start:start + CHECK_ROWS]
+        outside |= bool(np.any(piece & off_board))
+        wrong += int(np.count_nonzero(_POPCOUNT[piece.view(np.uint8).reshape(-1, 8)].sum(axis=1) != pegs))
+        if not (outside or wrong):  # a foreign position has no signature to compare
+            unsigned |= bool(np.any(signatures(tables, piece) != piece))
+    if outside or wrong:
         problems.append(f"{where}: {wrong:,} positions do not have {pegs} pegs on the board's"
                         f" {run.board.holes} holes (a level of another search?)")
-    elif np.any(signatures(tables, positions) != positions):
+    elif unsigned:
         problems.append(f"{where}: positions are not signatures under the run's symmetry group")
     values = run.carry.from_arrow(table.columns[1:]) if run.carry else None
     if "digest" in entry and as_text(digest(positions, values)) != entry["digest"]:
@@ -251,11 +279,49 @@ def _sorted_distinct(positions: np.ndarray) -> np.ndarray:
     return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
 
 
-def _disjoint(pieces: list[np.ndarray]) -> bool:
-    """No position in two parts: cheap when the parts cover ascending ranges, else by a sort
-    (`np.unique` took 40 times as long on a raw skippy-xl level)."""
-    ranges = [(piece.min(), piece.max()) for piece in pieces if len(piece)]
-    if all(a[1] < b[0] for a, b in pairwise(ranges)):
+class Spans:
+    """Whether a level's parts share no position, seen a part at a time: at once when the parts
+    cover ascending ranges (every engine's parts of a bitmap level, and any level in one part);
+    else by sorting the level's positions, kept while they are few (up to HELD bytes) and
+    otherwise read again in rounds of a share of the positions each, split by a hash, so memory
+    stays bounded however large the level (`np.unique` took 40 times as long as a sort on a raw
+    skippy-xl level)."""
+
+    HELD = 1 << 30
+
+    def __init__(self) -> None:
+        self.ranges: list[tuple[int, int]] = []
+        self.held: list[np.ndarray] | None = []
+        self.rows = 0
+
+    def add(self, positions: np.ndarray) -> None:
+        if not len(positions):
+            return
+        self.ranges.append((int(positions.min()), int(positions.max())))
+        self.rows += len(positions)
+        if self.held is not None:
+            self.held.append(positions)
+            if 8 * self.rows > self.HELD:
+                self.held = None  # too many to hold: the rounds will read them again
+
+    def disjoint(self, again: Callable[[], Iterator[np.ndarray]]) -> bool:
+        """True when no position is in two parts; `again` reads the parts' positions anew."""
+        if all(a[1] < b[0] for a, b in pairwise(self.ranges)):
+            return True
+        if self.held is not None:
+            return _distinct(np.concatenate(self.held))
+        rounds = -(-8 * 2 * self.rows // self.HELD)
+        for share in range(rounds):
+            picked = [batch[_mixed(batch) % np.uint64(rounds) == share] for batch in again()]
+            if not _distinct(np.concatenate(picked)):
+                return False
         return True
-    merged = np.concatenate(pieces)
-    return len(_sorted_distinct(merged)) == len(merged)
+
+
+def _mixed(positions: np.ndarray) -> np.ndarray:
+    """Positions scrambled (an odd multiplier, its high bits), so rounds split them evenly."""
+    return (positions * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)
+
+
+def _distinct(positions: np.ndarray) -> bool:
+    return len(_sorted_distinct(positions)) == len(positions)

@@ -16,7 +16,7 @@ import numba
 import numpy as np
 
 from pegsearch.kernel.path_counts import NO_PATHS
-from pegsearch.kernel.ranks import LevelRanks, popcount, unrank_run
+from pegsearch.kernel.ranks import LevelRanks, pop_lowest, popcount, unrank_run
 from pegsearch.kernel.reduce import Keyspace, PassPartitions
 from pegsearch.kernel.threads import slice_start, spread
 
@@ -79,9 +79,8 @@ def ones(bits, out):
     for word in range(bits.shape[0]):
         remaining = bits[word]
         while remaining:
-            bit = remaining & (~remaining + np.uint64(1))
-            remaining ^= bit
-            out[written] = np.uint64(word) * np.uint64(64) + np.uint64(popcount(bit - np.uint64(1)))
+            offset, remaining = pop_lowest(remaining)
+            out[written] = np.uint64(word) * np.uint64(64) + offset
             written += 1
     return written
 

@@ -146,6 +146,14 @@ def popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def pop_lowest(remaining):
+    """The offset of the lowest set bit of `remaining` (not 0), and `remaining` without it: a
+    bitmap's words are read one set bit at a time this way."""
+    bit = remaining & (~remaining + np.uint64(1))
+    return np.uint64(popcount(bit - np.uint64(1))), remaining ^ bit
+
+
 @numba.njit(cache=True, nogil=True)
 def rank_all(keys, count, by):
     """Replace ``keys[:count]``, positions of one level, by their ranks (`by`: LevelRanks.args):
@@ -185,9 +193,8 @@ def unrank_run(bits, base, by, out):
     for word in range(bits.shape[0]):
         remaining = bits[word]
         while remaining:
-            bit = remaining & (~remaining + np.uint64(1))
-            remaining ^= bit
-            index = base + np.uint64(word) * np.uint64(64) + np.uint64(popcount(bit - np.uint64(1)))
+            offset, remaining = pop_lowest(remaining)
+            index = base + np.uint64(word) * np.uint64(64) + offset
             if upper < 0:
                 upper = _run_of(starts, index)
             while index >= starts[upper + 1]:
