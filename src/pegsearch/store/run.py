@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 MANIFEST = "manifest.json"
 FORMAT = 1
+# How often a manifest that is not JSON is read again on an object store, and the pause between.
+REREADS, REREAD_SECONDS = 5, 0.2
 # "paused": stopped on purpose after a chosen level (`--until`); "interrupted": by a signal or error.
 # How a part's metadata says what a `position` is (the README's "Levels other tools can read").
 POSITION_MEANING = ("bit i-1 set: hole i holds a peg; int64 holding the unsigned 64-bit value; one"
@@ -429,7 +431,23 @@ class LevelWriter:
 
 
 def _read_manifest(location: Location) -> dict:
-    """The manifest, refused in one line unless it has the shape pegsearch writes."""
+    """The manifest, refused in one line unless it has the shape pegsearch writes.
+
+    On an object store a manifest that is not JSON is read again a few times first: a store whose
+    gateway streams an object while its replacement is being written (SeaweedFS's did, to a
+    service reading a run its worker was committing) shows a manifest cut short for a moment.
+    """
+    for _ in range(REREADS if location.object_store else 0):
+        try:
+            return _parse_manifest(location)
+        except UsageError as exc:
+            if "damaged manifest" not in str(exc):
+                raise
+            time.sleep(REREAD_SECONDS)
+    return _parse_manifest(location)
+
+
+def _parse_manifest(location: Location) -> dict:
     where = f"{location.uri}/{MANIFEST}"
     try:
         text = location.read(MANIFEST)
