@@ -181,15 +181,14 @@ def _check_level(run: Run, index: int, tables: BoardTables, problems: list[str])
     rows, readable, summary, moves = 0, [], {}, set()
     spans = Spans()
     for entry in record["files"]:
-        table = _check_part(folder, entry, f"{where} {entry['name']}", run, index, tables, problems)
-        if table is None:
+        read = _check_part(folder, entry, f"{where} {entry['name']}", run, index, tables, problems)
+        if read is None:
             continue
         readable.append(entry)
-        positions = _positions(table)
+        positions, values = read
         rows += len(positions)
         spans.add(positions)
-        if run.carry:
-            values = run.carry.from_arrow(table.columns[1:])
+        if values is not None:
             summary = merge_summaries(summary, run.carry.summary(values))
             if run.carry is Carry.MOVES:
                 moves.update(_move_problems(index, positions, values))
@@ -227,8 +226,9 @@ def _positions(table: pa.Table) -> np.ndarray:
 
 
 def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int, tables: BoardTables,
-                problems: list[str]) -> pa.Table | None:
-    """Check one part file; returns its table, or None when it cannot be read."""
+                problems: list[str]) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """Check one part file; returns its positions and the values it carries (None when the run
+    carries none), or None when it cannot be read."""
     data, found = check_part(folder, entry)
     problems += [f"{where}: {problem}" for problem in found]
     if data is None:
@@ -270,7 +270,7 @@ def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int,
     if "digest" in entry and as_text(digest(positions, values)) != entry["digest"]:
         problems.append(f"{where}: its digest is {as_text(digest(positions, values))}, the manifest"
                         f" says {entry['digest']} (positions or values changed)")
-    return table
+    return positions, values
 
 
 def _sorted_distinct(positions: np.ndarray) -> np.ndarray:

@@ -30,7 +30,6 @@ class Jobs:
 
     def __init__(self, root: Location, state: Path, slots: int) -> None:
         self.root = root
-        self.folder = state
         self.slots = slots
         self.records = Records(state)
         self.queue: deque[str] = deque()
@@ -118,7 +117,7 @@ class Jobs:
     def _launch(self, search_id: str) -> subprocess.Popen:
         with open(self.records.log(search_id), "w", encoding="utf-8") as log:  # the child keeps a copy
             return subprocess.Popen([sys.executable, "-m", "pegsearch.service.worker",
-                                     self.root.uri, str(self.folder), search_id],
+                                     self.root.uri, str(self.records.state), search_id],
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                     # A terminal's Ctrl-C reaches the server, which stops its workers.
                                     start_new_session=True)

@@ -63,6 +63,7 @@ class Records:
     """The records of one server's state folder (with its workers' logs, locks and progress)."""
 
     def __init__(self, state: Path) -> None:
+        self.state = state
         self.folder = state / "records"
         self.logs = state / "logs"
         self.locks = state / "locks"

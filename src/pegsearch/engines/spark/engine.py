@@ -105,9 +105,9 @@ class SparkEngine:
         level is made in the driver instead (see the module notes)."""
         assert self.spark is not None, "next_level outside `with engine:`"
         parents = run.levels[level]["states"]
-        choice = choose_reduce(run, level, self.reduce)
-        if parents < self.driver_below or (choice.ranks is not None and not choice.ranks.count):
-            # A level no position can reach (its ranks are none) is empty: no job to run.
+        choice = None if parents < self.driver_below else choose_reduce(run, level, self.reduce)
+        # A level no position can reach (its ranks are none) is empty: no job to run.
+        if choice is None or (choice.ranks is not None and not choice.ranks.count):
             self._driver.next_level(run, level, writer, report)
             writer.notes["engine"] = f"{self.name} (driver)"
             return
