@@ -1,4 +1,5 @@
-"""Counts in words, for every face: `1 peg`, `2 pegs`, `1 symmetry`, `8 symmetries`, `1,544 positions`."""
+"""Counts in words, for every face: `1 peg`, `2 pegs`, `1 symmetry`, `8 symmetries`, `1,544 positions`,
+`512 MiB`."""
 
 from __future__ import annotations
 
@@ -6,3 +7,11 @@ from __future__ import annotations
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
     """A count with its noun in the right number (`nouns` when adding "s" is wrong)."""
     return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def readable(size: int) -> str:
+    """Bytes as people write them: 128 KiB, 512 MiB, 8 GiB."""
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift:
+            return f"{size / (1 << shift):,.3g} {unit}"
+    return f"{size} bytes"

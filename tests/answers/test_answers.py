@@ -30,10 +30,10 @@ SYMMETRIES = ("board", "start", "none")
 
 
 def triangle_run(tmp_path: Path, start: int, symmetry: str, count_paths: bool = False,
-                 board: str = "triangle-5") -> Path:
-    out = tmp_path / f"{board}-{start}-{symmetry}"
+                 board: str = "triangle-5", signatures: str = "class") -> Path:
+    out = tmp_path / f"{board}-{start}-{symmetry}-{signatures}"
     loaded = load_board(board)
-    search(SearchSpec(loaded, (start,), symmetry, count_paths), out, LocalEngine())
+    search(SearchSpec(loaded, (start,), symmetry, count_paths, signatures=signatures), out, LocalEngine())
     return out
 
 
@@ -145,9 +145,11 @@ def test_solve_refuses_bad_input(tmp_path: Path) -> None:
 
 
 # ----- per final hole and winnable positions
-@pytest.mark.parametrize("symmetry", ["start", "none"])
+@pytest.mark.parametrize("symmetry", ["start", "none", "board"])
 def test_corner_solutions_per_final_hole_match_durango_bill(symmetry: str, published: dict,
                                                             tmp_path: Path) -> None:
+    """Exact per hole, whatever the reduction: reduced by the whole group, signatures are taken
+    under the symmetries keeping the corner's class, and those fix the corner."""
     out = triangle_run(tmp_path, 1, symmetry, count_paths=True)
     document = json.loads(pegsearch("counts", str(out), "--json").stdout)
     assert document["finishes_exact_per_hole"] is True
@@ -159,8 +161,9 @@ def test_corner_solutions_per_final_hole_match_durango_bill(symmetry: str, publi
 
 
 def test_board_reduced_counts_are_per_symmetry_class(published: dict, tmp_path: Path) -> None:
-    """With the whole group, a class's count is the sum of Bill's figures over its holes."""
-    out = triangle_run(tmp_path, 1, "board", count_paths=True)
+    """Signed under the whole group (a run made before signatures kept the start's class), a
+    class's count is the sum of Bill's figures over its holes."""
+    out = triangle_run(tmp_path, 1, "board", count_paths=True, signatures="group")
     document = json.loads(pegsearch("counts", str(out), "--json").stdout)
     assert document["finishes_exact_per_hole"] is False
     bill = {int(h): n for h, n in published["triangle5_solutions"]["corner_start_by_final_hole"].items()}

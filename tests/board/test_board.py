@@ -11,11 +11,13 @@ from pegsearch.kernel.expand import signatures
 from pegsearch.kernel.tables import BoardTables
 
 # Jump counts worked out by hand: a triangle of side n has 3(n-1)(n-2) jumps; a hexagon counts the
-# triples on its rows of lengths s..2s-1..s in three directions, both ways; English 76, French 92.
+# triples on its rows of lengths s..2s-1..s in three directions, both ways; English 76, French 92;
+# Wiegleb's cross 2 x (3 + 3 x 7 + 3) triples a direction, the diamond 2 x (1 + 3 + 5 + 7 + 5 + 3 + 1).
 EXPECTED = {
     "triangle-5": (15, 36, 6), "triangle-6": (21, 60, 6), "skippy-xl": (28, 90, 6),
     "triangle-8": (36, 126, 6), "english-33": (33, 76, 8), "european-37": (37, 92, 8),
     "hexagon-19": (19, 54, 12), "hexagon-37": (37, 138, 12), "triangle-9": (45, 168, 6),
+    "wiegleb-45": (45, 108, 8), "diamond-41": (41, 100, 8),
 }
 
 

@@ -17,7 +17,6 @@ from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine, prefetched
 from pegsearch.errors import UsageError
-from pegsearch.kernel.ranks import MAX_HOLES
 from tests.helpers import level_sets, parts_of, pegsearch
 
 
@@ -26,8 +25,9 @@ from tests.helpers import level_sets, parts_of, pegsearch
 def test_many_passes_match_one_pass(count_paths: bool, reduce: str, tmp_path: Path) -> None:
     spec = SearchSpec(load_board("triangle-6"), (4,), count_paths=count_paths)
     whole = search(spec, tmp_path / "whole", LocalEngine())
-    # tables of about 10 kB, or one bitmap slice of 8 kB: several passes a level
-    engine = LocalEngine(memory=40_000 if reduce == "tables" else 20_000, chunk=500, reduce=reduce)
+    # tables of about 10 kB, or bitmap slices of 1-2 kB (its largest level spans 11 kB in its class):
+    # several passes a level
+    engine = LocalEngine(memory=40_000 if reduce == "tables" else 4_000, chunk=500, reduce=reduce)
     passes = search(spec, tmp_path / "passes", engine)
     assert max(len(r["files"]) for r in passes.levels) >= 4  # a part per pass at least
     assert engine.passes >= len(passes.levels) + 4
@@ -63,8 +63,9 @@ def test_memory_flag_through_the_cli(tmp_path: Path) -> None:
 
 
 def test_progress_inside_a_level_counts_every_parent_of_every_pass(tmp_path: Path) -> None:
-    """Events while a level is made: parents done rise to the total, which is the parent level's
-    size times the passes made, before the level's record arrives."""
+    """Events while a level is made: first what it expects (positions, disk, the disk free), then
+    parents done rise to the total, which is the parent level's size times the passes made, before
+    the level's record arrives."""
     events: list[dict] = []
     engine = LocalEngine(memory=40_000, chunk=500)  # small tables and chunks: many passes, events
     run = search(SearchSpec(load_board("triangle-6"), (1,)), tmp_path / "r", engine,
@@ -74,6 +75,8 @@ def test_progress_inside_a_level_counts_every_parent_of_every_pass(tmp_path: Pat
         ticks = [e for e in events if e["level"] == level and "done" in e]
         parents = run.levels[level - 1]["states"]
         assert ticks, f"level {level}: no progress"
+        plan, ticks = ticks[0], ticks[1:]
+        assert plan["done"] == 0 and plan["expected"] > 0 and 0 < plan["disk"] < plan["free"]
         assert all(e["pegs"] == record["pegs"] for e in ticks)
         assert [e["done"] for e in ticks] == sorted(e["done"] for e in ticks)
         assert all(0 < e["done"] <= e["total"] for e in ticks)
@@ -83,7 +86,8 @@ def test_progress_inside_a_level_counts_every_parent_of_every_pass(tmp_path: Pat
 
 
 # Levels of the big shipped boards compared up to here (both reduces run them whole elsewhere).
-UNTIL = {"english-33": 10, "european-37": 8, "hexagon-37": 7, "triangle-8": 9, "triangle-9": 8}
+UNTIL = {"english-33": 10, "european-37": 8, "hexagon-37": 7, "triangle-8": 9, "triangle-9": 8,
+         "wiegleb-45": 7, "diamond-41": 7}
 SQUARE_16 = 'name = "square-16"\ngrid = "square"\nlayout = """\no o o o\no . o o\no o o o\no o o o\n"""\n'
 
 
@@ -103,14 +107,13 @@ def test_bitmap_and_table_reduces_make_the_same_levels(board: str, tmp_path: Pat
         for a, b in zip(level_sets(made["bitmap"]), level_sets(made["tables"]), strict=True):
             assert np.array_equal(a, b)
         for level in range(1, len(made["bitmap"].levels)):
-            rankable = loaded.holes <= MAX_HOLES  # larger boards keep tables
-            assert made["bitmap"].levels[level]["reduce"].startswith("bitmap" if rankable else "tables")
+            assert made["bitmap"].levels[level]["reduce"].startswith("bitmap")
             assert made["tables"].levels[level]["reduce"].startswith("tables")
             pieces = parts_of(made["bitmap"], level)
             assert all(np.all(piece[1:] > piece[:-1]) for piece in pieces)
-            if rankable:  # a bitmap drains in rank order: parts cover ascending ranges
-                ends = [(piece[0], piece[-1]) for piece in pieces if len(piece)]
-                assert all(a[1] < b[0] for a, b in pairwise(ends))
+            # a bitmap drains in rank order: parts cover ascending ranges
+            ends = [(piece[0], piece[-1]) for piece in pieces if len(piece)]
+            assert all(a[1] < b[0] for a, b in pairwise(ends))
 
 
 def test_auto_chooses_by_density_and_path_counts_keep_tables(tmp_path: Path) -> None:

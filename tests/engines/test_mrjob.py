@@ -181,7 +181,7 @@ def test_launcher_runs_the_job_from_the_command_line(triangle_5: Run, tmp_path: 
     """`python jobs/level_job.py` (what a Hadoop user types) turns level-0 lines into level 1."""
     search_file = tmp_path / "search.json"
     search_file.write_text(json.dumps({"board": triangle_5.board.definition(),
-                                       "group": triangle_5.spec.group}))
+                                       "group": triangle_5.spec.signing}))
     level_0 = tmp_path / "level-0.txt"
     level_0.write_text("".join(f"{position}\t{count}\n"
                                for position, count in level_paths(triangle_5, 0).items()))

@@ -446,11 +446,11 @@ def test_range_blocks_carry_their_bits_in_either_form(density: float) -> None:
 
 def test_bitmap_levels_in_rank_ranges_on_s3_equal_the_local_engines(s3: str, tmp_path: Path) -> None:
     """Every level a bitmap (--reduce bitmap) cut into several rank ranges, its map tasks in several
-    passes (tasks may hold 16 KiB), the run on S3: the levels equal the local engine's hash tables'
+    passes (tasks may hold 8 KiB), the run on S3: the levels equal the local engine's hash tables'
     position for position, and `verify --against` finds them identical digest for digest."""
     conf = tmp_path / "conf"
     conf.mkdir()
-    (conf / "spark-defaults.conf").write_text("spark.pegsearch.task.memory 16k\n")
+    (conf / "spark-defaults.conf").write_text("spark.pegsearch.task.memory 8k\n")
     uri = f"{s3}/spark-ranges"
     result = subprocess.run([sys.executable, "-m", "pegsearch", "run", "triangle-6", "--out", uri,
                              *LOCAL2, "--reduce", "bitmap"], capture_output=True, text=True,
@@ -488,3 +488,29 @@ def test_a_small_task_memory_spreads_a_level_over_more_parts(tmp_path: Path) -> 
     widest = max(range(1, len(run.levels)), key=lambda k: run.levels[k]["states"])
     assert len(run.levels[widest]["files"]) >= 4
     assert "at most 4,096 a task in 128 KiB" in run.levels[widest]["shuffle"]
+
+
+@pytest.mark.parametrize("board", ["triangle-9", "wiegleb-45"])
+def test_boards_past_37_holes_route_bitmap_levels_by_rank_range(board: str, tmp_path: Path) -> None:
+    """A 45-hole board's levels as bitmaps on local[2] (ranks in several chunks, kernel.ranks), cut
+    into rank ranges and made in several map passes (tasks may hold 16 KiB): position for position
+    the local engine's hash tables, digest for digest by `verify --against`."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "spark-defaults.conf").write_text("spark.pegsearch.task.memory 16k\n")
+    out = tmp_path / "spark"
+    result = subprocess.run([sys.executable, "-m", "pegsearch", "run", board, "--out", str(out),
+                             "--until", "5", *LOCAL2, "--reduce", "bitmap"], capture_output=True,
+                            text=True, timeout=600, env={**os.environ, "SPARK_CONF_DIR": str(conf)})
+    assert result.returncode == 0, result.stderr
+    run = Run.open(out)
+    loaded = load_board(board)
+    reference = search(SearchSpec(loaded, loaded.empty), tmp_path / "local", LocalEngine(reduce="tables"),
+                       until=5)
+    assert_same_levels(run, reference)
+    notes = [record.get("shuffle", "") for record in run.levels[1:]]
+    assert all(record["reduce"].startswith("bitmap") for record in run.levels[1:])
+    assert "map tasks in" in notes[-1] and len(run.levels[-1]["files"]) >= 2, notes[-1]
+    compared = pegsearch("verify", str(out), "--against", str(tmp_path / "local"))
+    assert compared.returncode == 0, compared.stderr
+    assert "digest for digest" in compared.stdout

@@ -54,10 +54,11 @@ def one_level_run(out: Path, engine: str, holes: list[int], paths: list[int],
                   split: bool = False) -> Run:
     """A counting run of triangle-5 whose level 0 holds the start positions of `holes` with the
     given path counts: the way to make an engine add numbers near the limit without a huge board.
-    `split` stores each position as a part of its own (so a cluster engine maps them apart)."""
+    `split` stores each position as a part of its own (so a cluster engine maps them apart).
+    Signed under the whole group: the starts of mirror holes, not all in one class, are to meet."""
     board = load_board("triangle-5")
-    run = Run.create_or_resume(out, SearchSpec(board, (holes[0],), count_paths=True), engine, {},
-                               resume=False)
+    spec = SearchSpec(board, (holes[0],), count_paths=True, signatures="group")
+    run = Run.create_or_resume(out, spec, engine, {}, resume=False)
     positions = np.array([board.start_position((hole,)) for hole in holes], dtype=np.uint64)
     writer = run.level_writer(0)
     order = np.argsort(positions)

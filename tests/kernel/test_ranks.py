@@ -74,6 +74,59 @@ def test_a_bitmap_of_random_ranks_unranks_to_its_positions_in_order(holes: int) 
     assert back == sorted(back) and ranks_of(level, back) == window
 
 
+def counted_rank(position: int, holes: int, basis: tuple[int, ...], pegs: int, home: int
+                 ) -> tuple[int, int]:
+    """A position's rank by counting, hole by hole from the top, the positions of the level below
+    it (a census of the holes under each by pegs and class, in plain Python); and the level's size.
+    Shares nothing with the kernel's chunks and slabs."""
+    classes = 1 << len(basis)
+    census = [[[0] * classes for _ in range(holes + 1)]]
+    census[0][0][0] = 1
+    for hole in range(holes):
+        flip = class_of(1 << hole, basis)
+        row = [[0] * classes for _ in range(holes + 1)]
+        for k in range(hole + 1):
+            for c in range(classes):
+                row[k][c] += census[hole][k][c]
+                row[k + 1][c ^ flip] += census[hole][k][c]
+        census.append(row)
+    rank, left, cls = 0, pegs, home
+    for hole in reversed(range(holes)):
+        if position >> hole & 1:
+            rank += census[hole][left][cls]
+            left, cls = left - 1, cls ^ class_of(1 << hole, basis)
+    return rank, census[holes][pegs][home]
+
+
+@pytest.mark.parametrize("holes", [38, 41, 45, 52, 61, 64])
+def test_boards_past_37_holes_rank_by_counting_and_unrank_back(holes: int) -> None:
+    """Boards with middle chunks: ranks of random positions of a level and class equal an
+    independent count, and windows of the bitmap around them drain back to exactly their positions
+    (across runs, slabs and chunks)."""
+    chooser = random.Random(holes)
+    basis = tuple(chooser.getrandbits(holes) for _ in range(2))
+    pegs = holes // 2 - 3
+    home = class_of(sum(1 << h for h in range(pegs)), basis)
+    level = RankTables.for_board(holes, basis).level(pegs, home)
+    positions: set[int] = set()
+    while len(positions) < 400:
+        position = sum(1 << h for h in chooser.sample(range(holes), pegs))
+        if class_of(position, basis) == home:
+            positions.add(position)
+    ordered = sorted(positions)
+    ranks = ranks_of(level, ordered)
+    counted = [counted_rank(p, holes, basis, pegs, home) for p in ordered[::20]]
+    assert level.count == counted[0][1]
+    assert ranks[::20] == [rank for rank, _ in counted]
+    assert ranks == sorted(ranks) and len(set(ranks)) == len(ranks)
+    for rank in ranks[::40]:
+        window = [rank + offset for offset in range(64 * 200) if chooser.random() < 0.3
+                  and rank + offset < level.count]
+        back = unranked(level, window, window[0] // 64 * 64)
+        assert ranks_of(level, back) == window and back == sorted(back)
+        assert all(bin(p).count("1") == pegs and class_of(p, basis) == home for p in back[::50])
+
+
 @pytest.mark.parametrize("board", ["triangle-5", "english-33", "european-37", "hexagon-19", "drawn"])
 def test_classes_are_the_parities_no_jump_changes(board: str) -> None:
     """Brute force over every set of holes (small boards) or a check of the basis (large ones):

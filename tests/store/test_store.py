@@ -7,6 +7,7 @@ from __future__ import annotations
 import fcntl
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -165,9 +166,13 @@ def small_disk(tmp_path: Path):
 
 def test_a_full_disk_keeps_the_levels_made_and_resumes_elsewhere(small_disk: Path,
                                                                  tmp_path: Path) -> None:
+    """A level the disk cannot hold is refused before it starts, saying what it needs; the
+    levels made are kept, and the run continues where there is room."""
     out = small_disk / "run"
     result = pegsearch("run", "english-33", "--out", str(out))
-    assert_one_line_error(result, "No space left on device; the levels already made are kept")
+    assert_one_line_error(result, "of disk")
+    assert re.search(r"level \d+ needs about [\d.]+ \w+ of disk .* has [\d.]+ \w+ free: make room"
+                     r" there, then continue the run with --resume", result.stderr), result.stderr
     run = Run.open(out)
     assert run.status == "interrupted" and 0 < len(run.levels) < 31, result.stderr
     made = len(run.levels)

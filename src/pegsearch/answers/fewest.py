@@ -39,7 +39,7 @@ class _Values:
         self.run = run
         self.progress = progress
         self.tables = run.tables()
-        self.group = run.spec.group
+        self.group = run.spec.signing
         self.loaded: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def level(self, level: int) -> tuple[np.ndarray, np.ndarray]:
@@ -94,7 +94,7 @@ def fewest_line(run: Run, finish: int | None = None,
         raise UsageError(f"{run.uri} carries no fewest moves: search it with --fewest-moves")
     board, last = run.board, len(run.levels) - 1
     values = _Values(run, progress)
-    group = run.spec.group
+    group = run.spec.signing
     if finish is None:
         keys, stored = values.level(last)
         goal = int(keys[int(np.argmin(stored[:, 1]))])

@@ -15,13 +15,15 @@ from pegsearch.store import Run
 
 
 def exact_per_hole(run: Run) -> bool:
-    """Whether the run's group fixes its start, so reachable holes and per-hole counts are exact.
+    """Whether the symmetries the run's signatures are taken under fix its start, so reachable
+    holes and per-hole counts are exact.
 
-    True for "start" and "none" runs, and for "board" runs whose start every symmetry fixes (the
-    English board from the centre); otherwise a finishing hole is known only up to symmetry.
+    True for "start" and "none" runs, and for "board" runs whose start every symmetry keeping its
+    class fixes (the English board from the centre, a triangle from a corner); otherwise a
+    finishing hole is known only up to symmetry.
     """
     fixing = set(run.board.stabilizer(run.board.start_position(run.start)))
-    return set(run.spec.group) <= fixing
+    return set(run.spec.signing) <= fixing
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ def finishes(run: Run) -> list[FinishClass]:
     positions, values = run.read_level_with_values(last)
     paths = [as_int(row) if run.count_paths else None for row in values] or [None] * len(positions)
     moves = [int(row[1]) if run.fewest_moves else None for row in values] or [None] * len(positions)
-    group = run.spec.group
+    group = run.spec.signing  # the holes of another class under the whole group are not reachable
     classes = [FinishClass(orbit(group, int(p).bit_length()), count, fewest)
                for p, count, fewest in zip(positions, paths, moves, strict=True)]
     return sorted(classes, key=lambda c: c.holes)

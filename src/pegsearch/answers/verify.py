@@ -87,23 +87,33 @@ def verify(path: str | Path) -> Verification:
 def against(path: str | Path, other: str | Path) -> tuple[int, list[str]]:
     """Compare two runs of one search level by level, by their manifests' digests (each level's
     content, however its parts are split); returns the levels compared and the first difference,
-    if any. A run written before digests has its levels' digests computed from its parts."""
+    if any. A run written before digests has its levels' digests computed from its parts. Two runs
+    whose signatures are taken under different symmetries (one made before signatures kept the
+    start's class) store other representatives of the same orbits: they are compared by counts."""
     mine, theirs = Run.open(path), Run.open(other)
-    if mine.spec.as_json() != theirs.spec.as_json():
+    if not mine.spec.same_search(theirs.spec):
         raise UsageError(f"{other} is another search ({theirs.describe()}, symmetry"
                          f" {theirs.spec.symmetry}); --against compares two runs of one search")
     shared = min(len(mine.levels), len(theirs.levels))
+    by_digest = same_signatures(mine, theirs)
     for level in range(shared):
-        ours, its = _digest_of(mine, level), _digest_of(theirs, level)
+        ours, its = ((_digest_of(mine, level), _digest_of(theirs, level)) if by_digest else
+                     (mine.levels[level]["states"], theirs.levels[level]["states"]))
         if ours != its:
             states = (mine.levels[level]["states"], theirs.levels[level]["states"])
-            return level, [f"level {level} differs: {states[0]:,} positions against {states[1]:,}"
-                           f" (digest {ours} against {its})"]
+            how = f" (digest {ours} against {its})" if by_digest else ""
+            return level, [f"level {level} differs: {states[0]:,} positions against {states[1]:,}{how}"]
     if len(mine.levels) != len(theirs.levels):
         return shared, [f"the runs agree on levels 0 to {shared - 1}, but {path} has"
                         f" {len(mine.levels)} levels ({mine.status}) and {other}"
                         f" {len(theirs.levels)} ({theirs.status})"]
     return shared, []
+
+
+def same_signatures(mine: Run, theirs: Run) -> bool:
+    """Whether two runs take signatures under the same symmetries, so equal levels store the same
+    positions (else they store other representatives of the same orbits)."""
+    return set(mine.spec.signing) == set(theirs.spec.signing)
 
 
 def _digest_of(run: Run, level: int) -> str:

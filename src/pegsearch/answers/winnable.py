@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from pegsearch.board.symmetry import orbit
 from pegsearch.engines import engine_class, make_engine
 from pegsearch.errors import UsageError
 from pegsearch.kernel.expand import contains, parents_reaching
@@ -21,7 +22,9 @@ CHUNK = 1 << 20
 
 
 def targets(run: Run, finish: int | None = None) -> np.ndarray:
-    """The last level's signatures that finish the game: one peg (on `finish`'s symmetry class).
+    """The last level's signatures that finish the game: one peg (on `finish`'s symmetry class:
+    a stored one-peg position stands on a hole of finish's orbit under the symmetries signatures
+    are taken under).
 
     Empty when the run never reaches one peg or no final position is in `finish`'s class.
     """
@@ -31,7 +34,7 @@ def targets(run: Run, finish: int | None = None) -> np.ndarray:
     final = np.sort(run.read_level(last))
     if finish is None:
         return final
-    wanted = run.tables().signatures(np.array([1 << (finish - 1)], dtype=np.uint64))
+    wanted = np.array([1 << (hole - 1) for hole in orbit(run.spec.signing, finish)], dtype=np.uint64)
     return final[contains(wanted, final)]
 
 

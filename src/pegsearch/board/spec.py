@@ -11,13 +11,19 @@ import secrets
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
+from pegsearch.board.classes import invariants, kept_by
 from pegsearch.board.geometry import Board
+from pegsearch.board.symmetry import Permutation
 from pegsearch.errors import UsageError
 
 SYMMETRY_MODES = ("board", "start", "none")
 # How a run's folder name says what was reduced and counted (the default reduction says nothing).
 SYMMETRY_TAGS = {"board": "", "start": "-bystart", "none": "-raw"}
+# How a run takes signatures (see SearchSpec.signing): "class" for every run made now; "group" for
+# runs made before it, whose manifests do not say (they stay readable, and resume as they were).
+SIGNATURES = ("class", "group")
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,8 @@ class SearchSpec:
     `symmetry` says which group signatures are taken under: "board" (the board's whole group, one
     position per orbit: the published convention), "start" (only the symmetries that fix the start,
     which keeps finishing holes and per-hole path counts exact) or "none" (raw positions).
+    `signatures` says how a position's representative is chosen (see `signing`); it changes which
+    positions are stored, never how many.
     """
 
     board: Board
@@ -34,6 +42,7 @@ class SearchSpec:
     symmetry: str = "board"
     count_paths: bool = False
     fewest_moves: bool = False
+    signatures: str = "class"
 
     @classmethod
     def asked(cls, board: Board, start: Iterable[int] | None, symmetry: str = "board",
@@ -63,10 +72,33 @@ class SearchSpec:
             return self.board.stabilizer(self.board.start_position(self.start))
         return self.board.symmetries[:1]
 
+    @cached_property
+    def signing(self) -> tuple[Permutation, ...]:
+        """The permutations signatures are taken under, identity first: those of `group` that keep
+        the start's position class ("class"), or all of `group` (runs made before, "group").
+
+        Every reachable position lies in the start's class c, and a symmetry either keeps c or
+        carries all of it to another class; so a position's orbit under `group` meets c in exactly
+        its images under the symmetries keeping c. The least of those is as good a representative:
+        one per orbit, so the same counts, path counts and fewest moves, and every stored position
+        stays in c, where a level's bitmap needs to span only c (kernel.ranks). Triangles searched
+        from a corner are the case in point: their rotations move the start's class.
+        """
+        if self.signatures == "group":
+            return self.group
+        start, basis = self.board.start_position(self.start), invariants(self.board)
+        return tuple(perm for perm in self.group if kept_by((perm,), start, basis))
+
     def as_json(self) -> dict:
         return {"board": self.board.definition(), "board_digest": self.board.digest,
                 "start": list(self.start), "reduced": self.reduced, "symmetry": self.symmetry,
-                "count_paths": self.count_paths, "fewest_moves": self.fewest_moves}
+                "count_paths": self.count_paths, "fewest_moves": self.fewest_moves,
+                "signatures": self.signatures}
+
+    def same_search(self, other: SearchSpec) -> bool:
+        """Whether two specs ask the same question: all but how signatures are taken, which a
+        stored run keeps when it is resumed."""
+        return {**self.as_json(), "signatures": None} == {**other.as_json(), "signatures": None}
 
     def describe(self) -> str:
         holes = ", ".join(str(h) for h in self.start)

@@ -32,7 +32,7 @@ from pegsearch.answers.listing import runs_document
 from pegsearch.answers.solve import solve
 from pegsearch.answers.survey import survey
 from pegsearch.answers.verdict import verdict
-from pegsearch.answers.verify import against, recompute, verify
+from pegsearch.answers.verify import against, recompute, same_signatures, verify
 from pegsearch.board.files import load_board, shipped_boards
 from pegsearch.board.pictures import render
 from pegsearch.board.plots import board_strip, check_picture_path, level_plot
@@ -393,7 +393,7 @@ def _winnable_meaning(run: Run, finish: int | None) -> str:
     unit = "positions (one per symmetry class)" if run.reduced else "positions"
     if finish is None:
         return f"{unit} from which one peg can still be reached"
-    holes = orbit(run.spec.group, finish)
+    holes = orbit(run.spec.signing, finish)
     alike = (f" or a hole symmetric to it under the run's symmetries ({', '.join(map(str, holes))})"
              if len(holes) > 1 else "")
     return f"{unit} from which one peg can still be reached on hole {finish}{alike}"
@@ -477,7 +477,10 @@ def command_verify(args: argparse.Namespace) -> int:
         shown = min(args.recompute, checked.levels - 1)
         print(f"ok: levels 1 to {shown} agree position for position with a second computation")
     if args.against:
-        print(f"identical: all {plural(compared, 'level')} equal {args.against}'s, digest for digest")
+        how = ("digest for digest" if same_signatures(run, Run.open(args.against)) else "state count for"
+               " state count (one run takes signatures under other symmetries: it was made before"
+               " signatures kept the start's class)")
+        print(f"identical: all {plural(compared, 'level')} equal {args.against}'s, {how}")
     return 0
 
 
@@ -645,9 +648,10 @@ class TerminalProgress:
             if self.bar is None:
                 from tqdm import tqdm
 
+                disk = f"  ~{event['disk'] / 1e9:.2g} GB" if event.get("disk") else ""
                 self.bar = tqdm(total=event["total"], file=sys.stderr, leave=False, unit=" parents",
                                 unit_scale=True, desc=f"  level {event['level']:3d}  pegs"
-                                                      f" {event['pegs']:3d}")
+                                                      f" {event['pegs']:3d}{disk}")
             self.bar.total = event["total"]
             self.bar.update(event["done"] - self.bar.n)
             return
@@ -665,7 +669,7 @@ def _newest_run(spec: SearchSpec) -> str:
                         key=lambda p: p.stat().st_mtime, reverse=True)
     for manifest in candidates:
         run = Run.open(manifest.parent, check_parts=False)
-        if run.spec.as_json() == spec.as_json() and run.status != "complete":
+        if run.spec.same_search(spec) and run.status != "complete":
             return run.uri
     raise UsageError(f"no unfinished run of {spec.describe()} under {RUNS}/ to resume;"
                      " pass --out DIR")

@@ -16,14 +16,18 @@ import numpy as np
 
 from pegsearch.board.spec import SearchSpec, check_start
 from pegsearch.engines import Engine
+from pegsearch.engines.estimates import DISK_MARGIN, expected_bytes, expected_states
 from pegsearch.errors import UsageError
 from pegsearch.interrupts import check
 from pegsearch.store import Location, Run
+from pegsearch.words import readable
 
 # Receives each level's record as it is committed ({"level", "pegs", "states", ...}; the levels a
 # resumed run already holds come first, with "stored": True) and, while a level is made, events
 # {"level", "pegs", "done", "total"}: parents expanded so far, out of how many (the parent level's
-# size, times the passes made so far when the level needs several).
+# size, times the passes made so far when the level needs several). The first such event of a level,
+# before any work, also says what it expects: {"expected": positions, "disk": bytes of parts, "free":
+# bytes free where they go, None on an object store}.
 Progress = Callable[[dict], None]
 
 
@@ -73,8 +77,12 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
     `--resume` removes them, as the manifest does not list them).
     """
     level = len(run.levels) - 1
-    writer = run.level_writer(level + 1)
     pegs = run.pegs_at(level + 1)
+    disk, free = _check_disk(run, level)
+    if progress:
+        progress({"level": level + 1, "pegs": pegs, "done": 0, "total": run.levels[level]["states"],
+                  "expected": expected_states(run, level), "disk": disk, "free": free})
+    writer = run.level_writer(level + 1)
 
     def report(done: int, total: int) -> None:
         if progress:
@@ -95,6 +103,18 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
     if progress:
         progress(record)
     return True
+
+
+def _check_disk(run: Run, level: int) -> tuple[int, int | None]:
+    """The bytes level `level + 1` is expected to store and the bytes free where it goes; a level
+    that cannot fit is refused before it starts (the run stays resumable once room is made)."""
+    disk, free = expected_bytes(run, level), run.location.free_bytes()
+    if free is not None and disk > free:
+        raise UsageError(f"level {level + 1} needs about {readable(disk)} of disk (about"
+                         f" {expected_states(run, level):,} positions, {DISK_MARGIN - 1:.0%} spare)"
+                         f" and {run.location.local} has {readable(free)} free: make room there,"
+                         " then continue the run with --resume")
+    return disk, free
 
 
 def _write_start(run: Run) -> None:

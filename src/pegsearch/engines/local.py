@@ -24,10 +24,11 @@ from typing import TypeVar
 
 from pegsearch.board.classes import class_of, invariants, kept_by
 from pegsearch.engines import LevelProgress, no_progress
+from pegsearch.engines.estimates import expected_states
 from pegsearch.errors import UsageError
 from pegsearch.kernel.bitmap import BitmapTables, prefer_bitmap, rank_space
 from pegsearch.kernel.expand import Scratch, expand_routed
-from pegsearch.kernel.ranks import MAX_HOLES, LevelRanks, level_ranks, possible
+from pegsearch.kernel.ranks import LevelRanks, level_ranks, possible
 from pegsearch.kernel.reduce import MAX_PBITS, HashTables, Keyspace, Layout
 from pegsearch.store import PART_ROWS, LevelWriter, Location, Run
 
@@ -60,19 +61,6 @@ def default_budget() -> int:
     """A quarter of the machine's memory, at most 4 GiB."""
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     return min(DEFAULT_BUDGET_CAP, total // 4)
-
-
-def expected_states(run: Run, level: int) -> int:
-    """A guess at the size of level `level + 1` from the growth of the last two levels.
-
-    It only sizes the first tables and plans the passes; a wrong guess costs a table doubling (too
-    low) or some empty slots (too high), never a wrong count.
-    """
-    states = run.levels[level]["states"]
-    if level == 0:
-        return max(1, states * len(run.board.jumps))
-    growth = states / max(1, run.levels[level - 1]["states"])
-    return max(1, int(states * max(growth, 1.0)))
 
 
 def least_partition_bits(workers: int) -> int:
@@ -147,7 +135,7 @@ def level_classes(run: Run) -> tuple[tuple[int, ...], int]:
     leave the start's class), and the start's class."""
     start = run.board.start_position(run.start)
     basis = invariants(run.board)
-    if not kept_by(run.spec.group, start, basis):
+    if not kept_by(run.spec.signing, start, basis):
         return (), 0
     return basis, class_of(start, basis)
 
@@ -171,16 +159,14 @@ def check_reduce(reduce: str) -> str:
 def choose_reduce(run: Run, level: int, reduce: str) -> ReduceChoice:
     """How level `level + 1` drops repeats: "auto" takes a bitmap where the level is dense enough
     (see kernel.bitmap), "bitmap" and "tables" force one; a level whose positions carry values
-    always uses tables, and so does a board too large to rank."""
+    always uses tables."""
     expected = expected_states(run, level)
     holes, pegs = run.board.holes, run.pegs_at(level + 1)
     basis, home = level_classes(run)
     can_hold = possible(holes, pegs, 1 << len(basis))
-    share = f"expected about {expected / can_hold:.2%} of the {can_hold:,} positions it can hold"
+    share = f"expected about {expected / max(1, can_hold):.2%} of the {can_hold:,} positions it can hold"
     if run.carry:
         why = f"{'path counts' if run.count_paths else 'fewest moves'} need a value a position"
-    elif holes > MAX_HOLES:
-        why = f"ranks are for boards of up to {MAX_HOLES} holes"
     elif reduce == "tables" or (reduce == "auto" and not prefer_bitmap(expected, can_hold)):
         why = share if reduce == "auto" else "--reduce tables"
     else:

@@ -20,7 +20,8 @@ from pegsearch.kernel.values import Carry
 _BYTE = np.uint64(0xFF)
 _EIGHT = np.uint64(8)
 # What the routed kernel gets for a level keyed by signature, not rank (see LevelRanks.args).
-NO_RANKS = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64))
+NO_RANKS = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64),
+            np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint16))
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -18,6 +18,7 @@ import gc
 import os
 import re
 import secrets
+import shutil
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -91,6 +92,15 @@ class Location:
 
     def path(self, name: str = "") -> str:
         return f"{self.base}/{name}" if name else self.base
+
+    def free_bytes(self) -> int | None:
+        """The bytes free on the folder's disk (None on a store whose room is not ours to tell)."""
+        if self.local is None:
+            return None
+        folder = self.local
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        return shutil.disk_usage(folder).free
 
     # ----- checking
     def check(self) -> None:

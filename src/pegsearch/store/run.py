@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from pegsearch import __version__
 from pegsearch.board.files import board_from_definition
-from pegsearch.board.spec import SYMMETRY_MODES, SearchSpec
+from pegsearch.board.spec import SIGNATURES, SYMMETRY_MODES, SearchSpec
 from pegsearch.errors import UsageError
 from pegsearch.kernel.digest import as_text, combined
 from pegsearch.kernel.tables import BoardTables
@@ -53,8 +53,9 @@ REREADS, REREAD_SECONDS = 5, 0.2
 # "paused": stopped on purpose after a chosen level (`--until`); "interrupted": by a signal or error.
 # How a part's metadata says what a `position` is (the README's "Levels other tools can read").
 POSITION_MEANING = ("bit i-1 set: hole i holds a peg; int64 holding the unsigned 64-bit value; one"
-                    " position per symmetry class (the smallest of its images) under the stated"
-                    " symmetry")
+                    " position per symmetry class under the stated symmetry: the smallest of its"
+                    " images under those symmetries that keep the start's position class"
+                    " (signatures 'class'), or under all of them ('group')")
 STATUSES = ("running", "interrupted", "paused", "complete")
 # What a folder may hold and still count as empty for a new run: a lock left by a refused start.
 HOUSEKEEPING = {LOCK_FILE, LEASE}
@@ -136,7 +137,7 @@ class Run:
 
     def _refuse_unless(self, spec: SearchSpec, resume: bool) -> None:
         """Refuse to write this stored run unless it is the same search and `resume` says so."""
-        if self.spec.as_json() != spec.as_json():
+        if not self.spec.same_search(spec):
             raise UsageError(f"{self.location} already holds a different run ({self.describe()});"
                              " choose another --out")
         if not resume:
@@ -167,14 +168,15 @@ class Run:
     @property
     def spec(self) -> SearchSpec:
         return SearchSpec(self.board, self.start, self.manifest.get("symmetry", "board"),
-                          self.count_paths, self.fewest_moves)
+                          self.count_paths, self.fewest_moves, self.manifest.get("signatures", "group"))
 
     @cached_property
     def _tables(self) -> BoardTables:
-        return BoardTables.for_board(self.board, group=self.spec.group)
+        return BoardTables.for_board(self.board, group=self.spec.signing)
 
     def tables(self) -> BoardTables:
-        """The kernel's tables for this run's board and symmetry group (made once per run)."""
+        """The kernel's tables for this run's board and the symmetries its signatures are taken
+        under (made once per run)."""
         return self._tables
 
     def describe(self) -> str:
@@ -337,6 +339,7 @@ class Run:
                 "pegsearch.pegs": str(self.pegs_at(level)),
                 "pegsearch.start": ",".join(map(str, self.start)),
                 "pegsearch.symmetry": self.spec.symmetry,
+                "pegsearch.signatures": self.spec.signatures,
                 "pegsearch.values": ",".join(self.carry.columns) or "none",
                 "pegsearch.position": POSITION_MEANING}
 
@@ -496,6 +499,8 @@ def _manifest_problem(manifest: dict) -> str | None:
         return "'start' is not a list of hole numbers"
     if manifest.get("symmetry", "board") not in SYMMETRY_MODES:
         return f"symmetry {manifest.get('symmetry')!r} is not one of {', '.join(SYMMETRY_MODES)}"
+    if manifest.get("signatures", "group") not in SIGNATURES:
+        return f"signatures {manifest.get('signatures')!r} is not one of {', '.join(SIGNATURES)}"
     for index, record in enumerate(manifest["levels"]):
         if not isinstance(record, dict) or record.get("level") != index:
             return f"level entry {index} is not a record of level {index}"

@@ -123,7 +123,7 @@ class MRJobEngine:
             _write_lines(run, level, inputs)
             search = folder / "search.json"
             search.write_text(json.dumps({"board": run.board.definition(),
-                                          "group": run.spec.group}), encoding="utf-8")
+                                          "group": run.spec.signing}), encoding="utf-8")
             job = LevelJob(args=self._job_args(search, inputs, folder, run.carry))
             with job.make_runner() as runner:
                 runner.run()

@@ -32,7 +32,8 @@ import numpy as np
 from pyspark.sql import SparkSession
 
 from pegsearch.engines import LevelProgress, no_progress
-from pegsearch.engines.local import LocalEngine, check_reduce, choose_reduce, expected_states
+from pegsearch.engines.estimates import expected_states
+from pegsearch.engines.local import LocalEngine, check_reduce, choose_reduce
 from pegsearch.engines.spark.blocks import decode_block
 from pegsearch.engines.spark.job import (
     BATCH_ROWS,

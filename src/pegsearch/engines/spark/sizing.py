@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pegsearch.engines.local import default_budget
 from pegsearch.errors import UsageError
 from pegsearch.kernel.values import Carry
+from pegsearch.words import readable
 
 # Parents a reduce partition gets at most before another is added (then one per core): a small
 # level is one task, a big one spreads over every core.
@@ -55,14 +56,6 @@ def task_memory(conf: dict[str, str], local_cores: int | None) -> int:
     memory = spark_bytes(conf.get(key, "1g"), key)
     slots = local_cores or int(conf.get("spark.executor.cores", "1"))
     return memory // max(1, slots)
-
-
-def readable(size: int) -> str:
-    """Bytes as people write them: 128 KiB, 512 MiB, 8 GiB."""
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if size >= 1 << shift:
-            return f"{size / (1 << shift):,.3g} {unit}"
-    return f"{size} bytes"
 
 
 @dataclass(frozen=True)
