@@ -241,6 +241,7 @@ class LocalEngine:
                 passes += 1
                 self.passes += 1
                 del held
+        writer.notes["passes"] = passes  # more than one: the level outgrew --memory
 
     def plan(self, run: Run, level: int) -> LevelPlan:
         """How level `level + 1` drops repeats: a bitmap over ranks, or hash tables."""

@@ -385,7 +385,7 @@ class LevelWriter:
         self.metadata = run.part_metadata(level)
         self.attempt = new_attempt()
         self.summary: dict = {}  # the values written so far, summed up (Carry.summary)
-        self.notes: dict[str, str] = {}  # what the engine says of how it made the level (manifest)
+        self.notes: dict[str, str | int] = {}  # what the engine says of how it made the level (manifest)
         self._entries: dict[int, dict] = {}
         self._guard = threading.Lock()
         _guard(self.folder, "create the level folder", self.folder.make)
