@@ -325,7 +325,8 @@ def test_skippy_xl_progress_streams_to_completion(server: Server, skippy_levels:
 def test_progress_inside_a_level_streams_before_the_level(server: Server) -> None:
     """english-33 without symmetry reduction takes seconds a level from level 13 on, however fast
     the engine: `progress` events arrive while a level is made, for the level after the last one
-    sent, and rise to their total (the previous level's states, once per pass)."""
+    sent, and rise to their total (the previous level's states, once per pass). One made before any
+    work says what the level plans (done 0, the positions and disk it expects)."""
     search_id = server.submit({"board": "english-33", "symmetry": "none", "settings": {"memory": "128M"}})
     events = list(server.events(search_id, timeout=900))
     assert events[-1] == ("status", events[-1][1]) and events[-1][1]["status"] == "complete"
@@ -336,9 +337,12 @@ def test_progress_inside_a_level_streams_before_the_level(server: Server) -> Non
             states[data["level"]] = data["states"]
         elif kind == "progress":
             assert data["level"] == len(states), "progress is for the level being made"
-            assert 0 < data["done"] <= data["total"]
             assert data["pegs"] == 32 - data["level"]
-            progress.setdefault(data["level"], []).append(data)
+            if data["done"] == 0:
+                assert data["expected"] > 0 and data["disk"] > 0, "a plan says what it expects"
+            else:
+                assert 0 < data["done"] <= data["total"]
+                progress.setdefault(data["level"], []).append(data)
     assert len(progress) >= 5
     for level, seen in progress.items():
         assert seen[-1]["total"] % states[level - 1] == 0
