@@ -9,7 +9,8 @@ default, kills the process without unwinding, leaving the manifest saying "runni
 gives both signals one handler that raises `Interrupted` (a KeyboardInterrupt, so every ``except
 KeyboardInterrupt`` and ``except BaseException`` cleanup already applies); `interruption` finds it
 again behind a SystemError; and `check`, called between kernel calls and levels, raises it again should a
-dispatcher have swallowed it, so a signal can delay a search by one block but never be lost.
+dispatcher have swallowed it, so a signal can delay a search by one block but never be lost. A
+search stops once: signals after the first are ignored while it records how it ended.
 """
 
 from __future__ import annotations
@@ -54,8 +55,17 @@ def install() -> None:
 
 
 def _handle(signum: int, _frame: FrameType | None) -> None:
-    _received.append(signum)
+    _stopping(signum)
     raise Interrupted(signum)
+
+
+def _stopping(signum: int) -> None:
+    """Record the signal, and ignore every later one: a search stops once. A second Ctrl-C would
+    otherwise land in the cleanup the first began (a thread's join, the manifest's commit, the
+    interpreter's exit) and end it in a traceback or a killed process; SIGKILL still ends it."""
+    _received.append(signum)
+    for each in HANDLED:
+        signal.signal(each, signal.SIG_IGN)
 
 
 def _quiet_exit(signum: int, _frame: FrameType | None) -> None:
@@ -65,7 +75,7 @@ def _quiet_exit(signum: int, _frame: FrameType | None) -> None:
 def reclaim() -> None:
     """Take SIGINT and SIGTERM back from a library that put in its own handler (pyspark does when
     its SparkContext starts), if `install` was called in this process."""
-    if _installed:
+    if _installed and not _received:
         for signum in HANDLED:
             if signal.getsignal(signum) not in (signal.SIG_IGN, None):
                 signal.signal(signum, _handle)
@@ -82,7 +92,7 @@ def cancelling(cancel: Callable[[], None]) -> Iterator[None]:
         return
 
     def record(signum: int, _frame: FrameType | None) -> None:
-        _received.append(signum)
+        _stopping(signum)
         threading.Thread(target=cancel, name="pegsearch-cancel", daemon=True).start()
 
     previous = {signum: signal.signal(signum, record)
@@ -93,8 +103,9 @@ def cancelling(cancel: Callable[[], None]) -> Iterator[None]:
         check()  # the call's failure is the cancel's doing: it ends as the signal's
         raise
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        if not _received:  # after a signal, later ones stay ignored
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
     check()
 
 

@@ -205,10 +205,12 @@ def default_signals() -> None:
 
 
 def interrupt_and_resume(board: str, signum: int, levels: int, delay: float, counts: list[int],
-                         out: Path, flags: tuple[str, ...] = (), group: bool = False) -> None:
+                         out: Path, flags: tuple[str, ...] = (), group: bool = False,
+                         again: float | None = None) -> None:
     """Send `signum` `delay` seconds after `levels` levels are listed (to the whole process group,
-    as a terminal's Ctrl-C, if `group`); check the one line, the exit code and the status; then
-    `--resume` must finish with `counts`, verified."""
+    as a terminal's Ctrl-C, if `group`; once more `again` seconds later, as an impatient user
+    does); check the one line, the exit code and the status; then `--resume` must finish with
+    `counts`, verified."""
     process = subprocess.Popen([sys.executable, "-m", "pegsearch", "run", board, "--out",
                                 str(out), *flags], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, preexec_fn=default_signals, start_new_session=group)
@@ -216,10 +218,14 @@ def interrupt_and_resume(board: str, signum: int, levels: int, delay: float, cou
     while listed_levels(out) < levels and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.002)
     time.sleep(delay)
-    if group:
-        os.killpg(process.pid, signum)
-    else:
-        process.send_signal(signum)
+    for wait in (0.0,) if again is None else (0.0, again):
+        time.sleep(wait)
+        if process.poll() is not None:
+            break
+        if group:
+            os.killpg(process.pid, signum)
+        else:
+            process.send_signal(signum)
     stdout, stderr = process.communicate(timeout=120)
     said = f"levels {levels}, delay {delay:.3f} s: exit {process.returncode}, stderr {stderr!r}"
     assert process.returncode == 128 + signum, said
@@ -270,6 +276,17 @@ def test_signals_at_random_moments_of_english_33(signum: int, trial: int, counts
     chance = random.Random(f"{signum}-{trial}-{time.time_ns()}")
     interrupt_and_resume("english-33", signum, chance.randint(1, 20), chance.uniform(0, 0.4),
                          counts("english-33"), tmp_path / "run")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("trial", range(8))
+def test_ctrl_c_twice_still_ends_in_one_line(trial: int, counts: Counts, tmp_path: Path) -> None:
+    """A second Ctrl-C while the first is being handled (a read-ahead thread's join, the manifest's
+    commit, the interpreter's exit) once printed a traceback, a second line or died of the signal:
+    the search stops once, and the second is ignored."""
+    chance = random.Random(f"twice-{trial}-{time.time_ns()}")
+    interrupt_and_resume("english-33", signal.SIGINT, chance.randint(1, 20), chance.uniform(0, 0.4),
+                         counts("english-33"), tmp_path / "run", again=chance.uniform(0, 0.3))
 
 
 @pytest.mark.slow
