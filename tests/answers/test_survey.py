@@ -79,7 +79,7 @@ def test_a_survey_folder_is_reused_and_its_text_lists_every_start(tmp_path: Path
     result = pegsearch("survey", "triangle-5", "--out", str(out))
     assert result.returncode == 0, result.stderr
     assert {p: p.stat().st_mtime_ns for p in out.glob("*/manifest.json")} == stamps
-    rows = [line.split() for line in result.stdout.splitlines()[2:-1]]
+    rows = [line.split() for line in result.stdout.splitlines()[3:-1]]  # heading, its note, columns
     assert [int(row[0]) for row in rows] == list(range(1, 16))
     five = next(s for s in first["starts"] if s["start"] == 5)
     assert rows[4][:3] == ["5", "5", "yes"] and rows[4][4:] == [str(f) for f in five["finishes"]]

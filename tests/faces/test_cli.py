@@ -38,7 +38,7 @@ def test_run_json_and_counts_json_agree(tmp_path: Path) -> None:
     document = json.loads(result.stdout)
     assert {k: document[k] for k in ("board", "holes", "symmetries", "start", "reduced")} == {
         "board": "triangle-5", "holes": 15, "symmetries": 1, "start": [5], "reduced": False}
-    assert document["levels"][0] == {"level": 0, "pegs": 14, "states": 1}
+    assert document["levels"][0] == {"level": 0, "pegs": 14, "states": 1, "engine": "local"}
     assert document["levels"][-1] == {"level": 13, "pegs": 1, "states": 1, "engine": "local"}
     again = json.loads(pegsearch("counts", str(out), "--json").stdout)
     assert again == document
@@ -262,3 +262,78 @@ def test_solve_shows_its_progress_on_a_terminal(tmp_path: Path) -> None:
     assert pegsearch("run", "triangle-6", "--out", str(out)).returncode == 0
     code, terminal = on_a_terminal("solve", str(out))
     assert code == 0 and "walking the levels back" in terminal and "levels" in terminal
+
+
+# --- what users hit (issue 31): each fails without its fix ----------------------------------------
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (("run", "triangle-5", "--memory", "-5G"), "--memory: give it a value (one starting with '-' is"
+                                               " written --memory=VALUE)"),
+    (("run", "triangle-5", "--start", "abc"), "--start abc: not a whole number"),
+    (("run", "triangle-5", "--until", "x"), "--until x: not a whole number"),
+    (("run", "triangle-5", "--engine", "hadoop"), "--engine: invalid choice: 'hadoop'"),
+    (("run",), "the following arguments are required: board"),
+    (("counts", "a", "b"), "unrecognized arguments: b"),
+])
+def test_argument_errors_are_one_line_naming_the_argument(argv: tuple[str, ...], says: str) -> None:
+    """argparse printed its usage block before the error: nine lines for one wrong value."""
+    result = pegsearch(*argv)
+    assert_one_line_error(result, says)
+    assert "usage:" not in result.stderr and "--help`" in result.stderr
+
+
+def test_a_memory_bound_beyond_this_machine_is_refused(tmp_path: Path) -> None:
+    """`--memory 10T` was accepted on a 24 GiB machine, to end in swapping or the OOM killer."""
+    result = pegsearch("run", "triangle-5", "--memory", "10T", "--out", str(tmp_path / "r"))
+    assert_one_line_error(result, "--memory 10T: more than this machine's")
+    assert not (tmp_path / "r").exists()
+
+
+def test_run_says_where_the_run_is_when_output_is_not_a_terminal(tmp_path: Path) -> None:
+    """With stdout and stderr piped, only --json said where the run went."""
+    paused = pegsearch("run", "triangle-5", "--until", "3", "--out", str(tmp_path / "r"))
+    assert paused.returncode == 0
+    assert paused.stderr.strip().splitlines()[-1] == f"pegsearch: the paused run is in {tmp_path / 'r'}"
+    finished = pegsearch("run", "triangle-5", "--resume", "--out", str(tmp_path / "r"))
+    assert finished.stderr.strip().splitlines()[-1] == f"pegsearch: the complete run is in {tmp_path / 'r'}"
+
+
+def test_a_second_run_into_a_busy_out_names_the_process_making_it(tmp_path: Path) -> None:
+    """It was told to pass --resume, which the first run's lock would then refuse."""
+    out = tmp_path / "run"
+    first = subprocess.Popen([sys.executable, "-m", "pegsearch", "run", "english-33", "--symmetry",
+                              "none", "--memory", "128M", "--out", str(out)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_levels(out, 3)
+        assert_one_line_error(pegsearch("run", "english-33", "--symmetry", "none", "--out", str(out)),
+                              f"is being written by pegsearch process {first.pid} on")
+    finally:
+        first.terminate()
+        first.wait(timeout=60)
+    assert_one_line_error(pegsearch("run", "english-33", "--symmetry", "none", "--out", str(out)),
+                          "interrupted); pass --resume")
+
+
+def test_words_of_tables_positions_and_surveys(tmp_path: Path) -> None:
+    """The paths column's total, a fewest-moves position's moves apart from its holes, a start
+    with no one-peg finish, every level's engine (level 0 had none), the survey's 'searched'."""
+    paths = pegsearch("run", "triangle-5", "--count-paths", "--json", "--out", str(tmp_path / "p"))
+    levels = json.loads(paths.stdout)["levels"]
+    assert all(level["engine"] == "local" for level in levels)
+    total = pegsearch("counts", str(tmp_path / "p")).stdout
+    assert [line.split()[-1] for line in total.splitlines() if line.lstrip().startswith("total")] == [
+        f"{sum(int(level['paths']) for level in levels):,}"]
+
+    assert pegsearch("run", "triangle-5", "--fewest-moves", "--out", str(tmp_path / "m")).returncode == 0
+    shown = pegsearch("positions", str(tmp_path / "m"), "3").stdout
+    described = [line for line in shown.splitlines() if ": pegs on " in line]
+    assert described and all("; " in line and " at fewest, the last moved peg on hole " in line
+                             for line in described), described
+
+    assert pegsearch("run", "hexagon-19", "--out", str(tmp_path / "h")).returncode == 0
+    assert "last peg: nowhere (no position with one peg is reachable" in pegsearch(
+        "counts", str(tmp_path / "h")).stdout
+
+    survey = pegsearch("survey", "triangle-5", "--out", str(tmp_path / "s")).stdout
+    assert "(searched: the start whose search answers the row" in survey

@@ -177,7 +177,7 @@ def test_a_start_with_one_peg_is_already_solved(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     assert document["status"] == "complete"
-    assert document["levels"] == [{"level": 0, "pegs": 1, "states": 1}]
+    assert document["levels"] == [{"level": 0, "pegs": 1, "states": 1, "engine": "local"}]
     assert document["verdict"] == "one peg is reachable: the start already has one peg, no jump to make"
 
 

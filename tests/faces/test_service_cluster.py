@@ -30,7 +30,7 @@ def test_searches_on_an_s3_root_are_stored_there_and_answer(s3_server: Server, s
     assert [level["states"] for level in document["levels"]] == \
         published["triangle5_raw_per_level"]["start_hole_1_corner"]
     engines = [level.get("engine") for level in document["levels"]]
-    assert engines == [None] + ["local"] * (len(engines) - 1)  # level 0 is the start, made by none
+    assert engines == ["local"] * len(engines)  # level 0, the start, by the engine that began the run
     run = Run.open(f"{s3}/service/{search_id}")  # the run lives on S3, whole and verifiable
     assert run.status == "complete"
     assert pegsearch("verify", run.uri).returncode == 0

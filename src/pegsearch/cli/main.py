@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from pegsearch import __version__
 from pegsearch.answers.documents import (
@@ -137,8 +138,27 @@ def main(argv: list[str] | None = None) -> int:
         close_stores()
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with errors in one line: what was wrong, with which argument, and where the
+    command's help is (argparse's own prints the usage block first; subcommands share the class)."""
+
+    # argparse's words for a bad value, and ours: the argument and what it takes.
+    WORDS = ((re.compile(r"argument (\S+): invalid int value: '(.*)'"), r"\1 \2: not a whole number"),
+             (re.compile(r"argument (\S+): expected one argument"),
+              r"\1: give it a value (one starting with '-' is written \1=VALUE)"),
+             (re.compile(r"argument (\S+): expected at least one argument"), r"\1: give it a value"),
+             (re.compile(r"argument (\S+): "), r"\1: "))
+
+    def error(self, message: str) -> NoReturn:
+        for pattern, words in self.WORDS:
+            message, found = pattern.subn(words, message, count=1)
+            if found:
+                break
+        self.exit(2, f"pegsearch: error: {message}; see `{self.prog} --help`\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pegsearch", description=DESCRIPTION)
+    parser = Parser(prog="pegsearch", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"pegsearch {__version__}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
@@ -305,6 +325,8 @@ def command_run(args: argparse.Namespace) -> int:
     run = search(spec, out, engine, resume=args.resume, until=args.until,
                  progress=TerminalProgress() if sys.stderr.isatty() else None)
     _print_run(run, {**search_document(run), "location": run.uri} if args.json else None)
+    # Said on stderr whatever stdout is (a file, a pipe, JSON), so a user always learns where it is.
+    print(f"pegsearch: the {run.status} run is in {run.uri}", file=sys.stderr)
     return 0
 
 
@@ -444,6 +466,8 @@ def command_survey(args: argparse.Namespace) -> int:
         return 0
     print(f"survey of {board.name} ({board.holes} holes) into {out}: one search per class of start"
           " holes, reduced only by the symmetries fixing the start, so the holes listed are exact")
+    print("(searched: the start whose search answers the row; a hole symmetric to it takes its"
+          " answer through the symmetry)")
     print(survey_table(results))
     print(document["verdict"])
     return 0
@@ -517,9 +541,10 @@ def command_positions(args: argparse.Namespace) -> int:
           f" {document['meaning']}; {'all' if shown == document['states'] else f'the first {shown:,}'}"
           " as stored")
     for row in document["positions"]:
-        values = (f", {row['paths']:,} paths" if "paths" in row else
-                  f", {row['moves']} moves at fewest, the last moved peg on"
-                  f" {', '.join(map(str, row['last_holes'])) or '-'}" if "moves" in row else "")
+        last = " or ".join(map(str, row.get("last_holes", ())))
+        values = (f"; {plural(row['paths'], 'path')}" if "paths" in row else
+                  f"; {plural(row['moves'], 'move')} at fewest"
+                  + (f", the last moved peg on hole {last}" if last else "") if "moves" in row else "")
         print(f"\n{row['position']}: pegs on {', '.join(map(str, row['holes']))}{values}")
         print(row["picture"])
     return 0

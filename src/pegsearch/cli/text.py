@@ -29,7 +29,8 @@ def level_table(run: Run, winnable: list[int] | None = None) -> str:
     rows += [(str(r["level"]), str(r["pegs"]), f"{r['states']:,}",
               f"{int(r['paths']):,}" if run.count_paths else str(r.get("moves", "")))
              for r in run.levels]
-    rows.append(("total", "", f"{sum(r['states'] for r in run.levels):,}", ""))
+    rows.append(("total", "", f"{sum(r['states'] for r in run.levels):,}",
+                 f"{sum(int(r['paths']) for r in run.levels):,}" if run.count_paths else ""))
     if not value:
         rows = [row[:3] for row in rows]
     if winnable is not None:
@@ -42,7 +43,7 @@ def finish_table(classes: list[FinishClass], exact: bool) -> str:
     """Where the last peg stands, with path counts when counted (or fewest moves): per hole, or
     per symmetry class."""
     if not classes:
-        return "last peg: one peg is not reachable"
+        return "last peg: nowhere (no position with one peg is reachable from this start)"
     if classes[0].moves is not None:
         return _finish_moves(classes, exact)
     counted = classes[0].paths is not None

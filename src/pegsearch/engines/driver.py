@@ -122,5 +122,6 @@ def _write_start(run: Run) -> None:
     tables = run.tables()
     start = np.array([run.board.start_position(run.start)], dtype=np.uint64)
     writer = run.level_writer(0)
+    writer.notes["engine"] = run.manifest["engine"]  # the engine whose run wrote it, as every level
     writer.write(0, tables.signatures(start), run.carry.starting(1))
     run.commit_level(writer, 0.0)

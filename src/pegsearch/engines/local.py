@@ -54,13 +54,23 @@ def parse_size(text: str) -> int:
     size = int(float(match[1]) * scale)
     if size < 64 << 20:
         raise UsageError(f"--memory {text}: too small; give the local engine at least 64M")
+    if size > physical_memory():
+        # A budget the machine cannot hold would end in swapping or the kernel's OOM killer
+        # hours later, not in passes.
+        raise UsageError(f"--memory {text}: more than this machine's"
+                         f" {physical_memory() / 2**30:.1f} GiB of memory; give at most"
+                         f" {physical_memory() >> 30}G")
     return size
+
+
+def physical_memory() -> int:
+    """The bytes of memory this machine has."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def default_budget() -> int:
     """A quarter of the machine's memory, at most 4 GiB."""
-    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return min(DEFAULT_BUDGET_CAP, total // 4)
+    return min(DEFAULT_BUDGET_CAP, physical_memory() // 4)
 
 
 def least_partition_bits(workers: int) -> int:

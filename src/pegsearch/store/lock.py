@@ -102,11 +102,36 @@ class WriterLock:
                 self._write_lease()
 
     def _holder(self) -> dict:
+        return _lease(self.location)
+
+
+def _lease(location: Location) -> dict:
+    """The lease a remote run's writer keeps ({} when there is none, or it cannot be read)."""
+    try:
+        holder = json.loads(location.read(LEASE))
+    except (FileNotFoundError, ValueError):
+        return {}
+    return holder if isinstance(holder, dict) else {}
+
+
+def writer_of(location: Location) -> str | None:
+    """Who holds the run's lock now ("pegsearch process PID on HOST"), or None when no one does;
+    looked at without taking the lock or writing anything."""
+    if location.local is None:
+        lease = _lease(location)
+        return None if not lease or _stale(lease) else (f"pegsearch process {lease.get('pid')} on"
+                                                        f" {lease.get('host')}")
+    try:
+        handle = open(location.local / LOCK_FILE, encoding="utf-8")  # noqa: SIM115 (closed below)
+    except FileNotFoundError:
+        return None
+    with handle:
         try:
-            holder = json.loads(self.location.read(LEASE))
-        except (FileNotFoundError, ValueError):
-            return {}
-        return holder if isinstance(holder, dict) else {}
+            fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return handle.read().strip() or "another process"
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    return None
 
 
 def _stale(holder: dict) -> bool:

@@ -30,7 +30,7 @@ from pegsearch.kernel.digest import as_text, combined
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import NO_VALUES, Carry, merge_summaries
 from pegsearch.store.location import Location, reason, sync_folder
-from pegsearch.store.lock import LEASE, LOCK_FILE, WriterLock
+from pegsearch.store.lock import LEASE, LOCK_FILE, WriterLock, writer_of
 from pegsearch.store.parts import (
     COLUMN_TYPES,
     PART_NAME,
@@ -106,7 +106,9 @@ class Run:
         # lock file added to a user's folder, another run's lock not rewritten); checked again
         # under the lock, which alone decides between two writers.
         if location.is_file(MANIFEST):
-            cls(location, _read_manifest(location))._refuse_unless(spec, resume)
+            stored = cls(location, _read_manifest(location))
+            stored._refuse_unless(spec, resume, writer_of(location) if stored.status == "running"
+                                  else None)
         elif resume:
             raise UsageError(f"{location} holds no run to resume; drop --resume to start one")
         else:
@@ -135,11 +137,16 @@ class Run:
             raise
         return run
 
-    def _refuse_unless(self, spec: SearchSpec, resume: bool) -> None:
-        """Refuse to write this stored run unless it is the same search and `resume` says so."""
+    def _refuse_unless(self, spec: SearchSpec, resume: bool, writer: str | None = None) -> None:
+        """Refuse to write this stored run unless it is the same search and `resume` says so; a
+        `writer` still making it is named (--resume would be refused too until it ends)."""
         if not self.spec.same_search(spec):
             raise UsageError(f"{self.location} already holds a different run ({self.describe()});"
                              " choose another --out")
+        if not resume and writer is not None:
+            raise UsageError(f"{self.location} holds this run ({self.describe()}) and is being written"
+                             f" by {writer} now; wait for it to finish (or stop it), or choose another"
+                             " --out")
         if not resume:
             raise UsageError(f"{self.location} already holds this run ({self.describe()},"
                              f" {self.status}); pass --resume to continue it or choose another"
