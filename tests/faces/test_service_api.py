@@ -109,17 +109,51 @@ def test_a_cli_run_in_the_root_is_listed_and_answers(server: Server) -> None:
     assert server.get("/api/searches/made-by-the-cli/solution")["solved"] is True
 
 
-def test_a_damaged_stored_run_is_the_servers_failure_and_hides_its_paths(server: Server) -> None:
+def test_a_damaged_stored_run_is_a_state_answered_and_hides_its_paths(server: Server) -> None:
+    """A truncated part: the search answers `damaged` with the reason and the levels before it;
+    its answers are refused as a state of the run (409), never as the server's fault (5xx)."""
     root = _root(server)
     assert pegsearch("run", "triangle-5", "--out", str(root / "damaged-here")).returncode == 0
     part = next((root / "damaged-here" / "level-004").glob("part-*.parquet"))
     part.write_bytes(part.read_bytes()[:-7])
-    status, answer = server.json("GET", "/api/searches/damaged-here/solution")
-    assert status == 500 and "the run is damaged" in answer["error"]
-    assert "level 4 of damaged-here: part" in answer["error"] and str(root) not in answer["error"]
-    assert server.get("/api/searches/damaged-here")["status"] == "complete"  # still listed
+    for route in ("solution", "counts"):
+        status, answer = server.json("GET", f"/api/searches/damaged-here/{route}")
+        assert status == 409 and "the run is damaged" in answer["error"]
+        assert "level 4 of damaged-here: part" in answer["error"] and str(root) not in answer["error"]
+    document = server.get("/api/searches/damaged-here")
+    assert document["status"] == "damaged" and "level 4 of damaged-here" in document["error"]
+    assert [level["level"] for level in document["levels"]] == [0, 1, 2, 3]
+    assert str(root) not in document["error"] and "verdict" not in document
     assert server.json("DELETE", "/api/searches/damaged-here")[0] == 200  # and deletable
     assert not (root / "damaged-here").exists()
+
+
+def test_a_run_whose_manifest_is_garbled_is_listed_damaged_and_deletable(server: Server) -> None:
+    """It answered 400 (as if the request were wrong) and left the listing."""
+    root = _root(server)
+    assert pegsearch("run", "triangle-5", "--out", str(root / "garbled")).returncode == 0
+    (root / "garbled" / "manifest.json").write_text('{"format": 1, "board')
+    status, document = server.json("GET", "/api/searches/garbled")
+    assert status == 200 and document["status"] == "damaged" and document["levels"] == []
+    assert document["error"].startswith("garbled/manifest.json: damaged manifest (not JSON")
+    listed = {row["id"]: row for row in server.get("/api/searches")}
+    assert listed["garbled"]["status"] == "damaged"
+    assert pegsearch("runs", str(root), "--json").returncode == 0
+    assert server.json("DELETE", "/api/searches/garbled")[0] == 200
+    assert not (root / "garbled").exists()
+
+
+def test_counts_of_an_unfinished_search_are_the_levels_made_so_far(server: Server) -> None:
+    """The command line prints them with a note; the service refused them (409)."""
+    root = _root(server)
+    paused = pegsearch("run", "triangle-5", "--until", "4", "--out", str(root / "half-made"))
+    assert paused.returncode == 0
+    cli = json.loads(pegsearch("counts", str(root / "half-made"), "--json").stdout)
+    counted = server.get("/api/searches/half-made/counts")
+    assert counted["levels"] == cli["levels"] and len(counted["levels"]) == 5
+    assert counted["status"] != "complete" and "verdict" not in counted
+    status, refused = server.json("GET", "/api/searches/half-made/counts?winnable=true")
+    assert status == 409 and "winnable positions need a complete run" in refused["error"]
 
 
 def test_delete_removes_the_run(server: Server) -> None:

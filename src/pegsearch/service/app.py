@@ -30,7 +30,7 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pegsearch import __version__
-from pegsearch.answers.documents import board_document, counts_document, moves_document, solution_document
+from pegsearch.answers.documents import board_document, moves_document, solution_document
 from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
 from pegsearch.board.spec import SearchSpec, check_values
@@ -40,7 +40,7 @@ from pegsearch.service import schema
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, new_id
 from pegsearch.service.schema import answers
-from pegsearch.service.storage import part_bytes
+from pegsearch.service.storage import part_bytes, without_root
 from pegsearch.service.views import Searches, level_parts
 from pegsearch.store import Location
 
@@ -186,8 +186,8 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     @app.delete("/api/searches/{search_id}", response_model=None,
                 responses=answers(schema.Deleted, 404))
     def delete(search_id: str) -> dict:
-        """Stop the search if needed and remove its run directory."""
-        searches.find(search_id)
+        """Stop the search if needed and remove its run directory (a damaged one too)."""
+        searches.document(search_id, answers=False)  # 404 for no such search
         jobs.delete(search_id)
         return {"id": search_id, "deleted": True}
 
@@ -195,14 +195,14 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
              responses=answers(schema.RunDocument | schema.MovesCount, 404, 409))
     def counts(search_id: str, winnable: bool = False, finish: int | None = None,
                by_moves: bool = False) -> dict:
-        """States per level (and winnable positions per level with `winnable`); with `by_moves`,
-        the positions of a fewest-moves run by the fewest moves reaching them instead."""
-        run = searches.complete_run(search_id)
+        """States per level (and winnable positions per level with `winnable`), of a search not
+        finished the levels made so far, with its status; with `by_moves`, the positions of a
+        fewest-moves run by the fewest moves reaching them instead."""
         if by_moves:
             if winnable or finish is not None:
                 raise UsageError("by_moves is a table of its own: drop winnable and finish")
-            return moves_document(run)
-        return counts_document(run, winnable, finish)
+            return moves_document(searches.complete_run(search_id))
+        return searches.counts(search_id, winnable, finish)
 
     @app.get("/api/searches/{search_id}/solution", response_model=None,
              responses=answers(schema.Solution, 404, 409))
@@ -433,14 +433,10 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 def _errors(app: FastAPI, root: Location) -> None:
     """Every failure as one line of JSON: the client never sees a traceback, nor where the server
     keeps its runs (a run's folder is named by its search id)."""
-    hidden = [f"{root.uri}/"] + ([f"{root.local.resolve()}/"] if root.local else [])
 
     @app.exception_handler(PegsearchError)
     async def refused(request: Request, exc: PegsearchError) -> JSONResponse:
-        line = exc.line()
-        for prefix in hidden:
-            line = line.replace(prefix, "")
-        return _error(exc.http_status, line)
+        return _error(exc.http_status, without_root(root, exc.line()))
 
     @app.exception_handler(HTTPException)
     async def http(request: Request, exc: HTTPException) -> JSONResponse:

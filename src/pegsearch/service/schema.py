@@ -107,21 +107,27 @@ class RunDocument(Document):
 
 class Search(RunDocument):
     """A search or survey (`kind`): the run's document plus the service's id, status and settings;
-    a complete survey adds its start holes."""
+    a complete survey adds its start holes. A `damaged` run whose manifest cannot be read has only
+    its id, status, error and no levels."""
 
     id: str
     kind: str
+    board: str | None = None
+    holes: int | None = None
+    start: list[int] | None = None
+    engine: str | None = None
+    count_paths: bool | None = None
 
 
 class SearchRow(Document):
     id: str
     kind: str
-    board: str
-    start: list[int]
     status: str
     levels: int
     states: int
-    engine: str
+    board: str | None = None  # None for a damaged run whose manifest cannot be read
+    start: list[int] | None = None
+    engine: str | None = None
     count_paths: bool | None = None
     fewest_moves: bool | None = None
     symmetry: str | None = None

@@ -35,6 +35,14 @@ def state_folder(root: Location, state: Path | None) -> Path:
     return cache / "pegsearch" / "serve" / re.sub(r"[^A-Za-z0-9]+", "-", root.uri).strip("-")
 
 
+def without_root(root: Location, line: str) -> str:
+    """A line for a client without where the server keeps its runs (a run's folder is named by
+    its search id)."""
+    for prefix in [f"{root.uri}/"] + ([f"{root.local.resolve()}/"] if root.local else []):
+        line = line.replace(prefix, "")
+    return line
+
+
 def has_run(root: Location, search_id: str) -> bool:
     return (root / search_id).is_file(MANIFEST)
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import time
 
-from pegsearch.answers.documents import search_document
+from pegsearch.answers.documents import counts_document, search_document
 from pegsearch.board.files import board_from_definition
 from pegsearch.errors import Conflict, NotFound, UsageError
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, valid_id
-from pegsearch.service.storage import is_complete, open_run, run_ids, survey_results
+from pegsearch.service.storage import is_complete, open_run, run_ids, survey_results, without_root
 from pegsearch.service.storage import level_parts as stored_parts
 from pegsearch.store import Location, Run
 
@@ -49,11 +49,25 @@ class Searches:
 
     def document(self, search_id: str, answers: bool = True) -> dict:
         """One search in the CLI's `--json` shape plus id, status and settings; with `answers`, a
-        complete run also says where the last peg stands."""
-        run, record = self.find(search_id)
+        complete run also says where the last peg stands. A run that cannot be read whole is a
+        state of the run, not a fault of the server's: status `damaged`, the reason, and the
+        levels before the first that cannot be read."""
+        try:
+            run, record = self.find(search_id)
+        except NotFound:
+            raise
+        except UsageError as exc:  # a manifest that cannot be read
+            return {"id": search_id, "kind": "search", "status": "damaged",
+                    "error": without_root(self.root, exc.line()), "levels": []}
         status = self.status(search_id, run, record)
         if record is not None and record.survey:
             return self._survey(record, status)
+        damage = run.first_damage() if run is not None and answers else None
+        if damage is not None:
+            document = _with_status(search_document(run, answers=False), "damaged")
+            document["levels"] = document["levels"][:damage.level]
+            return {"id": search_id, "kind": "search", **document,
+                    "error": without_root(self.root, damage.line())}
         if run is not None:
             document = search_document(run, answers=answers and status == "complete")
         else:
@@ -67,12 +81,25 @@ class Searches:
         document = {"id": search_id, "kind": "search", **document, "status": status}
         if record is not None:
             document["settings"] = record.settings
-        if status != "complete":  # a manifest's "complete" counts once the queue agrees
-            for answer in ("verdict", "solvable", "moves", "finishes_exact_per_hole", "finishes"):
-                document.pop(answer, None)
+        _with_status(document, status)
         if status == "failed":
             document["error"] = record.error
         return document
+
+    def counts(self, search_id: str, winnable: bool, finish: int | None) -> dict:
+        """The level table of a search, as `pegsearch counts` prints it: of a search not finished,
+        the levels made so far, with its status (and no verdict); winnable positions need it whole."""
+        run, record = self.find(search_id)
+        status = self.status(search_id, run, record)
+        if record is not None and record.survey:
+            raise UsageError(f"{search_id} is a survey: its answers are the 'starts' of its document")
+        if run is None:
+            raise Conflict(f"search {search_id} is {status}: it has made no level yet")
+        run.check_parts()
+        if status != "complete" and winnable:
+            raise Conflict(f"search {search_id} is {status}: winnable positions need a complete run")
+        return _with_status(counts_document(run, winnable, finish, answers=status == "complete"),
+                            status)
 
     def _survey(self, record: Record, status: str) -> dict:
         """A survey: what was asked, and once finished, the answer for every start hole."""
@@ -98,7 +125,7 @@ class Searches:
         for search_id in ids:
             try:
                 document = self.document(search_id, answers=False)
-            except UsageError:  # deleted while listing, or a damaged run directory
+            except NotFound:  # deleted while listing
                 continue
             rows.append({key: document.get(key) for key in (
                 "id", "kind", "board", "start", "symmetry", "count_paths", "fewest_moves", "engine",
@@ -118,6 +145,16 @@ class Searches:
             raise Conflict(f"search {search_id} is {status}: answers need a complete run")
         run.check_parts()
         return run
+
+
+def _with_status(document: dict, status: str) -> dict:
+    """`document` with the service's status: a manifest's "complete" counts once the queue agrees,
+    and the answers only a complete run has are left out before."""
+    document["status"] = status
+    if status != "complete":
+        for answer in ("verdict", "solvable", "moves", "finishes_exact_per_hole", "finishes"):
+            document.pop(answer, None)
+    return document
 
 
 def _created(record: Record) -> str:

@@ -45,9 +45,14 @@ def part_name(index: int, attempt: str) -> str:
 
 class DamagedLevel(UsageError):
     """A stored level does not match its manifest: never computed on, always reported. To a
-    service's client it is the server's failure (HTTP 500), not a bad request."""
+    service's client it is a state of the run (HTTP 409, as for a run not finished), not a fault
+    of the server's."""
 
-    http_status = 500
+    http_status = 409
+
+    def __init__(self, line: str, level: int | None = None) -> None:
+        super().__init__(line)
+        self.level = level  # the first level that cannot be read, where known
 
 
 def encode(positions: np.ndarray, carry: Carry = Carry.NOTHING, values: np.ndarray = NO_VALUES,

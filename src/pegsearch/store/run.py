@@ -323,6 +323,13 @@ class Run:
         """Refuse the run, in one line, if a part its manifest lists is missing or not its listed
         size: one listing of the run's folder, so every reader (not only the one reading that
         level) sees a deleted or truncated part. Checksums stay `verify`'s job."""
+        damage = self.first_damage()
+        if damage is not None:
+            raise damage
+
+    def first_damage(self) -> DamagedLevel | None:
+        """The first listed part that is missing or not its listed size (its level is the first
+        that cannot be read), or None when every part is there."""
         present = self.location.files()
         for record in self.levels:
             for entry in record["files"]:
@@ -334,8 +341,10 @@ class Run:
                                " (truncated or replaced)")
                 else:
                     continue
-                raise DamagedLevel(f"{self.where(record['level'])}: part {entry['name']} {problem}; the"
-                                   " run is damaged (run `pegsearch verify` on it)")
+                return DamagedLevel(f"{self.where(record['level'])}: part {entry['name']} {problem};"
+                                    " the run is damaged (run `pegsearch verify` on it)",
+                                    record["level"])
+        return None
 
     def part_metadata(self, level: int) -> dict[str, str]:
         """What every part of `level` says of itself (Parquet key-value metadata), so a part read

@@ -150,9 +150,10 @@ async function refreshList() {
       link.href = `#/search/${s.id}`;
       link.textContent = s.id;
       const surveying = s.kind === "survey";
-      const start = surveying ? "every hole" : s.start.join(", ");
+      // A damaged run whose manifest cannot be read has no board or start to show.
+      const start = surveying ? "every hole" : (s.start || []).join(", ") || "-";
       // A survey is many searches: its levels and states are its runs', not one table's.
-      const cells = [link, s.board, start, badge(s.status), surveying ? "-" : s.levels,
+      const cells = [link, s.board || "-", start, badge(s.status), surveying ? "-" : s.levels,
         surveying ? "-" : number(s.states), s.verdict || ""];
       row.append(...cells.map((content) => {
         const cell = document.createElement("td");
@@ -191,7 +192,8 @@ function renderHeading() {
   const d = current.document;
   const surveying = d.kind === "survey";
   $("search-title").textContent = surveying ? `survey of ${d.board}, every start hole`
-    : `${d.board}, start: hole${d.start.length > 1 ? "s" : ""} ${d.start.join(", ")}`;
+    : d.board ? `${d.board}, start: hole${d.start.length > 1 ? "s" : ""} ${d.start.join(", ")}`
+    : `${current.id}: ${d.error}`;
   $("search-settings").textContent = `${current.id} · ${surveying ? "" : `symmetry ${d.symmetry} · `}${d.count_paths ? "paths counted · " : ""}${d.fewest_moves ? "fewest moves · " : ""}engine ${d.engine}${settingsText(d.settings)}`;
   $("level-cards").hidden = surveying;
   $("survey-card").hidden = !(surveying && d.starts);
