@@ -408,3 +408,16 @@ def test_the_mrjob_local_runner_leaves_no_lock_files_in_tmp(tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr
     assert "one peg is reachable: 3 one-peg positions after 13 jumps" in result.stdout
     assert set(tmp.glob("wrapper.lock.*")) - before == set()
+
+
+@pytest.mark.parametrize(("master", "says"), [
+    ("nonsense://x", "--master nonsense://x: not a Spark master"),
+    ("spark://127.0.0.1:1", "no Spark master answers at spark://127.0.0.1:1"),
+])
+def test_serve_checks_its_spark_master_at_start(master: str, says: str, tmp_path: Path) -> None:
+    """A server with a master nobody answers at (or not a master at all) started, and then every
+    search submitted to it failed with the same line."""
+    pytest.importorskip("pyspark")
+    result = run_pegsearch("serve", "--runs", str(tmp_path / "runs"), "--port", "0", "--engine",
+                           "spark", "--master", master, timeout=120)
+    assert_one_line(result, says)

@@ -39,6 +39,10 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
     root.check()
     fixed = {} if master is None else {"master": master}
     make_engine(engine, **fixed)  # an engine not installed, or a master it does not take
+    if engine == "spark" and master is not None:
+        from pegsearch.engines.spark.session import check_master
+
+        check_master(master)  # else every search submitted would fail on it, one by one
     try:
         import uvicorn
 

@@ -54,7 +54,7 @@ def start_session(master: str | None) -> SparkSession:
         check_java("the spark engine")
     master_given = master is not None
     master = master or (_submitted_master() if submitted else "local[*]")
-    _check_master(master)
+    check_master(master)
     # Executors run the kernel, so they need this interpreter's packages; say otherwise with
     # PYSPARK_PYTHON (or spark.pyspark.python under spark-submit).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -108,7 +108,7 @@ def log_level(spark: SparkSession, level: str) -> None:
         "", jvm.org.apache.logging.log4j.Level.getLevel(level))
 
 
-def _check_master(master: str) -> None:
+def check_master(master: str) -> None:
     """Refuse a master Spark would refuse, before the JVM starts: spark-submit prints a Java stack
     trace for a malformed one, and retries a spark:// master nobody answers at for a minute or more.
     """
