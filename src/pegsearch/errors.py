@@ -10,7 +10,9 @@ same way whichever face met it. Any other exception is a bug and keeps its trace
 from __future__ import annotations
 
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
+from string import Formatter
 
 from pegsearch.interrupts import interruption, signal_of
 
@@ -28,6 +30,29 @@ class PegsearchError(Exception):
 
 class UsageError(PegsearchError):
     """A problem with the user's input or environment."""
+
+
+class InputError(UsageError):
+    """Bad input in fields each face names its own way. `template` names the fields as {field} in
+    the vocabulary's words (memory, start, count_paths) and a board to look at as {board}; `values`
+    fill the rest. Its text is the command line's (--memory, `pegsearch show NAME`); the service
+    words it with `worded` (settings.memory, GET /api/boards/NAME)."""
+
+    def __init__(self, template: str, board: str | None = None, **values: object) -> None:
+        self.template, self.board, self.values = template, board, values
+        super().__init__(self.worded(option, lambda name: f"`pegsearch show {name}`"))
+
+    def worded(self, field: Callable[[str], str], board: Callable[[str], str]) -> str:
+        """The message with each field named by `field` and the board pointed to by `board`."""
+        names = {key for _, key, _, _ in Formatter().parse(self.template) if key}
+        return self.template.format_map({
+            key: self.values[key] if key in self.values else board(str(self.board))
+            if key == "board" else field(key) for key in names})
+
+
+def option(field: str) -> str:
+    """A field as the command line names it: --driver-below for driver_below."""
+    return "--" + field.replace("_", "-")
 
 
 class NotFound(UsageError):

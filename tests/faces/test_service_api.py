@@ -453,3 +453,28 @@ def test_a_port_in_use_is_refused_before_announcing(tmp_path: Path) -> None:
         f"pegsearch: error: cannot listen on 127.0.0.1:{port} (Address already in use): choose"
         " another --port or stop what holds it"]
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ({"board": "triangle-5", "settings": {"memory": "-5G"}}, "settings.memory -5G: not a size"),
+    ({"board": "triangle-5", "count_paths": True, "fewest_moves": True},
+     "count_paths and fewest_moves cannot be combined"),
+    ({"board": "triangle-5", "start": [16]},
+     "start 16: hole 16 does not exist on triangle-5; holes are numbered 1 to 15 (see GET"
+     " /api/boards/triangle-5)"),
+    ({"board": "triangle-5", "settings": {"runner": "inline"}},
+     "settings.runner does not apply to the local engine"),
+])
+def test_refusals_name_the_json_field_not_the_command_lines_option(server: Server, body: dict,
+                                                                   says: str) -> None:
+    """The service answered in the command line's words (--memory, `pegsearch show`)."""
+    status, answer = server.json("POST", "/api/searches", body)
+    assert status == 400 and answer["error"].startswith(says), answer
+    assert "--" not in answer["error"] and "pegsearch show" not in answer["error"]
+
+
+def test_a_finishing_hole_refused_by_its_query_field(server: Server) -> None:
+    search_id = server.submit({"board": "triangle-5"})
+    server.wait(search_id)
+    status, answer = server.json("GET", f"/api/searches/{search_id}/solution?finish=99")
+    assert status == 400 and answer["error"].startswith("finish 99: hole 99 does not exist"), answer

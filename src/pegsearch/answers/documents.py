@@ -99,7 +99,7 @@ def counts_document(run: Run, winnable: bool = False, finish: int | None = None,
     when `winnable` is asked; `engine` walks the levels back (default: in this process); with
     `answers`, where the last peg stands (see `search_document`)."""
     if finish is not None:
-        run.board.hole_of(finish)
+        run.board.hole_of(finish, "finish")
         if not winnable:
             raise UsageError("a finishing hole applies to winnable positions: ask for both"
                              " (--winnable --finish HOLE, or winnable=true&finish=HOLE)")
@@ -125,7 +125,7 @@ def solution_document(run: Run, finish: int | None = None) -> dict:
     """One line of play from the real start: its jumps and the board after each (holes with pegs,
     and the text picture), or the best line when one peg cannot be reached."""
     if finish is not None:
-        run.board.hole_of(finish)
+        run.board.hole_of(finish, "finish")
     require_complete(run, "a solution")
     line = solve(run, finish)
     positions = [line.start, *line.positions]

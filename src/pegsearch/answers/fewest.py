@@ -99,7 +99,7 @@ def fewest_line(run: Run, finish: int | None = None,
         keys, stored = values.level(last)
         goal = int(keys[int(np.argmin(stored[:, 1]))])
     else:
-        goal = 1 << (board.hole_of(finish) - 1)
+        goal = 1 << (board.hole_of(finish, "finish") - 1)
         if run.levels[last]["pegs"] != 1:
             return None
         # A line found ends on `finish` only if the symmetry carrying its first position onto the

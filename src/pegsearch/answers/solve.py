@@ -57,7 +57,7 @@ def solve(run: Run, finish: int | None = None, progress: WalkProgress | None = N
     board = run.board
     start = board.start_position(run.start)
     if finish is not None:
-        board.hole_of(finish)
+        board.hole_of(finish, "finish")
     if run.fewest_moves:
         return _fewest(run, finish, progress)
     fixing = board.stabilizer(start)

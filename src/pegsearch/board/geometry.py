@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import product
 
-from pegsearch.errors import UsageError
+from pegsearch.errors import InputError
 
 MAX_HOLES = 64
 PEG, EMPTY = "o", "."
@@ -121,13 +121,12 @@ class Board:
         return tuple(perm for perm in self.symmetries
                      if all(position >> perm[i] & 1 for i in range(self.holes) if position >> i & 1))
 
-    def hole_of(self, number: int) -> int:
-        """Check a user-given hole number and return it."""
+    def hole_of(self, number: int, field: str = "start") -> int:
+        """Check a hole number the user gave in `field` (a start, or a finish) and return it."""
         if not 1 <= number <= self.holes:
-            raise UsageError(
-                f"hole {number} does not exist on {self.name}: holes are numbered 1 to {self.holes}"
-                f" (see `pegsearch show {self.name}`)"
-            )
+            raise InputError("{" + field + "} {number}: hole {number} does not exist on {name}; holes"
+                             " are numbered 1 to {holes} (see {board})", self.name, number=number,
+                             name=self.name, holes=self.holes)
         return number
 
     def start_position(self, empty: tuple[int, ...] | None = None) -> int:

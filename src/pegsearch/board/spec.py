@@ -16,7 +16,7 @@ from functools import cached_property
 from pegsearch.board.classes import invariants, kept_by
 from pegsearch.board.geometry import Board
 from pegsearch.board.symmetry import Permutation
-from pegsearch.errors import UsageError
+from pegsearch.errors import InputError, UsageError
 
 SYMMETRY_MODES = ("board", "start", "none")
 # How a run's folder name says what was reduced and counted (the default reduction says nothing).
@@ -120,7 +120,7 @@ def values_tag(count_paths: bool, fewest_moves: bool) -> str:
 def check_values(count_paths: bool, fewest_moves: bool) -> None:
     """One value per position: path counts and fewest moves are two searches."""
     if count_paths and fewest_moves:
-        raise UsageError("--count-paths and --fewest-moves cannot be combined: a run carries one"
+        raise InputError("{count_paths} and {fewest_moves} cannot be combined: a run carries one"
                          " value per position; search once with each")
 
 

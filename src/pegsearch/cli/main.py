@@ -424,7 +424,7 @@ def _winnable_meaning(run: Run, finish: int | None) -> str:
 def command_solve(args: argparse.Namespace) -> int:
     run = Run.open(args.run)
     if args.finish is not None:
-        run.board.hole_of(args.finish)
+        run.board.hole_of(args.finish, "finish")
     pictures = [check_picture_path(path, (kind,))
                 for path, kind in ((args.svg, ".svg"), (args.png, ".png")) if path]
     with LevelBar("walking the levels back") as bar:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Protocol
 
-from pegsearch.errors import UsageError
+from pegsearch.errors import InputError, UsageError
 from pegsearch.store import LevelWriter, Location, Run
 
 # How an engine says how far into a level it is: parents expanded so far, out of how many it will
@@ -76,6 +76,5 @@ def make_engine(name: str, **settings: object) -> Engine:
     given = {key: value for key, value in settings.items() if value is not None}
     foreign = sorted(set(given) - set(chosen.SETTINGS))
     if foreign:
-        flag = "--" + foreign[0].replace("_", "-")
-        raise UsageError(f"{flag} does not apply to the {name} engine")
+        raise InputError("{" + foreign[0] + "} does not apply to the {chosen} engine", chosen=name)
     return chosen(**given)

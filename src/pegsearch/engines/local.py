@@ -25,7 +25,7 @@ from typing import TypeVar
 from pegsearch.board.classes import class_of, invariants, kept_by
 from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.engines.estimates import expected_states
-from pegsearch.errors import UsageError
+from pegsearch.errors import InputError
 from pegsearch.kernel.bitmap import BitmapTables, prefer_bitmap, rank_space
 from pegsearch.kernel.expand import Scratch, expand_routed
 from pegsearch.kernel.ranks import LevelRanks, level_ranks, possible
@@ -49,17 +49,17 @@ def parse_size(text: str) -> int:
     """'2G', '512M', '1.5GB' or a byte count, as bytes."""
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), re.IGNORECASE)
     if not match:
-        raise UsageError(f"--memory {text}: not a size; write it like 2G, 512M or 1.5G")
+        raise InputError("{memory} {text}: not a size; write it like 2G, 512M or 1.5G", text=text)
     scale = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[match[2].upper()]
     size = int(float(match[1]) * scale)
     if size < 64 << 20:
-        raise UsageError(f"--memory {text}: too small; give the local engine at least 64M")
+        raise InputError("{memory} {text}: too small; give the local engine at least 64M", text=text)
     if size > physical_memory():
         # A budget the machine cannot hold would end in swapping or the kernel's OOM killer
         # hours later, not in passes.
-        raise UsageError(f"--memory {text}: more than this machine's"
-                         f" {physical_memory() / 2**30:.1f} GiB of memory; give at most"
-                         f" {physical_memory() >> 30}G")
+        raise InputError("{memory} {text}: more than this machine's {has:.1f} GiB of memory; give"
+                         " at most {most}G", text=text, has=physical_memory() / 2**30,
+                         most=physical_memory() >> 30)
     return size
 
 
@@ -162,7 +162,8 @@ class ReduceChoice:
 def check_reduce(reduce: str) -> str:
     """A `--reduce` choice, refused in one line unless it is one of REDUCES."""
     if reduce not in REDUCES:
-        raise UsageError(f"--reduce {reduce}: use one of {', '.join(REDUCES)}")
+        raise InputError("{reduce} {given}: use one of {choices}", given=reduce,
+                         choices=", ".join(REDUCES))
     return reduce
 
 

@@ -35,7 +35,7 @@ from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
 from pegsearch.board.spec import SearchSpec, check_values
 from pegsearch.engines import ENGINES, make_engine
-from pegsearch.errors import Conflict, NotFound, PegsearchError, TooLarge, UsageError, one_line
+from pegsearch.errors import Conflict, InputError, NotFound, PegsearchError, TooLarge, UsageError, one_line
 from pegsearch.service import schema
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, new_id
@@ -426,6 +426,16 @@ def _allowed(request: Request) -> str:
     return ", ".join(sorted(methods))
 
 
+def _field(field: str) -> str:
+    """A field of a request as the API names it: an engine's setting inside `settings`."""
+    return f"settings.{field}" if field in SERVICE_SETTINGS else field
+
+
+def _board(name: str) -> str:
+    """Where a client sees a board: its holes' numbers are in the document."""
+    return f"GET /api/boards/{name}"
+
+
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": one_line(message)}, status_code=status, headers=headers)
 
@@ -436,7 +446,8 @@ def _errors(app: FastAPI, root: Location) -> None:
 
     @app.exception_handler(PegsearchError)
     async def refused(request: Request, exc: PegsearchError) -> JSONResponse:
-        return _error(exc.http_status, without_root(root, exc.line()))
+        line = exc.worded(_field, _board) if isinstance(exc, InputError) else exc.line()
+        return _error(exc.http_status, without_root(root, line))
 
     @app.exception_handler(HTTPException)
     async def http(request: Request, exc: HTTPException) -> JSONResponse:

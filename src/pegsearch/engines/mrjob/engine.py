@@ -39,7 +39,7 @@ from mrjob.step import StepFailedException
 from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.engines.jvm import check_java, log4j_file
 from pegsearch.engines.mrjob.level_job import BATCH_SIZE, LevelJob, values_as_text, values_from_text
-from pegsearch.errors import UsageError
+from pegsearch.errors import InputError, UsageError
 from pegsearch.kernel.reduce import distinct
 from pegsearch.store import NO_VALUES, Carry, LevelWriter, Location, Run, level_name
 
@@ -77,12 +77,13 @@ class MRJobEngine:
         if runner not in RUNNERS:
             raise UsageError(f"unknown mrjob runner '{runner}': use one of {', '.join(RUNNERS)}")
         if master is not None and runner != "spark":
-            raise UsageError(f"--master does not apply to the mrjob {runner} runner; it sets the"
-                             " Spark master of --runner spark")
+            raise InputError("{master} does not apply to the mrjob {given} runner; it sets the Spark"
+                             " master of {runner} spark", given=runner)
         if mrjob_conf is not None and not Path(mrjob_conf).is_file():
             raise UsageError(f"{mrjob_conf}: no such mrjob.conf file")
         if not isinstance(batch_size, int) or batch_size < 1:
-            raise UsageError(f"--batch-size {batch_size}: give a whole number of positions, at least 1")
+            raise InputError("{batch_size} {given}: give a whole number of positions, at least 1",
+                             given=batch_size)
         self.runner = runner
         self.mrjob_conf = mrjob_conf
         self.master = master

@@ -48,7 +48,7 @@ from pegsearch.engines.spark.probe import check_store
 from pegsearch.engines.spark.ranges import Ranges, map_ranges, reduce_ranges
 from pegsearch.engines.spark.session import log_level, start_session, stop_session
 from pegsearch.engines.spark.sizing import Shuffle, shuffle_for, task_memory
-from pegsearch.errors import UsageError
+from pegsearch.errors import InputError
 from pegsearch.interrupts import cancelling
 from pegsearch.kernel.ranks import LevelRanks
 from pegsearch.store import Carry, LevelWriter, Location, Run
@@ -77,8 +77,8 @@ class SparkEngine:
         self.driver_below = DRIVER_BELOW if driver_below is None else driver_below
         # Not only the command line's int: the service passes what a request holds.
         if not isinstance(self.driver_below, int) or self.driver_below < 0:
-            raise UsageError(f"--driver-below {driver_below}: give a whole number of parents,"
-                             " 0 or more")
+            raise InputError("{driver_below} {given}: give a whole number of parents, 0 or more",
+                             given=driver_below)
         self._driver = LocalEngine(reduce=self.reduce)
         self.spark: SparkSession | None = None
         self._shared: set[str] = set()  # run URIs the executors were shown to reach

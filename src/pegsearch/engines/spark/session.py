@@ -19,7 +19,7 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 from pegsearch.engines.jvm import check_java, log4j_file
-from pegsearch.errors import UsageError
+from pegsearch.errors import InputError, UsageError
 from pegsearch.interrupts import reclaim
 
 # The masters Spark accepts (SparkContext's and SparkSubmit's patterns), checked before its JVM starts.
@@ -113,8 +113,8 @@ def check_master(master: str) -> None:
     trace for a malformed one, and retries a spark:// master nobody answers at for a minute or more.
     """
     if not MASTER_FORMS.fullmatch(master):
-        raise UsageError(f"--master {master}: not a Spark master; use local[N], spark://HOST:PORT,"
-                         " yarn or k8s://HOST:PORT (N at least 1)")
+        raise InputError("{master} {given}: not a Spark master; use local[N], spark://HOST:PORT,"
+                         " yarn or k8s://HOST:PORT (N at least 1)", given=master)
     if master == "yarn" and not (os.environ.get("HADOOP_CONF_DIR") or os.environ.get("YARN_CONF_DIR")):
         raise UsageError("--master yarn needs HADOOP_CONF_DIR or YARN_CONF_DIR: point one at the"
                          " cluster's Hadoop configuration")
