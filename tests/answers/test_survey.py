@@ -69,7 +69,9 @@ def test_triangle5_survey_matches_durango_bill_and_a130516(published: dict, tmp_
                                             ["corner_start_by_final_hole"]))
     assert solvable_pair_classes(document, 5) == published["triangle_solvable_pairs"]["by_side"]["5"]
     searched = sorted(p.name for p in (tmp_path / "survey").iterdir())
-    assert searched == ["start-01", "start-02", "start-04", "start-05"]
+    assert searched == ["start-01", "start-02", "start-04", "start-05", "survey.json"]
+    kept = json.loads((tmp_path / "survey" / "survey.json").read_text())
+    assert kept["starts"] == document["starts"] and kept["count_paths"] is True  # the folder says it
 
 
 def test_a_survey_folder_is_reused_and_its_text_lists_every_start(tmp_path: Path) -> None:

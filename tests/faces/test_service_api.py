@@ -478,3 +478,20 @@ def test_a_finishing_hole_refused_by_its_query_field(server: Server) -> None:
     server.wait(search_id)
     status, answer = server.json("GET", f"/api/searches/{search_id}/solution?finish=99")
     assert status == 400 and answer["error"].startswith("finish 99: hole 99 does not exist"), answer
+
+
+def test_a_survey_made_on_the_command_line_is_a_search_of_the_service(server: Server) -> None:
+    """Its folder had no record the service could read: 404, and missing from the list."""
+    root = _root(server)
+    made = pegsearch("survey", "triangle-5", "--json", "--out", str(root / "survey-by-the-cli"))
+    assert made.returncode == 0, made.stderr
+    cli = json.loads(made.stdout)
+    document = server.get("/api/searches/survey-by-the-cli")
+    assert document["kind"] == "survey" and document["status"] == "complete"
+    assert document["board"] == "triangle-5" and document["engine"] == "local"
+    assert document["starts"] == cli["starts"] and document["verdict"] == cli["verdict"]
+    listed = {row["id"]: row for row in server.get("/api/searches")}
+    assert listed["survey-by-the-cli"]["kind"] == "survey"
+    assert "start-01" not in listed  # its start runs are inside it, not searches of their own
+    status, refused = server.json("GET", "/api/searches/survey-by-the-cli/solution")
+    assert status == 400 and "is a survey" in refused["error"]

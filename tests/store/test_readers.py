@@ -92,6 +92,8 @@ def test_runs_lists_every_run_under_a_root(run: Run, tmp_path: Path) -> None:
     lines = listed.stdout.splitlines()
     assert lines[0].split()[:3] == ["run", "board", "start"]
     boards = [line.split()[1] for line in lines[1:]]
-    assert boards.count("triangle-4") == 3 and boards.count("triangle-5") == 1
+    assert boards.count("triangle-4") == 1 and boards.count("triangle-5") == 1  # a survey is one entry
+    [surveyed] = [line for line in lines if line.startswith(str(root / "survey"))]
+    assert "survey of 1,2,5" in surveyed and "complete" in surveyed
     assert any(line.startswith(str(root / "broken")) and "damaged" in line for line in lines)
     assert pegsearch("runs", str(tmp_path / "empty-root")).returncode == 2

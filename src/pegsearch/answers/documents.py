@@ -7,6 +7,8 @@ arguments or a request in, text or JSON out.
 
 from __future__ import annotations
 
+import time
+
 from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.finishes import FinishClass, exact_per_hole, finishes
 from pegsearch.answers.solve import solve
@@ -139,11 +141,14 @@ def solution_document(run: Run, finish: int | None = None) -> dict:
             "board": board_document(run.board)}
 
 
-def survey_document(board: Board, results: list[StartResult]) -> dict:
-    """A survey of every start hole: one row per hole, and how many holes can be played down to
-    one peg."""
+def survey_document(board: Board, results: list[StartResult], engine: str) -> dict:
+    """A survey of every start hole: what was asked (kept with the survey's folder, which says it
+    to a reader that did not ask), one row per hole, and how many holes can be played down to one
+    peg."""
     solvable = sum(result.solvable for result in results)
     document = {"board": board.name, "holes": board.holes,
+                "count_paths": results[0].solutions is not None, "engine": engine,
+                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "starts": [result.document() for result in results], "solvable_starts": solvable,
                 "verdict": f"one peg is reachable from {solvable} of {len(results)} start holes"}
     fewest = [r.fewest_moves for r in results if r.fewest_moves is not None]

@@ -8,6 +8,8 @@ the class takes the same result carried through a symmetry g: the finishes of g(
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +22,11 @@ from pegsearch.engines import Engine
 from pegsearch.engines.driver import Progress, search
 from pegsearch.errors import UsageError
 from pegsearch.store import MANIFEST, Location, Run
+
+# A finished survey's answers, beside its start-NN runs: what makes the folder a survey to every
+# reader (the service's listing, `pegsearch runs`), whichever face made it.
+SURVEY = "survey.json"
+START_FOLDER = re.compile(r"start-\d+")
 
 
 @dataclass(frozen=True)
@@ -96,3 +103,19 @@ def _searched(spec: SearchSpec, folder: Location, make_engine: Callable[[], Engi
     moves = tuple(c.moves for _, c in by_hole) if spec.fewest_moves else None
     return StartResult(spec.start[0], spec.start[0], bool(by_hole), tuple(h for h, _ in by_hole),
                        sum(r["states"] for r in run.levels), solutions, run.uri, moves)
+
+
+def store_answers(folder: Location, document: dict) -> None:
+    """Keep a finished survey's document (`survey --json`'s) in its folder, replaced whole."""
+    folder.replace(SURVEY, (json.dumps(document, indent=1) + "\n").encode())
+
+
+def stored_answers(folder: Location) -> dict | None:
+    """A finished survey's document, or None before it finished (or where no survey is)."""
+    return json.loads(folder.read(SURVEY)) if folder.is_file(SURVEY) else None
+
+
+def start_runs(folder: Location) -> list[Location]:
+    """The start-NN runs of a survey folder (none in a folder that is no survey)."""
+    return [folder / name for name in sorted(folder.folders())
+            if START_FOLDER.fullmatch(name) and (folder / name).is_file(MANIFEST)]

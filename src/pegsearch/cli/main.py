@@ -31,7 +31,7 @@ from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.finishes import exact_per_hole, finishes
 from pegsearch.answers.listing import runs_document
 from pegsearch.answers.solve import solve
-from pegsearch.answers.survey import survey
+from pegsearch.answers.survey import store_answers, survey
 from pegsearch.answers.verdict import verdict
 from pegsearch.answers.verify import against, recompute, same_signatures, verify
 from pegsearch.board.files import load_board, shipped_boards
@@ -56,7 +56,7 @@ from pegsearch.engines import ENGINES, Engine, make_engine
 from pegsearch.engines.driver import Progress, search
 from pegsearch.errors import UsageError, failure
 from pegsearch.interrupts import install
-from pegsearch.store import Carry, Run
+from pegsearch.store import Carry, Location, Run
 from pegsearch.store.location import close_stores
 from pegsearch.words import plural
 
@@ -460,7 +460,9 @@ def command_survey(args: argparse.Namespace) -> int:
     results = survey(board, out, lambda: _engine(args), args.count_paths,
                      progress=_survey_progress if sys.stderr.isatty() else None,
                      fewest_moves=args.fewest_moves)
-    document = {**survey_document(board, results), "location": str(out)}
+    document = survey_document(board, results, args.engine)
+    store_answers(Location.parse(out), document)
+    document = {**document, "location": str(out)}
     if args.json:
         print(json.dumps(document, indent=1))
         return 0

@@ -122,7 +122,9 @@ def runs_table(rows: list[dict]) -> str:
         if row["status"] == "damaged":
             lines.append((row["location"], "-", "-", "-", "damaged", "-", "-", "-", "-"))
             continue
-        lines.append((row["location"], row["board"], ",".join(map(str, row["start"])),
+        starts = ",".join(map(str, row["start"]))
+        lines.append((row["location"], row["board"],
+                      f"survey of {starts}" if row["kind"] == "survey" else starts,
                       row["carries"] or "-", row["status"], str(row["levels"]), f"{row['states']:,}",
                       f"{row['bytes'] / 1e6:,.1f}", row["created"]))
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]

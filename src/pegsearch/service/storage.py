@@ -10,17 +10,15 @@ a local folder (see `state_folder`).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 
+from pegsearch.answers.survey import SURVEY, stored_answers
 from pegsearch.errors import UsageError
 from pegsearch.service.records import SERVICE_FOLDER, valid_id
 from pegsearch.store import MANIFEST, Location, Run
 from pegsearch.store.parts import read_checked
-
-SURVEY = "survey.json"  # a finished survey's results, beside its start-NN runs
 
 
 def state_folder(root: Location, state: Path | None) -> Path:
@@ -55,13 +53,19 @@ def open_run(root: Location, search_id: str) -> Run | None:
 
 
 def run_ids(root: Location) -> set[str]:
-    """The ids of every run directly under the root (the CLI's runs too)."""
-    return {name for name in root.folders() if valid_id(name) and has_run(root, name)}
+    """The ids of every run and finished survey directly under the root (the CLI's too)."""
+    return {name for name in root.folders()
+            if valid_id(name) and (has_run(root, name) or is_survey(root, name))}
+
+
+def is_survey(root: Location, search_id: str) -> bool:
+    """Whether the id names a finished survey's folder (one the command line made has no record)."""
+    return (root / search_id).is_file(SURVEY)
 
 
 def is_complete(root: Location, search_id: str) -> bool:
     """Whether the search's run finished; a damaged run is not (asking for it reports the damage)."""
-    if (root / search_id).is_file(SURVEY):
+    if is_survey(root, search_id):
         return True
     try:
         run = open_run(root, search_id)
@@ -72,12 +76,7 @@ def is_complete(root: Location, search_id: str) -> bool:
 
 def survey_results(root: Location, search_id: str) -> dict | None:
     """What a finished survey found (`pegsearch survey --json`'s document), or None before."""
-    folder = root / search_id
-    return json.loads(folder.read(SURVEY)) if folder.is_file(SURVEY) else None
-
-
-def store_survey_results(root: Location, search_id: str, document: dict) -> None:
-    (root / search_id).replace(SURVEY, (json.dumps(document, indent=1) + "\n").encode())
+    return stored_answers(root / search_id)
 
 
 def remove_run(root: Location, search_id: str) -> None:

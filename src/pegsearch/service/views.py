@@ -15,7 +15,14 @@ from pegsearch.board.files import board_from_definition
 from pegsearch.errors import Conflict, NotFound, UsageError
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, valid_id
-from pegsearch.service.storage import is_complete, open_run, run_ids, survey_results, without_root
+from pegsearch.service.storage import (
+    is_complete,
+    is_survey,
+    open_run,
+    run_ids,
+    survey_results,
+    without_root,
+)
 from pegsearch.service.storage import level_parts as stored_parts
 from pegsearch.store import Location, Run
 
@@ -35,9 +42,14 @@ class Searches:
             raise NotFound(f"no search '{search_id[:80]}': ids are the names the server gave")
         record = self.jobs.records.get(search_id)
         run = open_run(self.root, search_id)
-        if run is None and record is None:
+        if run is None and record is None and not is_survey(self.root, search_id):
             raise NotFound(f"no search '{search_id}'")
         return run, record
+
+    def _is_survey(self, run: Run | None, record: Record | None) -> bool:
+        """A survey's folder: the service's by its record, the command line's (no record, no run
+        of its own) by its answers file (see `find`)."""
+        return record.survey if record is not None else run is None
 
     def status(self, search_id: str, run: Run | None, record: Record | None) -> str:
         held = self.jobs.state(search_id)
@@ -60,8 +72,8 @@ class Searches:
             return {"id": search_id, "kind": "search", "status": "damaged",
                     "error": without_root(self.root, exc.line()), "levels": []}
         status = self.status(search_id, run, record)
-        if record is not None and record.survey:
-            return self._survey(record, status)
+        if self._is_survey(run, record):
+            return self._survey(search_id, record, status)
         damage = run.first_damage() if run is not None and answers else None
         if damage is not None:
             document = _with_status(search_document(run, answers=False), "damaged")
@@ -91,7 +103,7 @@ class Searches:
         the levels made so far, with its status (and no verdict); winnable positions need it whole."""
         run, record = self.find(search_id)
         status = self.status(search_id, run, record)
-        if record is not None and record.survey:
+        if self._is_survey(run, record):
             raise UsageError(f"{search_id} is a survey: its answers are the 'starts' of its document")
         if run is None:
             raise Conflict(f"search {search_id} is {status}: it has made no level yet")
@@ -101,15 +113,21 @@ class Searches:
         return _with_status(counts_document(run, winnable, finish, answers=status == "complete"),
                             status)
 
-    def _survey(self, record: Record, status: str) -> dict:
-        """A survey: what was asked, and once finished, the answer for every start hole."""
-        board = board_from_definition(record.board, f"search {record.id} (board)")
-        document = {"id": record.id, "kind": "survey", "board": board.name, "holes": board.holes,
-                    "start": [], "count_paths": record.count_paths,
-                    "fewest_moves": record.fewest_moves, "engine": record.engine,
-                    "settings": record.settings,
-                    "created": _created(record), "levels": [], "status": status}
-        results = survey_results(self.root, record.id) if status == "complete" else None
+    def _survey(self, search_id: str, record: Record | None, status: str) -> dict:
+        """A survey: what was asked, and once finished, the answer for every start hole. One made
+        on the command line has no record: its answers file says what was asked."""
+        results = survey_results(self.root, search_id) if status == "complete" else None
+        if record is not None:
+            board = board_from_definition(record.board, f"search {record.id} (board)")
+            asked = {"board": board.name, "holes": board.holes, "count_paths": record.count_paths,
+                     "fewest_moves": record.fewest_moves, "engine": record.engine,
+                     "settings": record.settings, "created": _created(record)}
+        else:
+            asked = {key: results.get(key) for key in ("board", "holes", "count_paths", "engine",
+                                                       "created")}
+            asked["fewest_moves"] = "fewest_moves" in results
+        document = {"id": search_id, "kind": "survey", **asked, "start": [], "levels": [],
+                    "status": status}
         if results is not None:
             document.update({key: value for key, value in results.items()
                              if key in ("starts", "solvable_starts", "verdict", "fewest_moves",
@@ -139,7 +157,7 @@ class Searches:
         """The run of a search whose answers are asked for; 409 while it is not complete."""
         run, record = self.find(search_id)
         status = self.status(search_id, run, record)
-        if record is not None and record.survey:
+        if self._is_survey(run, record):
             raise UsageError(f"{search_id} is a survey: its answers are the 'starts' of its document")
         if run is None or status != "complete":
             raise Conflict(f"search {search_id} is {status}: answers need a complete run")

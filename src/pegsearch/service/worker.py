@@ -19,14 +19,14 @@ import time
 from pathlib import Path
 
 from pegsearch.answers.documents import survey_document
-from pegsearch.answers.survey import survey
+from pegsearch.answers.survey import store_answers, survey
 from pegsearch.board.files import board_from_definition
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines import make_engine
 from pegsearch.engines.driver import search
 from pegsearch.errors import UsageError, failure
 from pegsearch.service.records import Records, write_json
-from pegsearch.service.storage import has_run, store_survey_results
+from pegsearch.service.storage import has_run
 from pegsearch.store import Location
 
 INTERRUPTED = 130  # SIGTERM stops a worker as a KeyboardInterrupt (see _stop): 128 + SIGINT
@@ -43,7 +43,7 @@ def run_search(root: Location, records: Records, search_id: str) -> None:
     if record.survey:
         results = survey(board, root / search_id, lambda: make_engine(record.engine, **record.settings),
                          record.count_paths, fewest_moves=record.fewest_moves)
-        store_survey_results(root, search_id, survey_document(board, results))
+        store_answers(root / search_id, survey_document(board, results, record.engine))
         return
     spec = SearchSpec.asked(board, record.start, record.symmetry, record.count_paths,
                             record.fewest_moves)
