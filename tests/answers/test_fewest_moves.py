@@ -86,7 +86,7 @@ def test_surveys_give_oeis_a127500_for_triangles_of_side_4_5_6(published: dict, 
     for side in (4, 5, 6):
         board = load_board(f"triangle-{side}")
         results = survey(board, tmp_path / str(side), LocalEngine, fewest_moves=True)
-        document = survey_document(board, results)
+        document = survey_document(board, results, "local")
         assert document["fewest_moves"] == expected[str(side)], side
         assert f"single vacancy: {expected[str(side)]}" in document["verdict"]
 

@@ -71,11 +71,17 @@ def test_a_survey_is_the_same_from_both_faces(server: Server, tmp_path: Path) ->
 
 
 def test_refusals_are_the_same_line_from_both_faces(server: Server, tmp_path: Path) -> None:
-    """A request that is wrong the same way is refused with the same line (exit 2, HTTP 400)."""
+    """A request that is wrong the same way is refused with the same line (exit 2, HTTP 400),
+    each face naming the field and where to look in its own words."""
+    words = (("--start", "start"), ("`pegsearch show triangle-5`", "GET /api/boards/triangle-5"))
     for flags, body in ((["--start", "99"], {"start": [99]}),
                         (["--start", *map(str, range(1, 16))], {"start": list(range(1, 16))})):
         result = pegsearch("run", "triangle-5", *flags, "--out", str(tmp_path / "never"))
         status, answer = server.json("POST", "/api/searches", {"board": "triangle-5", **body})
         assert result.returncode == 2 and status == 400
-        assert result.stderr.strip() == f"pegsearch: error: {answer['error']}"
+        said = result.stderr.strip()
+        assert "--start" in said
+        for cli_word, api_word in words:
+            said = said.replace(cli_word, api_word)
+        assert said == f"pegsearch: error: {answer['error']}"
     assert not (tmp_path / "never").exists()

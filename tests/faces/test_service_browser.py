@@ -85,7 +85,7 @@ def test_a_search_fills_in_live(server: Server, page: Page) -> None:
     assert page.locator("#chart rect.bar").count() == 26
     assert page.locator("#total").inner_text() == "7,937,410"
     engines = page.locator("#levels tbody td.engine").all_inner_texts()
-    assert engines == [""] + ["local"] * 25  # which engine made each level (none made the start)
+    assert engines == ["local"] * 26  # which engine made each level, the start included
 
     page.goto(server.url + "/#/")
     page.locator("#searches tbody tr").first.wait_for()

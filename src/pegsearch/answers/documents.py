@@ -17,7 +17,7 @@ from pegsearch.answers.verdict import verdict
 from pegsearch.answers.winnable import winnable_per_level
 from pegsearch.board.geometry import Board
 from pegsearch.board.pictures import holes_with_pegs, render
-from pegsearch.errors import Conflict, NotFound, UsageError
+from pegsearch.errors import Conflict, InputError, NotFound, UsageError
 from pegsearch.kernel.path_counts import as_int
 from pegsearch.store import Run
 
@@ -72,8 +72,8 @@ def by_moves(run: Run) -> dict[int, int]:
     """How many positions of the run need exactly n moves at fewest, for every n (from the
     manifest: each level's record counts its positions by moves)."""
     if not run.fewest_moves:
-        raise UsageError(f"{run.uri} carries no fewest moves: search it with --fewest-moves to"
-                         " count positions by moves")
+        raise InputError("{uri} carries no fewest moves: search it with {fewest_moves} to count"
+                         " positions by moves", uri=run.uri)
     counts: dict[int, int] = {}
     for record in run.levels:
         for moves, positions in record.get("by_moves", {}).items():

@@ -18,7 +18,7 @@ import numpy as np
 
 from pegsearch.board.geometry import Jump
 from pegsearch.board.symmetry import Permutation, image_of_hole, image_of_jump, image_of_position
-from pegsearch.errors import UsageError
+from pegsearch.errors import InputError
 from pegsearch.store import Run
 
 
@@ -91,7 +91,8 @@ def fewest_line(run: Run, finish: int | None = None,
     Refused in one line when the run carries no fewest moves.
     """
     if not run.fewest_moves:
-        raise UsageError(f"{run.uri} carries no fewest moves: search it with --fewest-moves")
+        raise InputError("{uri} carries no fewest moves: search it with {fewest_moves}",
+                         uri=run.uri)
     board, last = run.board, len(run.levels) - 1
     values = _Values(run, progress)
     group = run.spec.signing
@@ -112,9 +113,9 @@ def fewest_line(run: Run, finish: int | None = None,
     origins = {image_of_position(perm, start): perm for perm in reversed(group)}
     walked = _walk_back(values, last, goal, found[0], origins)
     if walked is None:
-        raise UsageError(f"the fewest moves to one peg on hole {finish} are not known from this run:"
-                         " its symmetry reduction merges that hole with others; search with"
-                         " --symmetry start")
+        raise InputError("the fewest moves to one peg on hole {finish} are not known from this"
+                         " run: its symmetry reduction merges that hole with others; search with"
+                         " {symmetry} start", finish=finish)
     origin, steps = walked
     home = _inverse(origins[origin])
     return (tuple(image_of_jump(home, jump) for jump, _ in steps),

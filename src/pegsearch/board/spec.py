@@ -145,5 +145,6 @@ def check_start(board: Board, empty: tuple[int, ...]) -> None:
     if board.start_position(empty) == 0:
         drawn = " (the layout draws every hole empty)" if set(empty) == set(board.empty) else ""
         holes = f"all {board.holes} holes are" if board.holes > 1 else "its one hole is"
-        raise UsageError(f"the start leaves no peg on {board.name}: {holes} empty{drawn}; leave at"
-                         " least one hole with a peg (--start names the holes empty at the start)")
+        raise InputError("the start leaves no peg on {name}: {holes} empty{drawn}; leave at least"
+                         " one hole with a peg ({start} names the holes empty at the start)",
+                         name=board.name, holes=holes, drawn=drawn)
