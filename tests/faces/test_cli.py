@@ -337,3 +337,17 @@ def test_words_of_tables_positions_and_surveys(tmp_path: Path) -> None:
 
     survey = pegsearch("survey", "triangle-5", "--out", str(tmp_path / "s")).stdout
     assert "(searched: the start whose search answers the row" in survey
+
+
+@pytest.mark.parametrize("argv", [["boards"], ["show", "english-33"], ["--help"], ["run", "--help"]])
+def test_commands_that_search_nothing_load_no_search_machinery(argv: list[str]) -> None:
+    """`pegsearch boards`, `show` and `--help` took 0.4-0.5 s, most of it importing numpy, numba,
+    pyarrow and the kernels they never use (timed in the issue-30 note, not here)."""
+    probe = ("import sys\nfrom pegsearch.cli.main import main\ntry:\n    main(sys.argv[1:])\n"
+             "except SystemExit:\n    pass\n"
+             "print(sorted(m for m in ('numpy', 'numba', 'pyarrow', 'pegsearch.kernel') if m in sys.modules),"
+             " file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True,
+                            timeout=120)
+    assert result.stderr.strip().splitlines()[-1] == "[]", result.stderr
+    assert result.stdout

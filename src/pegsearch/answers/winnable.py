@@ -16,6 +16,7 @@ from pegsearch.board.symmetry import orbit
 from pegsearch.engines import engine_class, make_engine
 from pegsearch.errors import UsageError
 from pegsearch.kernel.expand import contains, parents_reaching
+from pegsearch.kernel.members import Members
 from pegsearch.store import Run
 
 CHUNK = 1 << 20
@@ -65,7 +66,8 @@ def winnable_parents(run: Run, level: int, winnable: np.ndarray, chunk: int = CH
     Memory holds the two winnable sets and one part file of the level with one chunk's children.
     """
     tables = run.tables()
-    kept = [parents_reaching(tables, parents, winnable)
+    members = Members(winnable)
+    kept = [parents_reaching(tables, parents, members)
             for parents, _ in run.iter_level(level, chunk)]
     return np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.uint64)
 

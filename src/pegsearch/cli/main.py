@@ -1,72 +1,34 @@
-"""The `pegsearch` command: arguments in, text or JSON out.
+"""The `pegsearch` command's arguments: the parser, and the handlers that need no search machinery.
 
-Every answer and every check of a request comes from `pegsearch.answers` (and the search from the
-driver), which the service calls too; what is here is the argument parser, the choice of text or
-JSON, and the terminal's progress.
+The handlers of everything that reads or makes runs are in `pegsearch.cli.commands`, imported only
+when such a command runs: `pegsearch boards`, `show` and `--help` never pay for numpy, numba,
+pyarrow or the compiled kernels. Every answer and every check of a request comes from
+`pegsearch.answers` (and the search from the driver), which the service calls too.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shlex
 import sys
-from dataclasses import asdict
+from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 from pegsearch import __version__
-from pegsearch.answers.documents import (
-    counts_document,
-    files_document,
-    moves_document,
-    positions_document,
-    require_complete,
-    search_document,
-    survey_document,
-)
-from pegsearch.answers.fewest import move_numbers
-from pegsearch.answers.finishes import exact_per_hole, finishes
-from pegsearch.answers.listing import runs_document
-from pegsearch.answers.solve import solve
-from pegsearch.answers.survey import store_answers, survey
-from pegsearch.answers.verdict import verdict
-from pegsearch.answers.verify import against, recompute, same_signatures, verify
 from pegsearch.board.files import load_board, shipped_boards
 from pegsearch.board.pictures import render
-from pegsearch.board.plots import board_strip, check_picture_path, level_plot
-from pegsearch.board.spec import SYMMETRY_MODES, SearchSpec, survey_name
-from pegsearch.board.symmetry import orbit
-from pegsearch.cli.bench import compare, machine, measure, medians
-from pegsearch.cli.text import (
-    bench_table,
-    boards_table,
-    compare_table,
-    finish_table,
-    grouped_jumps,
-    level_table,
-    moves_table,
-    run_heading,
-    runs_table,
-    survey_table,
-)
-from pegsearch.engines import ENGINES, Engine, make_engine
-from pegsearch.engines.driver import Progress, search
-from pegsearch.errors import UsageError, failure
+from pegsearch.board.spec import SYMMETRY_MODES
+from pegsearch.cli.text import boards_table
+from pegsearch.engines import ENGINES
+from pegsearch.errors import failure
 from pegsearch.interrupts import install
-from pegsearch.store import Carry, Location, Run
-from pegsearch.store.location import close_stores
 from pegsearch.words import plural
 
-if TYPE_CHECKING:
-    from tqdm import tqdm
-
 RUNS = Path("runs")
-# What `verify` says it checked of the values a run carries.
-VALUES_CHECKED = {Carry.NOTHING: "", Carry.PATHS: " and path totals",
-                  Carry.MOVES: " and fewest moves (per level, and each possible)"}
 RUN_HELP = "a run: its folder, or a URI such as s3://BUCKET/PATH"
 RUN_OPTIONS = "Options after -- are passed to `pegsearch run`, e.g. -- --memory 2G."
 DESCRIPTION = ("Exhaustive breadth-first search of peg-solitaire boards, one MapReduce job per level:"
@@ -123,19 +85,26 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(args, "run_options"):
         args.run_options = run_options
     try:
-        return args.handler(args)
+        return _handler(args.handler)(args)
     except BrokenPipeError:
         # The reader went away (`pegsearch counts RUN | head`): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except (Exception, KeyboardInterrupt) as exc:
-        ended = failure(exc, _resume_command(argv, args.out) if args.handler is command_run else None)
+        ended = failure(exc, _resume_command(argv, args.out) if args.handler == "command_run" else None)
         if ended is None:
             raise
         print(f"pegsearch: {'' if ended.interrupted else 'error: '}{ended.line}", file=sys.stderr)
         return ended.exit_code
     finally:
-        close_stores()
+        if "pegsearch.store.location" in sys.modules:  # a command that opened no store has none
+            sys.modules["pegsearch.store.location"].close_stores()
+
+
+def _handler(handler: str | Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A command's handler: those named by a string are in `pegsearch.cli.commands`, imported
+    only now (numpy, numba, pyarrow, the kernels)."""
+    return getattr(import_module("pegsearch.cli.commands"), handler) if isinstance(handler, str) else handler
 
 
 class Parser(argparse.ArgumentParser):
@@ -186,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--resume", action="store_true",
                      help="continue the run in --out (default: the newest matching run in runs/)")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
-    run.set_defaults(handler=command_run)
+    run.set_defaults(handler="command_run")
 
     counts = commands.add_parser("counts", description=ABOUT["counts"],
                                help="the per-level table of a stored run")
@@ -206,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
                              " fewest, for every n")
     counts.add_argument("--plot", type=Path, metavar="FILE.png",
                         help="draw states (and winnable states) per level, log scale, into FILE")
-    counts.set_defaults(handler=command_counts)
+    counts.set_defaults(handler="command_counts")
 
     solve = commands.add_parser("solve", description=ABOUT["solve"],
                                help="one solution (or best line of play) of a stored run")
@@ -214,7 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--finish", type=int, metavar="HOLE", help="end with the last peg on HOLE")
     solve.add_argument("--svg", type=Path, metavar="FILE", help="also draw the boards into an SVG strip")
     solve.add_argument("--png", type=Path, metavar="FILE", help="also draw the boards into a PNG strip")
-    solve.set_defaults(handler=command_solve)
+    solve.set_defaults(handler="command_solve")
 
     survey = commands.add_parser("survey", description=ABOUT["survey"],
                                help="search every start hole (one per symmetry class)")
@@ -227,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also find the fewest moves to one peg, per start and finishing hole")
     survey.add_argument("--json", action="store_true", help="print every hole's result as JSON")
     _add_engine_arguments(survey)
-    survey.set_defaults(handler=command_survey)
+    survey.set_defaults(handler="command_survey")
 
     verify = commands.add_parser("verify", description=ABOUT["verify"],
                                help="reread a run and report anything wrong with it")
@@ -239,19 +208,19 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--recompute", type=int, default=0, metavar="LEVELS",
                         help="also make levels 1..LEVELS again by a second, plain-numpy computation"
                              " and compare them position for position (for the smaller levels)")
-    verify.set_defaults(handler=command_verify)
+    verify.set_defaults(handler="command_verify")
 
     runs = commands.add_parser("runs", description=ABOUT["runs"], help="list the runs under a folder")
     runs.add_argument("root", nargs="?", default=str(RUNS), help="a folder or a store URI (default runs/)")
     runs.add_argument("--json", action="store_true", help="print the list as JSON")
-    runs.set_defaults(handler=command_runs)
+    runs.set_defaults(handler="command_runs")
 
     files = commands.add_parser("files", description=ABOUT["files"],
                                 help="the part files a run lists, for other tools")
     files.add_argument("run", help=RUN_HELP)
     files.add_argument("level", nargs="?", type=int, help="one level (default: every level)")
     files.add_argument("--json", action="store_true", help="print levels and files as JSON")
-    files.set_defaults(handler=command_files)
+    files.set_defaults(handler="command_files")
 
     positions = commands.add_parser("positions", description=ABOUT["positions"],
                                     help="the positions of a stored level, decoded")
@@ -260,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     positions.add_argument("--limit", type=int, default=10, metavar="N",
                            help="at most N positions (default 10)")
     positions.add_argument("--json", action="store_true", help="print them as JSON")
-    positions.set_defaults(handler=command_positions)
+    positions.set_defaults(handler="command_positions")
 
     bench = commands.add_parser("bench", description=ABOUT["bench"],
                                help="time searches: wall, CPU, states per CPU-second, memory",
@@ -270,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
                        metavar="ENGINE", help=f"engines to time (of {', '.join(sorted(ENGINES))})")
     bench.add_argument("--repeat", type=int, default=3, help="runs per board and engine (median)")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
-    bench.set_defaults(handler=command_bench, run_options=[])
+    bench.set_defaults(handler="command_bench", run_options=[])
 
     compare = commands.add_parser("compare", description=ABOUT["compare"],
                                help="time pegsearch side by side with another program, alternating runs",
@@ -281,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
                               " \"/tmp/peer/peg_solitaire english 2\"")
     compare.add_argument("--repeat", type=int, default=5, help="pairs of runs (default 5)")
     compare.add_argument("--json", action="store_true", help="print the figures as JSON")
-    compare.set_defaults(handler=command_compare, run_options=[])
+    compare.set_defaults(handler="command_compare", run_options=[])
 
     boards = commands.add_parser("boards", description=ABOUT["boards"],
                                help="list the shipped boards")
@@ -310,24 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
                        " not choose another)")
     serve.add_argument("--token", default=os.environ.get("PEGSEARCH_TOKEN"),
                        help="bearer token every API request must carry (default: $PEGSEARCH_TOKEN)")
-    serve.set_defaults(handler=command_serve)
+    serve.set_defaults(handler="command_serve")
     return parser
-
-
-def command_run(args: argparse.Namespace) -> int:
-    spec = SearchSpec.asked(load_board(args.board), args.start, "none" if args.raw else args.symmetry,
-                            args.count_paths, args.fewest_moves)
-    out = args.out = args.out or (_newest_run(spec) if args.resume else str(RUNS / spec.name()))
-    engine = _engine(args)
-    if sys.stderr.isatty():
-        doing = "resuming" if args.resume else "searching"
-        print(f"{doing} {spec.describe()} with the {engine.name} engine into {out}", file=sys.stderr)
-    run = search(spec, out, engine, resume=args.resume, until=args.until,
-                 progress=TerminalProgress() if sys.stderr.isatty() else None)
-    _print_run(run, {**search_document(run), "location": run.uri} if args.json else None)
-    # Said on stderr whatever stdout is (a file, a pipe, JSON), so a user always learns where it is.
-    print(f"pegsearch: the {run.status} run is in {run.uri}", file=sys.stderr)
-    return 0
 
 
 def _resume_command(argv: list[str], out: str | None) -> str | None:
@@ -368,233 +321,6 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
                         help="mrjob engine: positions per kernel call in a mapper (default 65536)")
 
 
-def _engine(args: argparse.Namespace) -> Engine:
-    return make_engine(args.engine, runner=args.runner, mrjob_conf=args.mrjob_conf,
-                       master=args.master, memory=args.memory, reduce=args.reduce,
-                       batch_size=args.batch_size,
-                       driver_below=args.driver_below)
-
-
-def command_counts(args: argparse.Namespace) -> int:
-    run = Run.open(args.run)
-    if args.by_moves:
-        return _print_by_moves(run, args)
-    if args.plot:
-        check_picture_path(args.plot)
-        require_complete(run, "a plot")
-    # The text prints where the last peg stands itself (as a table), so only JSON asks for it here.
-    document = counts_document(run, args.winnable, args.finish, args.engine, args.master,
-                               answers=args.json)
-    winnable = [level["winnable"] for level in document["levels"]] if args.winnable else None
-    _print_run(run, {**document, "location": run.uri} if args.json else None, winnable,
-               finish_classes=True)
-    if winnable is not None and not args.json:
-        print(f"winnable: {_winnable_meaning(run, args.finish)}")
-    if args.plot:
-        level_plot(args.plot, f"{run.board.name}, start: hole {', '.join(map(str, run.start))}",
-                   [r["states"] for r in run.levels], winnable,
-                   "winnable" if args.finish is None else f"winnable to hole {args.finish}")
-    return 0
-
-
-def _print_by_moves(run: Run, args: argparse.Namespace) -> int:
-    """`counts --by-moves`: the run's positions by the fewest moves reaching them."""
-    if args.winnable or args.plot or args.finish is not None or args.engine or args.master:
-        raise UsageError("--by-moves is a table of its own: drop --winnable, --finish, --engine,"
-                         " --master and --plot, or ask for them without --by-moves")
-    document = moves_document(run)
-    if args.json:
-        print(json.dumps({**document, "location": run.uri}, indent=1))
-    else:
-        print(run_heading(run))
-        print(moves_table(document))
-    return 0
-
-
-def _winnable_meaning(run: Run, finish: int | None) -> str:
-    unit = "positions (one per symmetry class)" if run.reduced else "positions"
-    if finish is None:
-        return f"{unit} from which one peg can still be reached"
-    holes = orbit(run.spec.signing, finish)
-    alike = (f" or a hole symmetric to it under the run's symmetries ({', '.join(map(str, holes))})"
-             if len(holes) > 1 else "")
-    return f"{unit} from which one peg can still be reached on hole {finish}{alike}"
-
-
-def command_solve(args: argparse.Namespace) -> int:
-    run = Run.open(args.run)
-    if args.finish is not None:
-        run.board.hole_of(args.finish, "finish")
-    pictures = [check_picture_path(path, (kind,))
-                for path, kind in ((args.svg, ".svg"), (args.png, ".png")) if path]
-    with LevelBar("walking the levels back") as bar:
-        line = solve(require_complete(run, "a solution"), args.finish, bar)
-    print(run_heading(run))
-    numbers = move_numbers(line.jumps)
-    moves = f"{numbers[-1] if numbers else 0} moves{' (the fewest)' if line.moves is not None else ''}"
-    if line.solved:
-        print(f"a solution in {len(line.jumps)} jumps, {moves}, last peg on hole"
-              f" {line.last.bit_length()}")
-    else:
-        print(f"{line.note}, in {len(line.jumps)} jumps, {moves}")
-    print("jumps: " + " ".join(map(str, line.jumps)))
-    print("moves: " + grouped_jumps(line.jumps, numbers))
-    print()
-    captions = ["start", *(f"{k}. {jump}  (move {number})" for k, (jump, number)
-                           in enumerate(zip(line.jumps, numbers, strict=True), start=1))]
-    positions = [line.start, *line.positions]
-    for caption, position in zip(captions, positions, strict=True):
-        print(caption)
-        print(render(run.board, position))
-        print()
-    title = (f"{run.board.name}, start: hole {', '.join(map(str, run.start))}; "
-             + (f"solved in {plural(len(line.jumps), 'jump')}, {moves}" if line.solved else line.note))
-    for path in pictures:
-        board_strip(path, title, run.board, positions, captions, [None, *line.jumps])
-    return 0
-
-
-def command_survey(args: argparse.Namespace) -> int:
-    board = load_board(args.board)
-    out = args.out or str(RUNS / survey_name(board, args.count_paths, args.fewest_moves))
-    results = survey(board, out, lambda: _engine(args), args.count_paths,
-                     progress=_survey_progress if sys.stderr.isatty() else None,
-                     fewest_moves=args.fewest_moves)
-    document = survey_document(board, results, args.engine)
-    store_answers(Location.parse(out), document)
-    document = {**document, "location": str(out)}
-    if args.json:
-        print(json.dumps(document, indent=1))
-        return 0
-    print(f"survey of {board.name} ({board.holes} holes) into {out}: one search per class of start"
-          " holes, reduced only by the symmetries fixing the start, so the holes listed are exact")
-    print("(searched: the start whose search answers the row; a hole symmetric to it takes its"
-          " answer through the symmetry)")
-    print(survey_table(results))
-    print(document["verdict"])
-    return 0
-
-
-def _survey_progress(start: int) -> Progress:
-    print(f"start hole {start}:", file=sys.stderr)
-    return TerminalProgress()
-
-
-def command_verify(args: argparse.Namespace) -> int:
-    if args.recompute < 0:
-        raise UsageError(f"--recompute {args.recompute}: give a number of levels, 0 or more")
-    checked = verify(args.run)
-    if checked.ok and args.recompute:
-        checked.problems += recompute(args.run, args.recompute)
-    compared = 0
-    if checked.ok and args.against:
-        compared, differences = against(args.run, args.against)
-        checked.problems += differences
-    for problem in checked.problems:
-        print(f"{args.run}: {problem}")
-    if not checked.ok:
-        return 1
-    run = Run.open(args.run)
-    incomplete = "" if run.status == "complete" else f" (the run is {run.status}: resume it to finish)"
-    print(f"ok: {args.run}: {checked.levels} levels, {checked.states:,} states; checksums, row counts,"
-          f" order, pegs, signatures{VALUES_CHECKED[run.carry]} agree with"
-          f" the manifest{incomplete}")
-    if args.recompute:
-        shown = min(args.recompute, checked.levels - 1)
-        print(f"ok: levels 1 to {shown} agree position for position with a second computation")
-    if args.against:
-        how = ("digest for digest" if same_signatures(run, Run.open(args.against)) else "state count for"
-               " state count (one run takes signatures under other symmetries: it was made before"
-               " signatures kept the start's class)")
-        print(f"identical: all {plural(compared, 'level')} equal {args.against}'s, {how}")
-    return 0
-
-
-def command_runs(args: argparse.Namespace) -> int:
-    document = runs_document(args.root, missing_ok=args.root == str(RUNS))
-    if args.json:
-        print(json.dumps(document, indent=1))
-    elif not document["runs"]:
-        print(f"no runs under {document['root']}")
-    else:
-        print(runs_table(document["runs"]))
-    return 0
-
-
-def command_files(args: argparse.Namespace) -> int:
-    document = files_document(Run.open(args.run), args.level)
-    if args.json:
-        print(json.dumps(document, indent=1))
-    else:
-        print("\n".join(path for level in document["levels"] for path in level["files"]))
-    return 0
-
-
-def command_positions(args: argparse.Namespace) -> int:
-    run = Run.open(args.run)
-    document = positions_document(run, args.level, args.limit)
-    if args.json:
-        print(json.dumps(document, indent=1))
-        return 0
-    print(run_heading(run))
-    shown = len(document["positions"])
-    pegs = document["pegs"]
-    print(f"level {args.level}: {plural(document['states'], 'position')} with {plural(pegs, 'peg')},"
-          f" {document['meaning']}; {'all' if shown == document['states'] else f'the first {shown:,}'}"
-          " as stored")
-    for row in document["positions"]:
-        last = " or ".join(map(str, row.get("last_holes", ())))
-        values = (f"; {plural(row['paths'], 'path')}" if "paths" in row else
-                  f"; {plural(row['moves'], 'move')} at fewest"
-                  + (f", the last moved peg on hole {last}" if last else "") if "moves" in row else "")
-        print(f"\n{row['position']}: pegs on {', '.join(map(str, row['holes']))}{values}")
-        print(row["picture"])
-    return 0
-
-
-def command_bench(args: argparse.Namespace) -> int:
-    if args.repeat < 1:
-        raise UsageError(f"--repeat {args.repeat}: give at least 1")
-    for board in args.boards:
-        load_board(board)
-    figures = []
-    for board in args.boards:
-        for engine in args.engines:
-            figures.append(measure(board, engine, args.repeat, args.run_options))
-            if sys.stderr.isatty():
-                print(f"  {board} on {engine}: {figures[-1].wall_seconds} s", file=sys.stderr)
-    if args.json:
-        print(json.dumps({"machine": machine(), "results": [f.as_json() for f in figures]},
-                         indent=1))
-    else:
-        print(f"machine: {machine()}")
-        print(bench_table(figures))
-    return 0
-
-
-def command_compare(args: argparse.Namespace) -> int:
-    if args.repeat < 1:
-        raise UsageError(f"--repeat {args.repeat}: give at least 1")
-    load_board(args.board)
-    peer = shlex.split(args.peer)
-    if not peer:
-        raise UsageError("--peer is empty: give the other program's command line")
-    pairs, states = compare(args.board, peer, args.repeat, args.run_options)
-    middle = medians(pairs)
-    if args.json:
-        print(json.dumps({"machine": machine(), "board": args.board, "peer": args.peer,
-                          "states": states,
-                          "pairs": [{"pegsearch": asdict(p.ours), "peer": asdict(p.peer)}
-                                    for p in pairs], "medians": middle}, indent=1))
-    else:
-        print(f"machine: {machine()}")
-        print(f"pegsearch run {args.board} {' '.join(args.run_options)}".rstrip()
-              + f"  against  {args.peer}")
-        print(f"pegsearch found {states:,} states (reduced, all levels)")
-        print(compare_table(pairs, middle))
-    return 0
-
-
 def command_boards(args: argparse.Namespace) -> int:
     print(boards_table([load_board(name) for name in shipped_boards()]))
     return 0
@@ -609,97 +335,6 @@ def command_show(args: argparse.Namespace) -> int:
     print()
     print(render(board, board.start_position()))
     return 0
-
-
-def command_serve(args: argparse.Namespace) -> int:
-    from pegsearch.service.server import serve
-
-    serve(args.host, args.port, args.runs, args.state, args.jobs, args.token, args.engine, args.master)
-    return 0
-
-
-def _print_run(run: Run, document: dict | None, winnable: list[int] | None = None,
-               finish_classes: bool = False) -> None:
-    """The run's document as JSON when given, else the level table and verdict as text;
-    `finish_classes` adds where the last peg stands."""
-    if document is not None:
-        print(json.dumps(document, indent=1))
-        return
-    print(run_heading(run))
-    print(level_table(run, winnable))
-    if run.status == "complete":
-        print(verdict(run).sentence())
-        if finish_classes:
-            print(finish_table(finishes(run), exact_per_hole(run)))
-    else:
-        paused = f" after level {len(run.levels) - 1}" if run.status == "paused" else ""
-        print(f"incomplete run ({run.status}{paused}): continue it with"
-              f" `pegsearch run {run.board.name} --out {run.uri} --resume [--until LEVEL]`")
-
-
-class LevelBar:
-    """A bar of levels on the terminal while an answer walks a run (nothing when stderr is not a
-    terminal); a callable `(levels done, levels)` inside `with`."""
-
-    def __init__(self, what: str) -> None:
-        self.what = what
-        self.bar: tqdm | None = None
-
-    def __enter__(self) -> LevelBar:
-        return self
-
-    def __call__(self, done: int, total: int) -> None:
-        if not sys.stderr.isatty():
-            return
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, file=sys.stderr, leave=False, unit=" levels", desc=self.what)
-        self.bar.update(done - self.bar.n)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-class TerminalProgress:
-    """A search's progress on the terminal: a bar while a level is made (parents done out of the
-    total, positions per second, time left), then one line per committed level. tqdm is imported
-    when the first bar is drawn: a search whose output is not a terminal never pays for it."""
-
-    def __init__(self) -> None:
-        self.bar: tqdm | None = None
-
-    def __call__(self, event: dict) -> None:
-        if "done" in event:
-            if self.bar is None:
-                from tqdm import tqdm
-
-                disk = f"  ~{event['disk'] / 1e9:.2g} GB" if event.get("disk") else ""
-                self.bar = tqdm(total=event["total"], file=sys.stderr, leave=False, unit=" parents",
-                                unit_scale=True, desc=f"  level {event['level']:3d}  pegs"
-                                                      f" {event['pegs']:3d}{disk}")
-            self.bar.total = event["total"]
-            self.bar.update(event["done"] - self.bar.n)
-            return
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
-        took = "  (stored)" if event.get("stored") else f"  {event['seconds']:8.2f} s"
-        print(f"  level {event['level']:3d}  pegs {event['pegs']:3d}  states {event['states']:>13,}"
-              f"{took}", file=sys.stderr)
-
-
-def _newest_run(spec: SearchSpec) -> str:
-    """The most recent run under runs/ of the same search that has not finished."""
-    candidates = sorted(RUNS.glob(f"{spec.board.name}-*/manifest.json"),
-                        key=lambda p: p.stat().st_mtime, reverse=True)
-    for manifest in candidates:
-        run = Run.open(manifest.parent, check_parts=False)
-        if run.spec.same_search(spec) and run.status != "complete":
-            return run.uri
-    raise UsageError(f"no unfinished run of {spec.describe()} under {RUNS}/ to resume;"
-                     " pass --out DIR")
 
 
 if __name__ == "__main__":

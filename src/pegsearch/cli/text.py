@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
-from pegsearch.answers.finishes import FinishClass
-from pegsearch.answers.survey import StartResult
-from pegsearch.board.geometry import Board, Jump
-from pegsearch.cli.bench import FIGURES, Measurement, Pair
-from pegsearch.store import Run
+from pegsearch.cli.bench import FIGURES
+
+if TYPE_CHECKING:  # types only: `pegsearch boards` draws its table without the search machinery
+    from pegsearch.answers.finishes import FinishClass
+    from pegsearch.answers.survey import StartResult
+    from pegsearch.board.geometry import Board, Jump
+    from pegsearch.cli.bench import Measurement, Pair
+    from pegsearch.store import Run
 
 
 def run_heading(run: Run) -> str:

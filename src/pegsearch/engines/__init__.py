@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import import_module
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pegsearch.errors import InputError, UsageError
-from pegsearch.store import LevelWriter, Location, Run
+
+if TYPE_CHECKING:  # types only: the command line's parser lists the engines without pyarrow
+    from pegsearch.store import LevelWriter, Location, Run
 
 # How an engine says how far into a level it is: parents expanded so far, out of how many it will
 # expand (the parent level's size times the passes it makes, as far as known).

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from pegsearch.kernel.members import Members
 from pegsearch.kernel.ranks import LevelRanks, rank_all
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
 from pegsearch.kernel.tables import BoardTables
@@ -300,10 +301,7 @@ def contains(sorted_set: np.ndarray, values: np.ndarray) -> np.ndarray:
     return sorted_set[index] == values
 
 
-def parents_reaching(tables: BoardTables, parents: np.ndarray, winnable: np.ndarray) -> np.ndarray:
-    """The parents with at least one child whose signature is in `winnable` (sorted ascending)."""
+def parents_reaching(tables: BoardTables, parents: np.ndarray, winnable: Members) -> np.ndarray:
+    """The parents with at least one child whose signature is in `winnable`."""
     children, fanout = expand(tables, parents)
-    hits = np.zeros(len(children) + 1, dtype=np.int64)
-    np.cumsum(contains(winnable, children), out=hits[1:])
-    ends = np.cumsum(fanout)
-    return parents[hits[ends] - hits[ends - fanout] > 0]
+    return parents[winnable.reached(children, np.cumsum(fanout))]

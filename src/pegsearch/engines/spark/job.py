@@ -23,6 +23,7 @@ from pyspark.broadcast import Broadcast
 from pegsearch.engines.spark.blocks import Combiner, encode_block, merge_blocks
 from pegsearch.errors import PathCountOverflow
 from pegsearch.kernel.expand import parents_reaching
+from pegsearch.kernel.members import Members
 from pegsearch.kernel.path_counts import LIMIT
 from pegsearch.kernel.reduce import Keyspace
 from pegsearch.kernel.tables import BoardTables
@@ -105,10 +106,11 @@ def written_part(plan: Plan, partition: int, keys: np.ndarray,
 def winnable_task(plan: Plan, shared: Broadcast, entries: Iterator[dict]) -> Iterator[bytes]:
     """A task's share of the semi-join: the parents of its parts that reach `shared`, as blocks."""
     folder = plan.folder(plan.level)
+    members = Members(shared.value)  # built once for the task's parts
     for entry in entries:
         for parents, _ in iter_parts(folder, [entry], BATCH_ROWS, Carry.NOTHING,
                                      f"level {plan.level} of {plan.uri}"):
-            yield encode_block(np.sort(parents_reaching(plan.tables, parents, shared.value)))
+            yield encode_block(np.sort(parents_reaching(plan.tables, parents, members)))
 
 
 def task_error(exc: Exception, level: int) -> Exception:
