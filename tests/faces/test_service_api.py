@@ -87,6 +87,25 @@ def test_paths_counts_winnable_and_a_solution(server: Server, corner: str, publi
         assert [h for h in range(1, 16) if position >> (h - 1) & 1] == after
 
 
+def test_a_hint_is_the_command_lines_and_refuses_in_one_line(server: Server, corner: str) -> None:
+    """GET .../hint answers what `pegsearch hint --json` prints for the stored run, keeps the
+    winnable sets on the first ask, and refuses an unreachable or foreign position (404, 400)."""
+    hint = server.get(f"/api/searches/{corner}/hint?position=4-2-1,6-5-4&finish=13")
+    cli = pegsearch("hint", str(_root(server) / corner), "4-2-1,6-5-4", "--finish", "13", "--json")
+    assert cli.returncode == 0, cli.stderr
+    assert {**json.loads(cli.stdout), "location": None} == {**hint, "location": None}
+    assert hint["position"] == [1, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15] and hint["winnable"]
+    assert any(not jump["winnable"] for jump in hint["jumps"])
+    manifest = json.loads((_root(server) / corner / "manifest.json").read_text())
+    assert "hole-13" in manifest["winnable"]
+    for position, status, reason in (("1,2,3,4", 404, "is not reachable from the start"),
+                                     ("1,99", 400, "hole 99 does not exist on triangle-5")):
+        code, answer = server.json("GET", f"/api/searches/{corner}/hint?position={position}")
+        assert code == status and reason in answer["error"] and "\n" not in answer["error"]
+        assert str(_root(server)) not in answer["error"]
+    assert "/api/searches/{search_id}/hint" in server.get("/api/openapi.json")["paths"]
+
+
 def test_a_level_downloads_as_its_parquet_parts(server: Server, corner: str, tmp_path: Path) -> None:
     listing = server.get(f"/api/searches/{corner}/levels/2")
     assert listing["states"] == 8 and listing["parts"]

@@ -13,21 +13,13 @@ from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.finishes import FinishClass, exact_per_hole, finishes
 from pegsearch.answers.solve import solve
 from pegsearch.answers.survey import StartResult
-from pegsearch.answers.verdict import verdict
+from pegsearch.answers.verdict import require_complete, verdict
 from pegsearch.answers.winnable import winnable_per_level
 from pegsearch.board.geometry import Board
 from pegsearch.board.pictures import holes_with_pegs, render
-from pegsearch.errors import Conflict, InputError, NotFound, UsageError
+from pegsearch.errors import InputError, NotFound, UsageError
 from pegsearch.kernel.path_counts import as_int
 from pegsearch.store import Run
-
-
-def require_complete(run: Run, asking: str) -> Run:
-    """Refuse answers that need the whole search from a run that has not finished."""
-    if run.status != "complete":
-        raise Conflict(f"{run.uri} is an incomplete run ({run.status}): finish it by resuming it"
-                       f" before asking for {asking}")
-    return run
 
 
 def search_document(run: Run, winnable: list[int] | None = None, answers: bool = True) -> dict:

@@ -7,13 +7,13 @@ signatures are winnable, and carries the line onto the asked finishing hole by a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from pegsearch.answers.fewest import fewest_line
-from pegsearch.answers.winnable import targets, winnable_sets
+from pegsearch.answers.winnable import read_sets, targets, winnable_sets
 from pegsearch.board.geometry import Jump, legal_jumps
 from pegsearch.board.symmetry import Permutation, image_of_jump, image_of_position
 from pegsearch.kernel.expand import contains
@@ -65,7 +65,7 @@ def solve(run: Run, finish: int | None = None, progress: WalkProgress | None = N
     if len(goal):
         accept = (lambda position: True) if finish is None else \
             (lambda position: _symmetry_onto(fixing, position, finish) is not None)
-        line = _replay(run, goal, start, accept, progress)
+        line = _replay(run, read_sets(run, finish), start, accept, progress)
         if line is not None:
             perm = fixing[0] if finish is None else _symmetry_onto(fixing, _end(start, line), finish)
             jumps = tuple(image_of_jump(perm, jump) for jump, _ in line)
@@ -78,8 +78,8 @@ def solve(run: Run, finish: int | None = None, progress: WalkProgress | None = N
         note = f"one peg cannot finish on hole {finish} from this start; a solution ending elsewhere"
     else:
         note = f"one peg is not reachable; a line of play reaching the fewest pegs ({last['pegs']})"
-    line = _replay(run, np.sort(run.read_level(len(run.levels) - 1)), start, lambda position: True,
-                   progress)
+    fewest = np.sort(run.read_level(len(run.levels) - 1))
+    line = _replay(run, winnable_sets(run, fewest), start, lambda position: True, progress)
     if line is None:
         raise _damaged(run)
     return Line(start, tuple(j for j, _ in line), tuple(p for _, p in line), False, finish, note)
@@ -117,15 +117,17 @@ def _symmetry_onto(group: tuple[Permutation, ...], position: int, hole: int) -> 
     return None
 
 
-def _replay(run: Run, goal: np.ndarray, start: int, accept: Callable[[int], bool],
+def _replay(run: Run, walked: Iterable[tuple[int, np.ndarray]], start: int,
+            accept: Callable[[int], bool],
             progress: WalkProgress | None) -> list[tuple[Jump, int]] | None:
-    """Depth-first from `start` through winnable children; `accept` judges the final position.
+    """Depth-first from `start` through winnable children (the sets `walked` yields, last level
+    first); `accept` judges the final position.
 
     Positions that failed are remembered, so a backtracking replay visits each real position once.
     """
     tables = run.tables()
     sets = [np.empty(0, dtype=np.uint64)] * len(run.levels)
-    for done, (level, winnable) in enumerate(winnable_sets(run, goal), start=1):
+    for done, (level, winnable) in enumerate(walked, start=1):
         sets[level] = winnable
         if progress:
             progress(done, len(sets))

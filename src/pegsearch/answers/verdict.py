@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pegsearch.errors import Conflict
 from pegsearch.store import Run
 from pegsearch.words import plural
 
@@ -39,3 +40,11 @@ def verdict(run: Run) -> Verdict:
     """The verdict of a run from its last non-empty level."""
     last = run.levels[-1]
     return Verdict(last["pegs"] == 1, last["pegs"], last["states"], last["level"], last.get("moves"))
+
+
+def require_complete(run: Run, asking: str) -> Run:
+    """Refuse answers that need the whole search from a run that has not finished."""
+    if run.status != "complete":
+        raise Conflict(f"{run.uri} is an incomplete run ({run.status}): finish it by resuming it"
+                       f" before asking for {asking}")
+    return run

@@ -20,14 +20,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pegsearch.answers.winnable import targets
 from pegsearch.errors import UsageError
 from pegsearch.kernel.digest import as_text, combined, digest
-from pegsearch.kernel.expand import signatures
+from pegsearch.kernel.expand import parents_reaching, signatures
+from pegsearch.kernel.members import Members
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import Carry, merge_summaries
 from pegsearch.store import PART_ROWS, POSITION, Location, Run, level_name, positions_of
 from pegsearch.store.parts import check_part, iter_parts
 from pegsearch.store.run import level_digest
+from pegsearch.store.sets import FOLDER, set_folder
 
 # What an unlisted file is and does, for `verify`'s report of one.
 UNLISTED = ("left by an interrupted attempt: readers that take level-*/*.parquet would count it;"
@@ -76,6 +79,8 @@ def verify(path: str | Path) -> Verification:
                                     " parts' sum")
         checked.levels += 1
         checked.states += record.get("states", 0)
+    for key in run.manifest.get("winnable", {}):
+        _check_sets(run, key, tables, checked.problems)
     committed = {level_name(index) for index in range(len(run.levels))}
     for folder in run.location.folders():
         if folder.startswith("level-") and folder not in committed and run.location.files(folder):
@@ -236,9 +241,12 @@ def _positions(table: pa.Table) -> np.ndarray:
 
 
 def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int, tables: BoardTables,
-                problems: list[str]) -> tuple[np.ndarray, np.ndarray | None] | None:
-    """Check one part file; returns its positions and the values it carries (None when the run
-    carries none), or None when it cannot be read."""
+                problems: list[str], carry: Carry | None = None
+                ) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """Check one part file (of a level carrying `carry`, by default the run's); returns its
+    positions and the values it carries (None when it carries none), or None when it cannot be
+    read."""
+    carry = run.carry if carry is None else carry
     data, found = check_part(folder, entry)
     problems += [f"{where}: {problem}" for problem in found]
     if data is None:
@@ -248,13 +256,13 @@ def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int,
     except (OSError, pa.ArrowException) as exc:
         problems.append(f"{where}: unreadable Parquet ({exc})")
         return None
-    wanted = [POSITION, *run.carry.columns]
+    wanted = [POSITION, *carry.columns]
     if table.column_names != wanted:
         problems.append(f"{where}: columns {table.column_names}, expected {wanted}")
         return None
     if table.num_rows != entry.get("rows"):
         problems.append(f"{where}: {table.num_rows:,} rows, the manifest says {_number(entry.get('rows'))}")
-    missing = {name: table.column(name).null_count for name in run.carry.columns}
+    missing = {name: table.column(name).null_count for name in carry.columns}
     if any(missing.values()):
         problems += [f"{where}: {count} values of {name} are missing" for name, count in missing.items()
                      if count]
@@ -276,11 +284,53 @@ def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int,
                         f" {run.board.holes} holes (a level of another search?)")
     elif unsigned:
         problems.append(f"{where}: positions are not signatures under the run's symmetry group")
-    values = run.carry.from_arrow(table.columns[1:]) if run.carry else None
+    values = carry.from_arrow(table.columns[1:]) if carry else None
     if "digest" in entry and as_text(digest(positions, values)) != entry["digest"]:
         problems.append(f"{where}: its digest is {as_text(digest(positions, values))}, the manifest"
                         f" says {entry['digest']} (positions or values changed)")
     return positions, values
+
+
+def _check_sets(run: Run, key: str, tables: BoardTables, problems: list[str]) -> None:
+    """Check the kept winnable sets `key` (store.sets): each part against its entry and the
+    level's rules, and the sets against the game: each winnable position is in its level and has
+    a winnable child on the next, and the last level's are its one-peg finishes (on the hole's
+    class)."""
+    record = run.manifest["winnable"][key]
+    finish = record.get("finish")
+    if len(record["levels"]) != len(run.levels):
+        problems.append(f"winnable {key}: {len(record['levels'])} levels kept, the run has"
+                        f" {len(run.levels)}")
+        return
+    top = run.location / f"{FOLDER}{key}"
+    listed = {f"{level_name(r['level'])}/{f['name']}" for r in record["levels"] for f in r["files"]}
+    problems += [f"winnable {key}: {name} is not listed in the manifest (left by an interrupted"
+                 " attempt; the next `pegsearch winnable` removes it)"
+                 for name in sorted(set(top.files()) - listed)]
+    after: np.ndarray | None = None
+    for level in reversed(record["levels"]):
+        index, where = level["level"], f"winnable {key} level {level['level']}"
+        pieces = [_check_part(set_folder(run, finish, index), entry, f"{where} {entry['name']}", run,
+                              index, tables, problems, Carry.NOTHING) for entry in level["files"]]
+        if any(piece is None for piece in pieces):
+            after = None
+            continue
+        kept = (np.concatenate([positions for positions, _ in pieces]) if pieces  # type: ignore[misc]
+                else np.empty(0, dtype=np.uint64))
+        if len(kept) != level["states"]:
+            problems.append(f"{where}: {len(kept):,} rows, the manifest says {level['states']:,}")
+        members = Members(kept)
+        found = sum(int(members.reached(batch, np.arange(1, len(batch) + 1)).sum())
+                    for batch in _parts(run, index, run.levels[index]["files"]))
+        if found != len(kept):
+            problems.append(f"{where}: {len(kept) - found:,} winnable positions are not in the level")
+        if after is None and index == len(run.levels) - 1:
+            if not np.array_equal(np.sort(kept), targets(run, finish)):
+                problems.append(f"{where}: not the level's one-peg finishes"
+                                f"{'' if finish is None else f' on hole {finish} or its images'}")
+        elif after is not None and len(parents_reaching(tables, kept, Members(after))) != len(kept):
+            problems.append(f"{where}: a winnable position has no winnable child on the next level")
+        after = kept
 
 
 def _sorted_distinct(positions: np.ndarray) -> np.ndarray:

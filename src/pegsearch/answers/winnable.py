@@ -9,15 +9,20 @@ its children's signatures is in the next level's winnable set. An engine that of
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
+from pegsearch.answers.verdict import require_complete
 from pegsearch.board.symmetry import orbit
 from pegsearch.engines import engine_class, make_engine
 from pegsearch.errors import UsageError
 from pegsearch.kernel.expand import contains, parents_reaching
 from pegsearch.kernel.members import Members
+from pegsearch.kernel.values import Carry
 from pegsearch.store import Run
+from pegsearch.store.parts import iter_parts
+from pegsearch.store.sets import SetWriter, set_folder, stored_sets
 
 CHUNK = 1 << 20
 
@@ -81,17 +86,54 @@ def winnable_counts(run: Run, finish: int | None = None,
     return counts
 
 
+def kept_sets(run: Run, finish: int | None = None, engine: str | None = None,
+              master: str | None = None) -> dict:
+    """The manifest's record of the run's winnable sets for `finish`: read when kept, else walked
+    back (on `engine`, see `walker`) and kept with the run, each level's set as it is found."""
+    stored = stored_sets(run, finish)
+    if stored is not None:
+        return stored
+    require_complete(run, "winnable positions")
+    with walker(run, engine, master) as step:
+        writer = SetWriter(run, finish)
+        try:
+            for level, winnable in winnable_sets(run, targets(run, finish), step):
+                writer.write(level, winnable)
+            return writer.commit(engine or "local")
+        except BaseException:
+            writer.discard()
+            raise
+
+
+def read_sets(run: Run, finish: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+    """The kept winnable sets for `finish`, last level first (as `winnable_sets` yields them)."""
+    record = kept_sets(run, finish)
+    for level in reversed(record["levels"]):
+        folder = set_folder(run, finish, level["level"])
+        pieces = [keys for keys, _ in iter_parts(folder, level["files"], 1 << 62, Carry.NOTHING,
+                                                 f"the winnable set of {run.where(level['level'])}")]
+        yield level["level"], np.concatenate(pieces) if pieces else np.empty(0, dtype=np.uint64)
+
+
 def winnable_per_level(run: Run, finish: int | None = None, engine: str | None = None,
                        master: str | None = None) -> list[int]:
-    """`winnable_counts`, walked back in this process unless `engine` names one with a backward
-    step of its own (Spark: a cluster run walked back on its cluster, on the run's master unless
-    `master` names another)."""
+    """Per level, how many stored positions can still be played down to one peg (on `finish`),
+    from the kept sets (walked back and kept first when there are none)."""
+    return [level["states"] for level in kept_sets(run, finish, engine, master)["levels"]]
+
+
+@contextmanager
+def walker(run: Run, engine: str | None, master: str | None) -> Iterator[WinnableStep | None]:
+    """The step that walks the levels back: this process's unless `engine` names one with a
+    backward step of its own (Spark: a cluster run walked back on its cluster, on the run's master
+    unless `master` names another)."""
     chosen = engine_class(engine) if engine else None
     if not hasattr(chosen, "winnable_parents"):
         if master:
             raise UsageError(f"a master applies to an engine that walks levels back (spark), not"
                              f" to {'this process' if engine is None else f'the {engine} engine'}")
-        return winnable_counts(run, finish)
+        yield None
+        return
     recorded = run.manifest["options"].get("master") if engine == run.manifest["engine"] else None
-    with make_engine(engine, master=master or recorded) as walker:
-        return winnable_counts(run, finish, walker.winnable_parents)
+    with make_engine(engine, master=master or recorded) as chosen_engine:
+        yield chosen_engine.winnable_parents

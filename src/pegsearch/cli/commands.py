@@ -26,11 +26,13 @@ from pegsearch.answers.documents import (
 )
 from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.finishes import exact_per_hole, finishes
+from pegsearch.answers.hint import hint, read_position
 from pegsearch.answers.listing import runs_document
 from pegsearch.answers.solve import solve
 from pegsearch.answers.survey import store_answers, survey
 from pegsearch.answers.verdict import verdict
 from pegsearch.answers.verify import against, recompute, same_signatures, verify
+from pegsearch.answers.winnable import kept_sets
 from pegsearch.board.files import load_board
 from pegsearch.board.pictures import render
 from pegsearch.board.plots import board_strip, check_picture_path, level_plot
@@ -53,6 +55,7 @@ from pegsearch.engines import Engine, make_engine
 from pegsearch.engines.driver import Progress, search
 from pegsearch.errors import UsageError
 from pegsearch.store import Carry, Location, Run
+from pegsearch.store.sets import stored_sets
 from pegsearch.words import plural
 
 if TYPE_CHECKING:
@@ -130,6 +133,45 @@ def _winnable_meaning(run: Run, finish: int | None) -> str:
     alike = (f" or a hole symmetric to it under the run's symmetries ({', '.join(map(str, holes))})"
              if len(holes) > 1 else "")
     return f"{unit} from which one peg can still be reached on hole {finish}{alike}"
+
+
+def command_winnable(args: argparse.Namespace) -> int:
+    run = require_complete(Run.open(args.run), "winnable positions")
+    if args.finish is not None:
+        run.board.hole_of(args.finish, "finish")
+    kept = stored_sets(run, args.finish) is not None
+    record = kept_sets(run, args.finish, args.engine, args.master)
+    if args.json:
+        print(json.dumps({"location": run.uri, **record}, indent=1))
+        return 0
+    print(run_heading(run))
+    states = sum(level["states"] for level in record["levels"])
+    stored = sum(f["bytes"] for level in record["levels"] for f in level["files"])
+    how = "were kept already" if kept else f"walked back in {record['seconds']:.1f} s and kept"
+    print(f"winnable {_winnable_meaning(run, args.finish)}: {states:,} over"
+          f" {len(record['levels'])} levels, {stored:,} bytes; {how}")
+    return 0
+
+
+def command_hint(args: argparse.Namespace) -> int:
+    run = require_complete(Run.open(args.run), "a hint")
+    document = hint(run, read_position(run, args.position), args.finish)
+    if args.json:
+        print(json.dumps({**document, "location": run.uri}, indent=1))
+        return 0
+    print(run_heading(run))
+    print(f"{plural(document['pegs'], 'peg')} (after {plural(document['level'], 'jump')}): pegs on"
+          f" {', '.join(map(str, document['position']))}")
+    print(document["picture"])
+    goal = "one peg" if args.finish is None else f"one peg on hole {args.finish}"
+    print(f"{'can still be won' if document['winnable'] else 'cannot be won any more'} ({goal})")
+    if document.get("note"):
+        print(f"reachable: {document['note']}")
+    for jump in document["jumps"]:
+        print(f"  {jump['jump']:>10}  {'keeps it winnable' if jump['winnable'] else 'loses'}")
+    if not document["jumps"]:
+        print("no jump is left")
+    return 0
 
 
 def command_solve(args: argparse.Namespace) -> int:
@@ -210,6 +252,9 @@ def command_verify(args: argparse.Namespace) -> int:
     print(f"ok: {args.run}: {checked.levels} levels, {checked.states:,} states; checksums, row counts,"
           f" order, pegs, signatures{VALUES_CHECKED[run.carry]} agree with"
           f" the manifest{incomplete}")
+    for key in run.manifest.get("winnable", {}):
+        print(f"ok: winnable sets {key}: each position in its level with a winnable child, the"
+              " last level's its one-peg finishes")
     if args.recompute:
         shown = min(args.recompute, checked.levels - 1)
         print(f"ok: levels 1 to {shown} agree position for position with a second computation")

@@ -47,6 +47,11 @@ ABOUT = {
     "solve": ("Print one solution of a stored run, jump by jump from its real start, with the "
               "board after each jump; when one peg cannot be reached, a line of play down to the "
               "fewest pegs."),
+    "winnable": ("Walk a complete run back and keep, beside its levels, each level's positions "
+                 "that can still be played down to one peg (on a hole): hints, solve and counts "
+                 "--winnable then read them instead of walking again."),
+    "hint": ("Look up one position in a stored run: whether the run reaches it, whether it can "
+             "still be won, and which of its legal jumps keep it winnable."),
     "survey": ("Search every start hole of a board (one search per class of symmetric holes) and "
                "say, per hole, whether one peg can be reached and where it can stand."),
     "verify": ("Reread a stored run and check every level against its manifest and the rules of "
@@ -184,6 +189,27 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--svg", type=Path, metavar="FILE", help="also draw the boards into an SVG strip")
     solve.add_argument("--png", type=Path, metavar="FILE", help="also draw the boards into a PNG strip")
     solve.set_defaults(handler="command_solve")
+
+    winnable = commands.add_parser("winnable", description=ABOUT["winnable"],
+                                   help="keep a run's winnable positions, level by level")
+    winnable.add_argument("run", help=RUN_HELP)
+    winnable.add_argument("--finish", type=int, metavar="HOLE", help="down to one peg on this hole")
+    winnable.add_argument("--engine", choices=sorted(ENGINES),
+                          help="the engine that walks the levels back (default: this process;"
+                               " spark walks a cluster run back on its cluster)")
+    winnable.add_argument("--master", "--spark-master", dest="master", metavar="URL",
+                          help="with --engine spark: the master (default: the run's)")
+    winnable.add_argument("--json", action="store_true", help="print the kept sets' record as JSON")
+    winnable.set_defaults(handler="command_winnable")
+
+    hint = commands.add_parser("hint", description=ABOUT["hint"],
+                               help="can a position still be won, and which jumps keep it so")
+    hint.add_argument("run", help=RUN_HELP)
+    hint.add_argument("position", help="the holes with pegs (2,3,5), a picture as `pegsearch"
+                                       " positions` draws it, or jumps from the start (5-9-14,...)")
+    hint.add_argument("--finish", type=int, metavar="HOLE", help="won means one peg on this hole")
+    hint.add_argument("--json", action="store_true", help="print the hint as JSON")
+    hint.set_defaults(handler="command_hint")
 
     survey = commands.add_parser("survey", description=ABOUT["survey"],
                                help="search every start hole (one per symmetry class)")

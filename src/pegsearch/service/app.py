@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pegsearch import __version__
 from pegsearch.answers.documents import board_document, moves_document, solution_document
+from pegsearch.answers.hint import hint, read_position
 from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
 from pegsearch.board.spec import SearchSpec, check_values
@@ -209,6 +210,15 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     def solution(search_id: str, finish: int | None = None) -> dict:
         """One solution as jumps and pictures, or a line reaching the fewest pegs."""
         return solution_document(searches.complete_run(search_id), finish)
+
+    @app.get("/api/searches/{search_id}/hint", response_model=None,
+             responses=answers(schema.Hint, 404, 409))
+    def hint_of(search_id: str, position: str, finish: int | None = None) -> dict:
+        """Whether a position (the holes with pegs, 2,3,5; or jumps from the start, 5-9-14,...)
+        is reached by the search, can still be won (to one peg, on `finish` when given), and
+        which of its legal jumps keep it so. The first hint of a search keeps its winnable sets."""
+        run = searches.complete_run(search_id)
+        return hint(run, read_position(run, position), finish)
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,
              responses=answers(schema.LevelParts, 404))

@@ -163,6 +163,27 @@ class Solution(Document):
     board: Board
 
 
+class HintJump(Document):
+    jump: str = Field(description="FROM-OVER-TO")
+    winnable: bool = Field(description="whether the game can still be won after it")
+    position: list[int] = Field(description="the holes with pegs after it")
+
+
+class Hint(Document):
+    board: str
+    position: list[int] = Field(description="the holes with pegs")
+    picture: str
+    pegs: int
+    level: int = Field(description="the jumps played to reach it")
+    finish: int | None = Field(description="won means one peg on this hole (null: anywhere)")
+    reachable: bool
+    exact: bool = Field(description="false when the run is reduced by symmetries that move the"
+                                    " start: reachable then means from the start or an image of it")
+    winnable: bool
+    jumps: list[HintJump]
+    note: str | None = None
+
+
 class PartLink(Document):
     index: int
     url: str

@@ -34,8 +34,9 @@ SETTLE_SECONDS = 1.0
 class WriterLock:
     """Held by the one process writing a run, from opening it for writing until `release`."""
 
-    def __init__(self, location: Location) -> None:
+    def __init__(self, location: Location, then: str = "continue with --resume") -> None:
         self.location = location
+        self.then = then  # what the refused writer should do once the holder is done
         self._handle: IO[str] | None = None
         self._token = secrets.token_hex(8)
         self._stop = threading.Event()
@@ -67,7 +68,7 @@ class WriterLock:
             holder = handle.read().strip() or "another process"
             handle.close()
             raise UsageError(f"{self.location} is being written by {holder}; wait for it to finish"
-                             " (or stop it) and then continue with --resume") from None
+                             f" (or stop it) and then {self.then}") from None
         handle.seek(0)
         handle.truncate()
         handle.write(f"pegsearch process {os.getpid()} on {socket.gethostname()}\n")
@@ -81,12 +82,12 @@ class WriterLock:
             raise UsageError(f"{self.location} is being written by pegsearch process"
                              f" {holder.get('pid')} on {holder.get('host')} (its lease runs until"
                              f" {time.strftime('%H:%M:%S', time.localtime(holder.get('expires', 0)))});"
-                             " wait for it to finish (or stop it) and then continue with --resume")
+                             f" wait for it to finish (or stop it) and then {self.then}")
         self._write_lease()
         time.sleep(SETTLE_SECONDS)
         if self._holder().get("owner") != self._token:
             raise UsageError(f"{self.location} was just taken by another pegsearch process; wait"
-                             " for it to finish and then continue with --resume")
+                             f" for it to finish and then {self.then}")
         self._renewer = threading.Thread(target=self._renew, name="pegsearch-lease", daemon=True)
         self._renewer.start()
 

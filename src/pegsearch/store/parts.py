@@ -29,6 +29,10 @@ POSITION = "position"
 # The value columns' types, as every part stores them (see kernel.values).
 COLUMN_TYPES = {PATHS: ARROW_TYPE, MOVES: MOVES_TYPE, LAST_HOLES: pa.int64()}
 PART_ROWS = 1 << 22
+# Rows of a part's row group: the footer keeps each group's least and greatest position, so one
+# position is found by reading one group (store.lookup); 64 Ki rows cost 0.7% more bytes than one
+# group a part, and a group is read in about a millisecond.
+ROW_GROUP = 1 << 16
 # A part's name: its number in the level, and the attempt that wrote it (so attempts never collide).
 PART_NAME = re.compile(r"part-[0-9A-Za-z_.-]+\.parquet")
 
@@ -60,7 +64,8 @@ def encode(positions: np.ndarray, carry: Carry = Carry.NOTHING, values: np.ndarr
     """Sorted distinct positions (and the values they carry) as the bytes of one Parquet file,
     with `metadata` (what the part is: see `Run.part_metadata`) as the file's key-value metadata.
 
-    Sorted positions differ by small steps, so delta encoding plus zstd stores them compactly.
+    Sorted positions differ by small steps, so delta encoding plus zstd stores them compactly;
+    each page carries a checksum, so a lookup that reads one row group still knows it is sound.
     Arrays are wrapped from their buffers: `pa.array` on numpy data imports pandas (0.3 s).
     """
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
@@ -68,8 +73,9 @@ def encode(positions: np.ndarray, carry: Carry = Carry.NOTHING, values: np.ndarr
     columns += carry.to_arrow(values)
     table = pa.Table.from_arrays(columns, names=[POSITION, *carry.columns], metadata=metadata)
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, row_group_size=PART_ROWS, compression="zstd",
-                   use_dictionary=False, column_encoding={POSITION: "DELTA_BINARY_PACKED"})
+    pq.write_table(table, sink, row_group_size=ROW_GROUP, compression="zstd",
+                   use_dictionary=False, column_encoding={POSITION: "DELTA_BINARY_PACKED"},
+                   write_page_checksum=True)
     return sink.getvalue().to_pybytes()
 
 

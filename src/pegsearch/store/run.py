@@ -525,7 +525,22 @@ def _manifest_problem(manifest: dict) -> str | None:
         files = record.get("files")
         if not isinstance(files, list) or not all(_part_entry_ok(f) for f in files):
             return f"level {index} lists its part files wrongly"
+    sets = manifest.get("winnable", {})
+    if not isinstance(sets, dict) or not all(_sets_ok(record) for record in sets.values()):
+        return "'winnable' does not list its sets rightly"
     return None
+
+
+def _sets_ok(record: object) -> bool:
+    """A kept winnable set's record (store.sets): its levels in order, each listing parts with the
+    first and last position they hold."""
+    if not isinstance(record, dict) or not isinstance(record.get("levels"), list):
+        return False
+    return all(isinstance(level, dict) and level.get("level") == index
+               and type(level.get("states")) is int and isinstance(level.get("files"), list)
+               and all(_part_entry_ok(f) and type(f.get("first")) is int
+                       and type(f.get("last")) is int for f in level["files"])
+               for index, level in enumerate(record["levels"]))
 
 
 def _part_entry_ok(entry: object) -> bool:

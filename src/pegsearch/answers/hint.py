@@ -1,0 +1,160 @@
+"""A hint for a player: from this position, can the game still be won, and which jumps keep it so.
+
+A position is looked up, never read with its level whole: its signature in the kept winnable set of
+its level and its children's in the next level's (sets kept once per run, see answers.winnable),
+and in the level itself only when it is not winnable (every winnable position is reachable), each
+by reading one row group of one part (store.lookup).
+
+Exactness. A run stores one position per class under the symmetries its signatures are taken
+under, so a stored signature says that the position or one of its images is reachable: exactly
+the position itself when those symmetries all fix the start. Winnable to one peg anywhere is the
+same for every image, so exact. Winnable to one peg on hole F is exact when the symmetries keep F
+where it is; else the sets say "on F or a hole symmetric to it", and a line of play is followed
+through them to decide F itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from pegsearch.answers.winnable import kept_sets
+from pegsearch.board.geometry import EMPTY, PEG, Board, Jump, legal_jumps
+from pegsearch.board.pictures import holes_with_pegs, render
+from pegsearch.board.symmetry import image_of_position, orbit
+from pegsearch.errors import InputError, NotFound
+from pegsearch.store import Run
+from pegsearch.store.lookup import Lookups
+from pegsearch.store.sets import set_folder, set_parts
+
+LOOKUPS = Lookups()  # the process's open parts and row groups, shared by its hints
+JUMP = re.compile(r"(\d+)-(\d+)-(\d+)")
+
+
+def read_position(run: Run, text: str) -> int:
+    """A position as a player writes it: the holes with pegs (`2,3,5`), a picture as `positions`
+    prints it (o a peg, . an empty hole), or jumps played from the run's start (`5-9-14,...`)."""
+    board, text = run.board, text.strip()
+    if not text:
+        raise InputError("position is empty: give the holes with pegs (2,3,5), a picture, or"
+                         " jumps from the start (5-9-14,...)")
+    if PEG in text or EMPTY in text:
+        return _from_picture(board, text)
+    pieces = [piece.strip() for piece in text.split(",")]
+    if any("-" in piece for piece in pieces):
+        return _from_jumps(run, pieces)
+    if not all(piece.isdigit() for piece in pieces):
+        raise InputError("position {text!r}: give the holes with pegs as numbers (2,3,5), a"
+                         " picture, or jumps from the start (5-9-14,...)", text=text)
+    return sum(1 << (board.hole_of(int(piece), "position") - 1) for piece in set(pieces))
+
+
+def _from_picture(board: Board, text: str) -> int:
+    """A picture read row by row, left to right, as `render` draws the holes."""
+    marks = [mark for mark in text if not mark.isspace()]
+    if set(marks) - {PEG, EMPTY} or len(marks) != board.holes:
+        raise InputError("position: a picture of {name} has {holes} holes, each {peg} (a peg) or"
+                         " {empty} (empty), as `pegsearch positions` draws them (see {board})",
+                         board.name, name=board.name, holes=board.holes, peg=PEG, empty=EMPTY)
+    order = sorted(range(board.holes), key=lambda hole: board.cells[hole][::-1])
+    return sum(1 << hole for hole, mark in zip(order, marks, strict=True) if mark == PEG)
+
+
+def _from_jumps(run: Run, pieces: list[str]) -> int:
+    """The position after jumps played from the run's real start, each checked legal in turn."""
+    position = run.board.start_position(run.start)
+    for number, piece in enumerate(pieces, start=1):
+        found = JUMP.fullmatch(piece)
+        legal = dict(legal_jumps(run.board, position))
+        jump = Jump(*map(int, found.groups())) if found else None
+        if jump not in legal:
+            raise InputError("position: jump {number} ({piece}) is not a legal jump there; each"
+                             " is FROM-OVER-TO with FROM and OVER holding pegs and TO empty (see"
+                             " {board})", run.board.name, number=number, piece=piece)
+        position = legal[jump]
+    return position
+
+
+def hint(run: Run, position: int, finish: int | None = None) -> dict:
+    """What a player asks of `position`: whether the run reaches it, whether it can still be won
+    (down to one peg, on `finish` when given), and each legal jump with whether it keeps it so."""
+    board = run.board
+    if finish is not None:
+        board.hole_of(finish, "finish")
+    pegs = position.bit_count()
+    level = board.holes - len(run.start) - pegs
+    document = {"board": board.name, "position": holes_with_pegs(position),
+                "picture": render(board, position), "pegs": pegs, "level": level,
+                "finish": finish}
+    kept_sets(run, finish)  # walked back and kept by the first hint that needs them
+    if not 0 <= level < len(run.levels):
+        raise _unreachable(run, position, f"positions with {pegs} pegs are not in it")
+    tables = run.tables()
+    moves = legal_jumps(board, position)
+    signs = tables.signatures(np.array([position, *(child for _, child in moves)], dtype=np.uint64))
+    winnable = bool(_in_set(run, finish, level, signs[:1])[0])
+    if not winnable and not _in_level(run, level, signs[:1])[0]:
+        raise _unreachable(run, position, f"level {level} does not hold it")
+    keeps = (_in_set(run, finish, level + 1, signs[1:]) if winnable and moves
+             else np.zeros(len(moves), dtype=bool))
+    exact_finish = finish is None or orbit(run.spec.signing, finish) == (finish,)
+    if not exact_finish:
+        keeps = np.array([_finishes(run, finish, child, level + 1, {}) if good else False
+                          for (_, child), good in zip(moves, keeps, strict=True)], dtype=bool)
+        winnable = bool(keeps.any()) if moves else position == 1 << (finish - 1)
+    elif not moves:
+        winnable = winnable and (finish is None or position == 1 << (finish - 1))
+    start = board.start_position(run.start)
+    fixed = all(image_of_position(perm, start) == start for perm in run.spec.signing)
+    document.update(reachable=True, exact=fixed, winnable=winnable,
+                    jumps=[{"jump": str(jump), "winnable": bool(good),
+                            "position": holes_with_pegs(child)}
+                           for (jump, child), good in zip(moves, keeps, strict=True)])
+    if not fixed:
+        document["note"] = ("reachable from the start or from one of its images under the run's"
+                            " symmetries: the run is reduced by symmetries that move the start")
+    return document
+
+
+def _finishes(run: Run, finish: int, position: int, level: int, dead: dict[int, bool]) -> bool:
+    """Whether `position` (whose signature is winnable to finish's class) can be played down to
+    one peg on `finish` itself: a line followed through the winnable children, each real
+    position judged once."""
+    if position in dead:
+        return dead[position]
+    moves = legal_jumps(run.board, position)
+    if not moves:
+        return position == 1 << (finish - 1)
+    children = np.array([child for _, child in moves], dtype=np.uint64)
+    good = _in_set(run, finish, level + 1, run.tables().signatures(children))
+    found = any(_finishes(run, finish, child, level + 1, dead)
+                for (_, child), ok in zip(moves, good, strict=True) if ok)
+    dead[position] = found
+    return found
+
+
+def _in_set(run: Run, finish: int | None, level: int, signs: np.ndarray) -> np.ndarray:
+    """Whether each signature is in the kept winnable set of `level`."""
+    found = np.zeros(len(signs), dtype=bool)
+    if level >= len(run.levels):
+        return found
+    folder = set_folder(run, finish, level)
+    where = f"the winnable set of {run.where(level)}"
+    for index, sign in enumerate(signs.tolist()):
+        parts = set_parts(run, finish, level, sign)
+        found[index] = bool(parts) and LOOKUPS.contains(folder, parts, signs[index:index + 1],
+                                                        where)[0]
+    return found
+
+
+def _in_level(run: Run, level: int, signs: np.ndarray) -> np.ndarray:
+    return LOOKUPS.contains(run.level_folder(level), run.levels[level]["files"], signs,
+                            run.where(level))
+
+
+def _unreachable(run: Run, position: int, why: str) -> NotFound:
+    start = ", ".join(map(str, run.start))
+    return NotFound(f"the position with pegs on {', '.join(map(str, holes_with_pegs(position)))}"
+                    f" is not reachable from the start of {run.uri} (hole {start} empty): {why};"
+                    " a hint is for a position the run reaches")

@@ -1,0 +1,111 @@
+"""Winnable sets kept with a run: per level, the stored positions that can still be played down to
+one peg (on a finishing hole's class), so a hint, `solve` and `counts --winnable` read them instead
+of walking the levels back again.
+
+They are kept as the levels are (see store.run): parts written under names unique to the attempt,
+in `winnable-KEY/level-NNN/` beside the levels, and committed by one manifest write that lists every
+level's parts with rows, bytes, SHA-256 and digest, under manifest["winnable"][KEY]. KEY is `any`
+(one peg anywhere) or `hole-N`, so sets for one finishing hole sit beside sets for another. A
+set's parts are consecutive ranges of it, each entry naming its first and last position, so a
+position is looked for in one part. A run made before sets were kept simply has none.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from pegsearch.errors import UsageError
+from pegsearch.kernel.digest import as_text, combined
+from pegsearch.store.location import Location, reason
+from pegsearch.store.lock import WriterLock
+from pegsearch.store.parts import PART_ROWS, new_attempt, part_name, write_part
+from pegsearch.store.run import Run, _read_manifest, level_name
+
+FOLDER = "winnable-"
+
+
+def set_key(finish: int | None) -> str:
+    """The manifest's name for the sets to one peg anywhere, or on `finish`'s class."""
+    return "any" if finish is None else f"hole-{finish}"
+
+
+def set_folder(run: Run, finish: int | None, level: int) -> Location:
+    return run.location / f"{FOLDER}{set_key(finish)}" / level_name(level)
+
+
+def stored_sets(run: Run, finish: int | None) -> dict | None:
+    """The manifest's record of the run's winnable sets for `finish`, or None when not kept."""
+    return run.manifest.get("winnable", {}).get(set_key(finish))
+
+
+def set_parts(run: Run, finish: int | None, level: int, position: int) -> list[dict]:
+    """The parts of a kept set of `level` that can hold `position` (by their first and last)."""
+    record = stored_sets(run, finish)
+    assert record is not None, "set_parts of sets not kept"
+    return [entry for entry in record["levels"][level]["files"]
+            if entry["first"] <= position <= entry["last"]]
+
+
+class SetWriter:
+    """Writes a run's winnable sets level by level (in any order), then commits them together."""
+
+    def __init__(self, run: Run, finish: int | None) -> None:
+        self.run, self.finish = run, finish
+        self.attempt = new_attempt()
+        self.levels: dict[int, dict] = {}
+        self.started = time.monotonic()
+
+    def write(self, level: int, winnable: np.ndarray) -> None:
+        """Keep `level`'s winnable set (sorted, distinct) as parts of at most PART_ROWS rows."""
+        folder = set_folder(self.run, self.finish, level)
+        metadata = {**self.run.part_metadata(level), "pegsearch.winnable": set_key(self.finish)}
+        files = []
+        try:
+            folder.make()
+            for index, first in enumerate(range(0, len(winnable), PART_ROWS)):
+                piece = winnable[first:first + PART_ROWS]
+                entry = write_part(folder, part_name(index, self.attempt), piece, metadata=metadata)
+                files.append({**entry, "first": int(piece[0]), "last": int(piece[-1])})
+        except OSError as exc:
+            raise UsageError(f"cannot keep the winnable sets in {folder}: {reason(exc)}; the run"
+                             " itself is unchanged") from None
+        self.levels[level] = {"level": level, "states": len(winnable), "files": files,
+                              "digest": as_text(combined([int(f["digest"], 16) for f in files]))}
+
+    def commit(self, engine: str) -> dict:
+        """List the sets in the manifest, under the run's lock, beside any sets kept for other
+        finishing holes (the manifest is read again under the lock: another process may have
+        added some); sets this attempt replaced are removed after."""
+        record = {"finish": self.finish, "engine": engine,
+                  "seconds": round(time.monotonic() - self.started, 3),
+                  "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                  "levels": [self.levels[level] for level in sorted(self.levels)]}
+        lock = WriterLock(self.run.location, then="ask again (the sets it is keeping will serve)")
+        try:
+            manifest = _read_manifest(self.run.location)
+            manifest.setdefault("winnable", {})[set_key(self.finish)] = record
+            self.run.manifest = manifest
+            self.run.save()
+        finally:
+            lock.release()
+        self.sweep()
+        return record
+
+    def discard(self) -> None:
+        """Remove what this attempt wrote (sets not committed)."""
+        self._remove(lambda name: self.attempt in name)
+
+    def sweep(self) -> None:
+        """Remove the sets' files the manifest does not list (earlier or failed attempts)."""
+        record = stored_sets(self.run, self.finish) or {"levels": []}
+        listed = {f"{level_name(r['level'])}/{f['name']}" for r in record["levels"] for f in r["files"]}
+        self._remove(lambda name: name not in listed)
+
+    def _remove(self, chosen: Callable[[str], bool]) -> None:
+        top = self.run.location / f"{FOLDER}{set_key(self.finish)}"
+        for name in top.files():
+            if chosen(name):
+                top.remove(name)

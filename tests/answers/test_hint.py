@@ -1,0 +1,160 @@
+"""Kept winnable sets and hints, against the walk that does not keep them, an independent game
+solver written here (a triangle's geometry from rows and columns, every real position played out),
+and the published English figures."""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import cache
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pegsearch.answers.winnable import targets, winnable_counts, winnable_sets
+from pegsearch.store import Run
+from tests.answers.test_answers import triangle_run
+from tests.helpers import assert_one_line_error, cell, hole_at, local_run, pegsearch
+
+SIDE = 5
+HOLES = SIDE * (SIDE + 1) // 2
+STEPS = ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, -1))
+
+
+def jumps_of(pegs: frozenset[int]) -> list[tuple[str, frozenset[int]]]:
+    """Every legal jump of a triangle-5 position, by rows and columns, with the pegs after it."""
+    found = []
+    for start in pegs:
+        row, column = cell(start)
+        for dr, dc in STEPS:
+            over, to = (row + dr, column + dc), (row + 2 * dr, column + 2 * dc)
+            if not (0 <= to[1] <= to[0] < SIDE):
+                continue
+            over_hole, to_hole = hole_at(*over), hole_at(*to)
+            if over_hole in pegs and to_hole not in pegs:
+                found.append((f"{start}-{over_hole}-{to_hole}", (pegs - {start, over_hole}) | {to_hole}))
+    return found
+
+
+@cache
+def can_finish(pegs: frozenset[int], on: int | None) -> bool:
+    """Whether the position can be played down to one peg (on hole `on`): every line tried."""
+    if len(pegs) == 1:
+        return on is None or pegs == {on}
+    return any(can_finish(after, on) for _, after in jumps_of(pegs))
+
+
+def hint_json(out: Path, position: str, *flags: str) -> dict:
+    result = pegsearch("hint", str(out), position, *flags, "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize(("start", "symmetry"), [(1, "board"), (4, "start"), (5, "none")])
+def test_kept_sets_are_the_walk_and_verify_checks_them(tmp_path: Path, start: int,
+                                                       symmetry: str) -> None:
+    """`pegsearch winnable` keeps, per level, exactly the sets the walk finds (any finish, and one
+    hole's beside it); asked again it reads them; verify checks them and finds a changed one."""
+    out = triangle_run(tmp_path, start, symmetry)
+    for finish in (None, 13):
+        flags = () if finish is None else ("--finish", str(finish))
+        result = pegsearch("winnable", str(out), *flags, "--json")
+        assert result.returncode == 0, result.stderr
+        record = json.loads(result.stdout)
+        run = Run.open(out)
+        walked = dict(winnable_sets(run, targets(run, finish)))
+        assert [level["states"] for level in record["levels"]] == winnable_counts(run, finish)
+        assert all(level["states"] == len(walked[level["level"]]) for level in record["levels"])
+        again = pegsearch("winnable", str(out), *flags)
+        assert again.returncode == 0 and "were kept already" in again.stdout
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert set(manifest["winnable"]) == {"any", "hole-13"}
+    assert "ok: winnable sets hole-13" in pegsearch("verify", str(out)).stdout
+    sets = out / "winnable-any"
+    [earlier] = (sets / "level-002").iterdir()
+    [part] = (sets / "level-003").iterdir()
+    part.write_bytes(earlier.read_bytes())  # another level's set in its place
+    refused = pegsearch("verify", str(out))
+    assert refused.returncode == 1 and "winnable any level 3" in refused.stdout
+
+
+def test_kept_sets_hold_what_the_walk_holds(tmp_path: Path) -> None:
+    """Read back from their parts, the kept sets are the walk's sets, position for position."""
+    from pegsearch.answers.winnable import read_sets
+
+    run = Run.open(triangle_run(tmp_path, 1, "board"))
+    walked = dict(winnable_sets(run, targets(run)))
+    kept = dict(read_sets(run))
+    assert kept.keys() == walked.keys()
+    assert all(np.array_equal(kept[level], walked[level]) for level in kept)
+
+
+@pytest.mark.parametrize(("start", "symmetry", "finish"),
+                         [(1, "board", None), (1, "board", 11), (4, "start", 1), (5, "none", None)])
+def test_hints_agree_with_every_line_played_out(tmp_path: Path, start: int, symmetry: str,
+                                                finish: int | None) -> None:
+    """On sampled reachable positions of every level, the hint's verdict and each jump's equal an
+    independent solver's (down to one peg, or one peg on a hole the symmetries move)."""
+    out = triangle_run(tmp_path, start, symmetry)
+    run = Run.open(out)
+    flags = () if finish is None else ("--finish", str(finish))
+    chosen = random.Random(start)
+    for level in range(len(run.levels)):
+        stored = run.read_level(level).tolist()
+        for position in chosen.sample(stored, min(3, len(stored))):
+            pegs = frozenset(h + 1 for h in range(HOLES) if position >> h & 1)
+            document = hint_json(out, ",".join(map(str, sorted(pegs))), *flags)
+            assert document["level"] == level and document["reachable"]
+            assert document["winnable"] == can_finish(pegs, finish)
+            expected = {jump: can_finish(after, finish) for jump, after in jumps_of(pegs)}
+            assert {j["jump"]: j["winnable"] for j in document["jumps"]} == expected
+            assert document["exact"] or (symmetry == "board" and "note" in document)
+
+
+def test_a_position_given_as_jumps_or_a_picture_is_the_same_position(tmp_path: Path) -> None:
+    out = triangle_run(tmp_path, 1, "board")
+    by_jumps = hint_json(out, "4-2-1,6-5-4")
+    assert by_jumps["position"] == [1, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+    assert hint_json(out, by_jumps["picture"]) == by_jumps
+    assert hint_json(out, ",".join(map(str, by_jumps["position"]))) == by_jumps
+
+
+def test_a_hint_refuses_in_one_line(tmp_path: Path) -> None:
+    out = triangle_run(tmp_path, 1, "none")
+    run = Run.open(out)
+    three = set(run.read_level(HOLES - 1 - 3).tolist())
+    unreached = next(",".join(map(str, holes)) for holes in combinations(range(1, HOLES + 1), 3)
+                     if sum(1 << (h - 1) for h in holes) not in three)
+    for position, fragment in (("2,99", "hole 99 does not exist on triangle-5"),
+                               ("1-2-4", "jump 1 (1-2-4) is not a legal jump there"),
+                               ("o o\no", "a picture of triangle-5 has 15 holes"),
+                               ("x,y", "give the holes with pegs as numbers"),
+                               (unreached, "is not reachable from the start")):
+        assert_one_line_error(pegsearch("hint", str(out), position), fragment)
+    assert_one_line_error(pegsearch("hint", str(out), "1,2", "--finish", "16"), "--finish 16")
+
+
+@pytest.mark.slow
+def test_english_kept_sets_match_a112738_and_are_no_larger_than_the_levels(
+        published: dict, tmp_path: Path) -> None:
+    """The English centre game's sets to the centre, kept by `counts --winnable` and read by the
+    next one, are the published counts; their bytes are no more than the levels' own."""
+    run = local_run("english-33", tmp_path / "run")
+    figures = published["english_centre_winnable_reduced_per_level"]
+    for _ in range(2):
+        result = pegsearch("counts", str(run.uri), "--winnable", "--finish", "17", "--json")
+        assert result.returncode == 0, result.stderr
+        assert [level["winnable"] for level in json.loads(result.stdout)["levels"]] == figures["levels"]
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    kept = sum(f["bytes"] for level in manifest["winnable"]["hole-17"]["levels"] for f in level["files"])
+    stored = sum(f["bytes"] for level in manifest["levels"] for f in level["files"])
+    assert 0 < kept <= stored
+    # The centre game played by hints alone: always a jump marked winnable, down to one peg on 17.
+    position = "5-10-17"
+    for _ in range(30):
+        document = hint_json(tmp_path / "run", position, "--finish", "17")
+        assert document["winnable"]
+        position = ",".join(map(str, next(j for j in document["jumps"] if j["winnable"])["position"]))
+    assert hint_json(tmp_path / "run", position, "--finish", "17")["position"] == [17]
