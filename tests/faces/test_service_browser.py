@@ -171,3 +171,63 @@ def test_fewest_moves_from_the_form_to_a_solution_grouped_by_move(server: Server
     page.locator("#solution-last").click()
     assert page.locator("#solution-caption").inner_text().endswith("(move 9 of 9)")
     page.screenshot(path=str(SHOTS / "fewest-moves.png"), full_page=True)
+
+
+def played(page: Page, jumps: int) -> None:
+    """Wait for the Play page's hint after `jumps` jumps."""
+    page.locator("#play-count").filter(has_text=re.compile(rf"^{jumps} jumps? played")).wait_for()
+    page.locator("#play-verdict").filter(has_text=re.compile(r"won|Solved")).wait_for()
+
+
+def play_by_clicks(page: Page, jump: str) -> None:
+    """Click the jump's peg, see its landing hole marked as the hint says, and click that."""
+    start, _, to = jump.split("-")
+    page.locator(f'#play-board circle[data-hole="{start}"]').click()
+    landing = page.locator(f'#play-board circle[data-hole="{to}"]')
+    mark = page.locator(f'#play-jumps li[data-jump="{jump}"]').get_attribute("class")
+    assert mark in ("keeps", "loses") and mark in landing.get_attribute("class").split()
+    landing.click()
+
+
+def test_play_the_english_centre_game_by_its_hints(server: Server, page: Page) -> None:
+    """Following only jumps marked winnable clears the English board down to the centre; one
+    losing jump, and the page says the game cannot be won any more, and no jump is marked winnable
+    after it."""
+    search_id = server.submit({"board": "english-33", "start": [17]})
+    server.wait(search_id)
+    page.goto(server.url + f"/#/search/{search_id}")
+    page.locator("#play-link").click()
+    page.wait_for_url(re.compile(rf"#/play/{search_id}$"))
+    page.locator("#play-finish").select_option("17")
+    played(page, 0)
+    assert page.locator("#play-board circle.peg").count() == 32
+    for jumps in range(31):
+        keeping = page.locator("#play-jumps li.keeps")
+        assert keeping.count() > 0 and page.locator("#play-verdict").inner_text().startswith("Can")
+        play_by_clicks(page, keeping.first.get_attribute("data-jump"))
+        played(page, jumps + 1)
+        if jumps == 9:  # a peg chosen, where it can land marked, for the README
+            losing = page.locator("#play-jumps li.loses").first.get_attribute("data-jump")
+            peg = losing.split("-")[0]
+            page.locator(f'#play-board circle[data-hole="{peg}"]').click()
+            assert page.locator("#play-board circle.loses").count() >= 1
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / "play.png"), full_page=True)
+            page.locator(f'#play-board circle[data-hole="{peg}"]').click()  # chosen no more
+    assert page.locator("#play-verdict").inner_text() == "Solved: one peg on hole 17."
+    assert [c.get_attribute("data-hole") for c in page.locator("#play-board circle.peg").all()] == ["17"]
+
+    page.locator("#play-restart").click()
+    played(page, 0)
+    jumps = 0
+    while page.locator("#play-jumps li.loses").count() == 0:
+        play_by_clicks(page, page.locator("#play-jumps li.keeps").first.get_attribute("data-jump"))
+        jumps += 1
+        played(page, jumps)
+    play_by_clicks(page, page.locator("#play-jumps li.loses").first.get_attribute("data-jump"))
+    played(page, jumps + 1)
+    assert page.locator("#play-verdict").inner_text().startswith("Cannot be won any more")
+    assert page.locator("#play-jumps li.keeps").count() == 0
+    page.locator("#play-undo").click()
+    played(page, jumps)
+    assert page.locator("#play-verdict").inner_text().startswith("Can still be won")

@@ -211,6 +211,16 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         """One solution as jumps and pictures, or a line reaching the fewest pegs."""
         return solution_document(searches.complete_run(search_id), finish)
 
+    @app.get("/api/searches/{search_id}/board", response_model=None,
+             responses=answers(schema.Board, 404))
+    def board_of(search_id: str) -> dict:
+        """The board the search was made on, drawn as GET /api/boards/{name} draws a shipped one
+        (an uploaded board's too)."""
+        run, _ = searches.find(search_id)
+        if run is None:
+            raise NotFound(f"search {search_id} has no run yet")
+        return board_document(run.board)
+
     @app.get("/api/searches/{search_id}/hint", response_model=None,
              responses=answers(schema.Hint, 404, 409))
     def hint_of(search_id: str, position: str, finish: int | None = None) -> dict:

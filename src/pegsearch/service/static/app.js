@@ -1,5 +1,6 @@
 // The pegsearch dashboard: plain JavaScript over the JSON API, no build step, nothing fetched
-// from outside this server. Two views: #/ (submit form and the list of searches) and #/search/ID.
+// from outside this server. Three views: #/ (submit form and the list of searches), #/search/ID
+// and #/play/ID (the board played from the search's start, each jump marked by a hint).
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -10,6 +11,7 @@ let listTimer = null;
 let stream = null;          // AbortController of the open event stream
 let current = null;         // the search shown: { id, document }
 let solution = null;        // { document, step }
+let play = null;            // { id, board, start, line: [{ jump, pegs }], hint, selected }
 
 // ----- the API, with the bearer token asked for once when the server wants one
 async function api(path, options = {}) {
@@ -57,6 +59,7 @@ function drawBoard(container, board, pegs, options = {}) {
     if (pegs.has(hole)) classes.push("peg");
     if (options.onPick) classes.push("pick");
     for (const role of ["from", "over", "to"]) if (options.jump && options.jump[role] === hole) classes.push(role);
+    if (options.marks && options.marks.has(hole)) classes.push(options.marks.get(hole));
     circle.setAttribute("class", classes.join(" "));
     circle.dataset.hole = hole;
     if (options.onPick) circle.addEventListener("click", () => options.onPick(hole));
@@ -204,6 +207,8 @@ function renderHeading() {
   $("error").textContent = d.error || "";
   $("cancel").disabled = !["queued", "running"].includes(d.status);
   $("resume").disabled = !["interrupted", "failed"].includes(d.status);
+  $("play-link").hidden = d.status !== "complete" || surveying;
+  $("play-link").href = `#/play/${current.id}`;
 }
 
 // Inside the level being made: parents expanded so far out of the total (all passes).
@@ -424,16 +429,96 @@ function goTo(step) {
   renderStep();
 }
 
+// ----- play: the board from the search's start, each legal jump marked by a hint of the run
+async function showPlay(id) {
+  try {
+    const d = await getJSON(`/api/searches/${id}`);
+    const board = await getJSON(`/api/searches/${id}/board`);
+    const all = board.cells.map((_, i) => i + 1);
+    play = { id, board, start: new Set(all.filter((h) => !d.start.includes(h))), line: [],
+      hint: null, selected: null };
+    $("play-title").textContent = `Play ${d.board}, start: hole${d.start.length > 1 ? "s" : ""} ${d.start.join(", ")}`;
+    $("play-back").href = `#/search/${id}`;
+    $("play-finish").replaceChildren(new Option("one peg anywhere", ""),
+      ...all.map((h) => new Option(`one peg on hole ${h}`, String(h))));
+    await askHint();
+  } catch (error) { say(error.message); }
+}
+
+const pegsNow = () => (play.line.length ? play.line[play.line.length - 1].pegs : play.start);
+
+async function askHint() {
+  const pegs = [...pegsNow()].sort((a, b) => a - b);
+  const finish = $("play-finish").value;
+  $("play-verdict").textContent = "asking…";
+  try {
+    play.hint = await getJSON(`/api/searches/${play.id}/hint?position=${pegs.join(",")}${finish ? `&finish=${finish}` : ""}`);
+    play.selected = null;
+    renderPlay();
+  } catch (error) { $("play-verdict").textContent = ""; say(error.message); }
+}
+
+function renderPlay() {
+  const { hint } = play;
+  const goal = $("play-finish").value ? `one peg on hole ${$("play-finish").value}` : "one peg";
+  const left = pegsNow().size;
+  $("play-verdict").textContent = left === 1 && hint.winnable ? `Solved: ${goal}.`
+    : hint.winnable ? `Can still be won (${goal}).`
+    : `Cannot be won any more (${goal})${hint.jumps.length ? "" : ": no jump is left"}.`;
+  $("play-verdict").className = `verdict ${hint.winnable ? "keeps" : "loses"}`;
+  $("play-count").textContent = `${plural(play.line.length, "jump")} played, ${plural(left, "peg")} left`;
+  $("play-undo").disabled = $("play-restart").disabled = play.line.length === 0;
+  const marks = new Map();
+  for (const j of hint.jumps) {
+    const [from, , to] = j.jump.split("-").map(Number);
+    if (play.selected === null && !marks.has(from)) marks.set(from, "pick");
+    if (play.selected === from) marks.set(to, j.winnable ? "keeps" : "loses");
+  }
+  if (play.selected !== null) marks.set(play.selected, "selected");
+  drawBoard($("play-board"), play.board, pegsNow(), { marks, onPick: pickHole });
+  $("play-jumps").replaceChildren(...hint.jumps.map((j) => {
+    const item = document.createElement("li");
+    item.className = j.winnable ? "keeps" : "loses";
+    item.dataset.jump = j.jump;
+    item.textContent = `${j.jump} ${j.winnable ? "✓" : "✗"}`;
+    item.title = j.winnable ? "keeps the game winnable" : "the game cannot be won after it";
+    item.addEventListener("click", () => playJump(j));
+    return item;
+  }));
+  $("play-line").textContent = play.line.length ? `played: ${play.line.map((s) => s.jump).join(" ")}` : "";
+}
+
+function pickHole(hole) {
+  const jumps = play.hint.jumps.map((j) => ({ j, holes: j.jump.split("-").map(Number) }));
+  const landing = jumps.find(({ holes }) => holes[0] === play.selected && holes[2] === hole);
+  if (landing) { playJump(landing.j); return; }
+  play.selected = hole !== play.selected && jumps.some(({ holes }) => holes[0] === hole) ? hole : null;
+  renderPlay();
+}
+
+function playJump(j) {
+  play.line.push({ jump: j.jump, pegs: new Set(j.position) });
+  askHint();
+}
+
+function undoJump(all) {
+  play.line = all ? [] : play.line.slice(0, -1);
+  askHint();
+}
+
 // ----- routing
 function route() {
-  const match = location.hash.match(/^#\/search\/([A-Za-z0-9_-]+)$/);
+  const match = location.hash.match(/^#\/(search|play)\/([A-Za-z0-9_-]+)$/);
   $("home").hidden = Boolean(match);
-  $("search").hidden = !match;
+  $("search").hidden = !match || match[1] !== "search";
+  $("play").hidden = !match || match[1] !== "play";
   clearInterval(listTimer);
   if (stream) stream.abort();
   say("");
-  if (match) {
-    showSearch(match[1]);
+  if (match && match[1] === "play") {
+    showPlay(match[2]);
+  } else if (match) {
+    showSearch(match[2]);
   } else {
     current = null;
     refreshList();
@@ -451,6 +536,9 @@ $("solution-first").addEventListener("click", () => goTo(0));
 $("solution-prev").addEventListener("click", () => goTo(solution.step - 1));
 $("solution-next").addEventListener("click", () => goTo(solution.step + 1));
 $("solution-last").addEventListener("click", () => goTo(solution.document.jumps.length));
+$("play-undo").addEventListener("click", () => undoJump(false));
+$("play-restart").addEventListener("click", () => undoJump(true));
+$("play-finish").addEventListener("change", askHint);
 window.addEventListener("hashchange", route);
 loadBoards().catch((error) => say(error.message));
 route();
