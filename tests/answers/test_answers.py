@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from pegsearch.answers.finishes import exact_per_hole, finishes
+from pegsearch.answers.hint import hint
 from pegsearch.answers.solve import solve
 from pegsearch.answers.winnable import targets, winnable_counts, winnable_sets
 from pegsearch.board.files import load_board
@@ -222,3 +223,8 @@ def test_english_centre_to_centre_solutions(published: dict, tmp_path: Path) -> 
     assert centre.paths == published["english_centre_to_centre_solutions"]["count"]
     line = solve(run, 17)
     assert line.solved and line.last == 1 << 16 and len(line.jumps) == 31
+    # Walked the other way: the solutions the kept sets count from the start, and a quarter after
+    # each of its four (symmetric) first jumps.
+    start = hint(run, board.start_position((17,)), 17)
+    assert start["solutions"] == centre.paths
+    assert [jump["solutions"] for jump in start["jumps"]] == [centre.paths // 4] * 4

@@ -14,7 +14,11 @@ import numpy as np
 import pytest
 
 from pegsearch.answers.winnable import targets, winnable_counts, winnable_sets
+from pegsearch.kernel.digest import as_text, combined
+from pegsearch.kernel.values import Carry
 from pegsearch.store import Run
+from pegsearch.store.parts import iter_parts, write_part
+from pegsearch.store.sets import set_folder, set_key
 from tests.answers.test_answers import triangle_run
 from tests.helpers import assert_one_line_error, cell, hole_at, local_run, pegsearch
 
@@ -44,6 +48,14 @@ def can_finish(pegs: frozenset[int], on: int | None) -> bool:
     if len(pegs) == 1:
         return on is None or pegs == {on}
     return any(can_finish(after, on) for _, after in jumps_of(pegs))
+
+
+@cache
+def solutions_from(pegs: frozenset[int], on: int | None) -> int:
+    """The jump sequences from the position down to one peg (on hole `on`): every line counted."""
+    if len(pegs) == 1:
+        return int(on is None or pegs == {on})
+    return sum(solutions_from(after, on) for _, after in jumps_of(pegs))
 
 
 def hint_json(out: Path, position: str, *flags: str) -> dict:
@@ -111,6 +123,65 @@ def test_hints_agree_with_every_line_played_out(tmp_path: Path, start: int, symm
             expected = {jump: can_finish(after, finish) for jump, after in jumps_of(pegs)}
             assert {j["jump"]: j["winnable"] for j in document["jumps"]} == expected
             assert document["exact"] or (symmetry == "board" and "note" in document)
+
+
+@pytest.mark.parametrize(("start", "symmetry", "finish"),
+                         [(1, "board", None), (1, "start", 13), (4, "start", None), (5, "none", None),
+                          (1, "none", 10)])
+def test_a_count_paths_run_tells_the_solutions_left(tmp_path: Path, published: dict, start: int,
+                                                    symmetry: str, finish: int | None) -> None:
+    """On a --count-paths run, a hint counts the solutions from the position and after each jump:
+    from the start, Durango Bill's figures; elsewhere, every line counted by the independent
+    solver; and verify rechecks every kept count against its children's."""
+    out = triangle_run(tmp_path, start, symmetry, count_paths=True)
+    flags = () if finish is None else ("--finish", str(finish))
+    bill = published["triangle5_solutions"]
+    full = ",".join(str(hole) for hole in range(1, HOLES + 1) if hole != start)
+    expected = bill["by_start_hole"][str(start)] if finish is None else \
+        bill["corner_start_by_final_hole"][str(finish)]
+    assert hint_json(out, full, *flags)["solutions"] == expected
+    run = Run.open(out)
+    chosen = random.Random(start)
+    for level in range(len(run.levels)):
+        stored = run.read_level(level).tolist()
+        for position in chosen.sample(stored, min(3, len(stored))):
+            pegs = frozenset(h + 1 for h in range(HOLES) if position >> h & 1)
+            document = hint_json(out, ",".join(map(str, sorted(pegs))), *flags)
+            assert document["solutions"] == solutions_from(pegs, finish)
+            assert {j["jump"]: j["solutions"] for j in document["jumps"]} == \
+                {jump: solutions_from(after, finish) for jump, after in jumps_of(pegs)}
+    checked = pegsearch("verify", str(out))
+    assert checked.returncode == 0 and "the sum of its children's" in checked.stdout
+    key = _one_solution_more(run, finish, level=3)
+    refused = pegsearch("verify", str(out))
+    assert refused.returncode == 1 and f"winnable {key} level 3: position" in refused.stdout
+
+
+def _one_solution_more(run: Run, finish: int | None, level: int) -> str:
+    """Rewrite a kept set's part with its first position's solutions one more, and list it in the
+    manifest as the run's own writer would (so only the counts can tell)."""
+    key = set_key(finish)
+    record = run.manifest["winnable"][key]["levels"][level]
+    entry = record["files"][0]
+    folder = set_folder(run, finish, level)
+    [(positions, solutions)] = iter_parts(folder, [entry], 1 << 30, Carry.PATHS, "a set")
+    solutions = solutions.copy()
+    solutions[0, 0] += 1
+    written = write_part(folder, entry["name"], positions, Carry.PATHS, solutions,
+                         run.part_metadata(level))
+    record["files"][0] = {**entry, **written}
+    record["digest"] = as_text(combined([int(f["digest"], 16) for f in record["files"]]))
+    run.save()
+    return key
+
+
+def test_a_hint_tells_no_solutions_where_the_finish_is_not_exact(tmp_path: Path) -> None:
+    """Hole 7 is moved by the reflection the run is reduced by (to 10): its sets count solutions
+    to either, so a hint to it gives none (rather than a wrong count)."""
+    out = triangle_run(tmp_path, 1, "board", count_paths=True)
+    document = hint_json(out, ",".join(map(str, range(2, HOLES + 1))), "--finish", "7")
+    assert document["winnable"] and "solutions" not in document
+    assert all("solutions" not in jump for jump in document["jumps"])
 
 
 def test_a_position_given_as_jumps_or_a_picture_is_the_same_position(tmp_path: Path) -> None:

@@ -231,3 +231,24 @@ def test_play_the_english_centre_game_by_its_hints(server: Server, page: Page) -
     page.locator("#play-undo").click()
     played(page, jumps)
     assert page.locator("#play-verdict").inner_text().startswith("Can still be won")
+
+
+def test_play_tells_the_solutions_left_on_a_count_paths_search(server: Server, page: Page,
+                                                               published: dict) -> None:
+    """On a search that counts paths, the Play page says how many solutions the position has and
+    each winnable jump leaves: from triangle-5's hole 5, Durango Bill's 1,550, half after each of
+    its two first jumps (mirror images)."""
+    search_id = server.submit({"board": "triangle-5", "start": [5], "symmetry": "none",
+                               "count_paths": True})
+    server.wait(search_id)
+    page.goto(server.url + f"/#/play/{search_id}")
+    played(page, 0)
+    total = published["triangle5_solutions"]["by_start_hole"]["5"]
+    assert page.locator("#play-verdict").inner_text() == \
+        f"Can still be won (one peg): {total:,} solutions from here."
+    jumps = page.locator("#play-jumps li.keeps")
+    assert [item.inner_text() for item in jumps.all()] == \
+        [f"{jump} ✓ ({total // 2:,} solutions)" for jump in ("12-8-5", "14-9-5")]
+    play_by_clicks(page, "12-8-5")
+    played(page, 1)
+    assert f"{total // 2:,} solutions from here" in page.locator("#play-verdict").inner_text()

@@ -11,6 +11,11 @@ the position itself when those symmetries all fix the start. Winnable to one peg
 same for every image, so exact. Winnable to one peg on hole F is exact when the symmetries keep F
 where it is; else the sets say "on F or a hole symmetric to it", and a line of play is followed
 through them to decide F itself.
+
+Solutions. The sets of a `--count-paths` run keep each position's solutions (the jump sequences
+from it down to the finish, see answers.winnable): a hint then says how many the position has and
+how many each jump leaves, where the finish is exact (a finishing hole some symmetry moves would
+need them per hole, which one signature cannot carry).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from pegsearch.board.geometry import EMPTY, PEG, Board, Jump, legal_jumps
 from pegsearch.board.pictures import holes_with_pegs, render
 from pegsearch.board.symmetry import image_of_position, orbit
 from pegsearch.errors import InputError, NotFound
+from pegsearch.kernel.path_counts import as_int
+from pegsearch.kernel.values import Carry
 from pegsearch.store import Run
 from pegsearch.store.lookup import Lookups
 from pegsearch.store.sets import set_folder, set_parts
@@ -87,18 +94,20 @@ def hint(run: Run, position: int, finish: int | None = None) -> dict:
     document = {"board": board.name, "position": holes_with_pegs(position),
                 "picture": render(board, position), "pegs": pegs, "level": level,
                 "finish": finish}
-    kept_sets(run, finish)  # walked back and kept by the first hint that needs them
+    record = kept_sets(run, finish)  # walked back and kept by the first hint that needs them
     if not 0 <= level < len(run.levels):
         raise _unreachable(run, position, f"positions with {pegs} pegs are not in it")
     tables = run.tables()
     moves = legal_jumps(board, position)
     signs = tables.signatures(np.array([position, *(child for _, child in moves)], dtype=np.uint64))
-    winnable = bool(_in_set(run, finish, level, signs[:1])[0])
+    exact_finish = finish is None or orbit(run.spec.signing, finish) == (finish,)
+    carry = Carry.PATHS if record.get("solutions") and exact_finish else Carry.NOTHING
+    found, solutions = _look_up(run, finish, level, signs[:1], carry)
+    winnable = bool(found[0])
     if not winnable and not _in_level(run, level, signs[:1])[0]:
         raise _unreachable(run, position, f"level {level} does not hold it")
-    keeps = (_in_set(run, finish, level + 1, signs[1:]) if winnable and moves
-             else np.zeros(len(moves), dtype=bool))
-    exact_finish = finish is None or orbit(run.spec.signing, finish) == (finish,)
+    keeps, after = (_look_up(run, finish, level + 1, signs[1:], carry) if winnable and moves
+                    else (np.zeros(len(moves), dtype=bool), np.zeros((len(moves), 2), np.uint64)))
     if not exact_finish:
         keeps = np.array([_finishes(run, finish, child, level + 1, {}) if good else False
                           for (_, child), good in zip(moves, keeps, strict=True)], dtype=bool)
@@ -107,10 +116,13 @@ def hint(run: Run, position: int, finish: int | None = None) -> dict:
         winnable = winnable and (finish is None or position == 1 << (finish - 1))
     start = board.start_position(run.start)
     fixed = all(image_of_position(perm, start) == start for perm in run.spec.signing)
-    document.update(reachable=True, exact=fixed, winnable=winnable,
-                    jumps=[{"jump": str(jump), "winnable": bool(good),
-                            "position": holes_with_pegs(child)}
-                           for (jump, child), good in zip(moves, keeps, strict=True)])
+    jumps = [{"jump": str(jump), "winnable": bool(good), "position": holes_with_pegs(child)}
+             for (jump, child), good in zip(moves, keeps, strict=True)]
+    document.update(reachable=True, exact=fixed, winnable=winnable, jumps=jumps)
+    if carry:
+        document["solutions"] = as_int(solutions[0])
+        for jump, left in zip(jumps, after, strict=True):
+            jump["solutions"] = as_int(left)
     if not fixed:
         document["note"] = ("reachable from the start or from one of its images under the run's"
                             " symmetries: the run is reduced by symmetries that move the start")
@@ -136,16 +148,26 @@ def _finishes(run: Run, finish: int, position: int, level: int, dead: dict[int, 
 
 def _in_set(run: Run, finish: int | None, level: int, signs: np.ndarray) -> np.ndarray:
     """Whether each signature is in the kept winnable set of `level`."""
+    return _look_up(run, finish, level, signs, Carry.NOTHING)[0]
+
+
+def _look_up(run: Run, finish: int | None, level: int, signs: np.ndarray,
+             carry: Carry) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each signature is in the kept winnable set of `level`, and the values `carry`
+    names of each (its solutions; zeros for one not in the set)."""
     found = np.zeros(len(signs), dtype=bool)
+    values = np.zeros((len(signs) if carry else 0, 2), dtype=np.uint64)
     if level >= len(run.levels):
-        return found
+        return found, values
     folder = set_folder(run, finish, level)
     where = f"the winnable set of {run.where(level)}"
     for index, sign in enumerate(signs.tolist()):
         parts = set_parts(run, finish, level, sign)
-        found[index] = bool(parts) and LOOKUPS.contains(folder, parts, signs[index:index + 1],
-                                                        where)[0]
-    return found
+        if parts:
+            hit, held = LOOKUPS.find(folder, parts, signs[index:index + 1], where, carry)
+            found[index] = hit[0]
+            values[index:index + 1] = held
+    return found, values
 
 
 def _in_level(run: Run, level: int, signs: np.ndarray) -> np.ndarray:

@@ -22,9 +22,11 @@ import pyarrow.parquet as pq
 
 from pegsearch.answers.winnable import targets
 from pegsearch.errors import UsageError
+from pegsearch.kernel import path_counts
 from pegsearch.kernel.digest import as_text, combined, digest
-from pegsearch.kernel.expand import parents_reaching, signatures
+from pegsearch.kernel.expand import parents_reaching, signatures, solutions_reaching
 from pegsearch.kernel.members import Members
+from pegsearch.kernel.path_counts import as_int
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import Carry, merge_summaries
 from pegsearch.store import PART_ROWS, POSITION, Location, Run, level_name, positions_of
@@ -307,16 +309,20 @@ def _check_sets(run: Run, key: str, tables: BoardTables, problems: list[str]) ->
     problems += [f"winnable {key}: {name} is not listed in the manifest (left by an interrupted"
                  " attempt; the next `pegsearch winnable` removes it)"
                  for name in sorted(set(top.files()) - listed)]
+    carry = Carry.PATHS if record.get("solutions") else Carry.NOTHING
     after: np.ndarray | None = None
+    after_solutions = np.empty((0, 2), dtype=np.uint64)
     for level in reversed(record["levels"]):
         index, where = level["level"], f"winnable {key} level {level['level']}"
         pieces = [_check_part(set_folder(run, finish, index), entry, f"{where} {entry['name']}", run,
-                              index, tables, problems, Carry.NOTHING) for entry in level["files"]]
+                              index, tables, problems, carry) for entry in level["files"]]
         if any(piece is None for piece in pieces):
             after = None
             continue
         kept = (np.concatenate([positions for positions, _ in pieces]) if pieces  # type: ignore[misc]
                 else np.empty(0, dtype=np.uint64))
+        solutions = (np.concatenate([values for _, values in pieces]) if pieces and carry  # type: ignore[misc]
+                     else np.empty((0, 2), dtype=np.uint64))
         if len(kept) != level["states"]:
             problems.append(f"{where}: {len(kept):,} rows, the manifest says {level['states']:,}")
         members = Members(kept)
@@ -328,9 +334,28 @@ def _check_sets(run: Run, key: str, tables: BoardTables, problems: list[str]) ->
             if not np.array_equal(np.sort(kept), targets(run, finish)):
                 problems.append(f"{where}: not the level's one-peg finishes"
                                 f"{'' if finish is None else f' on hole {finish} or its images'}")
-        elif after is not None and len(parents_reaching(tables, kept, Members(after))) != len(kept):
-            problems.append(f"{where}: a winnable position has no winnable child on the next level")
-        after = kept
+            elif carry and not np.array_equal(solutions, path_counts.ones(len(kept))):
+                problems.append(f"{where}: a finish's solutions are not 1")
+        elif after is not None:
+            _check_children(tables, kept, solutions, after, after_solutions, where, problems)
+        after, after_solutions = kept, solutions
+
+
+def _check_children(tables: BoardTables, kept: np.ndarray, solutions: np.ndarray,
+                    after: np.ndarray, after_solutions: np.ndarray, where: str,
+                    problems: list[str]) -> None:
+    """Each of a level's winnable positions `kept` has a winnable child in `after` (the next
+    level's set), and, when solutions are kept, as many as its children's summed."""
+    if len(solutions):
+        reached, sums = solutions_reaching(tables, kept, after, after_solutions)
+    else:
+        reached, sums = parents_reaching(tables, kept, Members(after)), solutions
+    if len(reached) != len(kept):
+        problems.append(f"{where}: a winnable position has no winnable child on the next level")
+    elif not np.array_equal(sums, solutions):
+        wrong = int(np.flatnonzero((sums != solutions).any(axis=1))[0])
+        problems.append(f"{where}: position {int(kept[wrong])} keeps {as_int(solutions[wrong]):,}"
+                        f" solutions, its children's sum to {as_int(sums[wrong]):,}")
 
 
 def _sorted_distinct(positions: np.ndarray) -> np.ndarray:

@@ -17,9 +17,10 @@ from pegsearch.answers.verdict import require_complete
 from pegsearch.board.symmetry import orbit
 from pegsearch.engines import engine_class, make_engine
 from pegsearch.errors import UsageError
-from pegsearch.kernel.expand import contains, parents_reaching
+from pegsearch.kernel import path_counts
+from pegsearch.kernel.expand import contains, parents_reaching, solutions_reaching
 from pegsearch.kernel.members import Members
-from pegsearch.kernel.values import Carry
+from pegsearch.kernel.values import NO_VALUES, Carry
 from pegsearch.store import Run
 from pegsearch.store.parts import iter_parts
 from pegsearch.store.sets import SetWriter, set_folder, stored_sets
@@ -45,6 +46,7 @@ def targets(run: Run, finish: int | None = None) -> np.ndarray:
 
 
 WinnableStep = Callable[[Run, int, np.ndarray], np.ndarray]
+CountedStep = Callable[[int, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 def winnable_sets(run: Run, goal: np.ndarray,
@@ -56,13 +58,35 @@ def winnable_sets(run: Run, goal: np.ndarray,
     the shared kernel (`winnable_parents`).
     """
     step = step or winnable_parents
+    walk = _walk(run, goal, NO_VALUES, lambda level, kept, _: (step(run, level, kept), NO_VALUES))
+    for level, winnable, _ in walk:
+        yield level, winnable
+
+
+def solution_sets(run: Run, goal: np.ndarray) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """As `winnable_sets`, with each winnable position's solutions: the jump sequences that play
+    it down to a position of `goal` (path counts, exact to 10^38 - 1), walked in this process.
+
+    A position's solutions are the same for each of its images when `goal` is closed under the
+    symmetries the run's signatures are taken under (every one-peg finish, or a finishing hole's
+    whole class), so one signature carries them for its class.
+    """
+    return _walk(run, goal, path_counts.ones(len(goal)),
+                 lambda level, kept, solutions: solution_parents(run, level, kept, solutions))
+
+
+def _walk(run: Run, goal: np.ndarray, values: np.ndarray,
+          step: CountedStep) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """The backward walk: the last level's `goal` (with `values`), then each level's positions
+    `step` keeps from the next level's, down to level 0."""
     last = len(run.levels) - 1
-    winnable = np.sort(goal)
-    yield last, winnable
+    order = np.argsort(goal)
+    winnable, values = goal[order], values[order] if len(values) else values
+    yield last, winnable, values
     for level in range(last - 1, -1, -1):
         if len(winnable):
-            winnable = step(run, level, winnable)
-        yield level, winnable
+            winnable, values = step(level, winnable, values)
+        yield level, winnable, values
 
 
 def winnable_parents(run: Run, level: int, winnable: np.ndarray, chunk: int = CHUNK) -> np.ndarray:
@@ -77,6 +101,20 @@ def winnable_parents(run: Run, level: int, winnable: np.ndarray, chunk: int = CH
     return np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.uint64)
 
 
+def solution_parents(run: Run, level: int, winnable: np.ndarray, solutions: np.ndarray,
+                     chunk: int = CHUNK) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of `level` with a child in `winnable` (sorted), each with the sum of its
+    children's `solutions`, one term a legal jump."""
+    tables = run.tables()
+    kept = [solutions_reaching(tables, parents, winnable, solutions)
+            for parents, _ in run.iter_level(level, chunk)]
+    if not kept:
+        return np.empty(0, dtype=np.uint64), np.empty((0, 2), dtype=np.uint64)
+    parents = np.concatenate([found for found, _ in kept])
+    order = np.argsort(parents)
+    return parents[order], np.concatenate([sums for _, sums in kept])[order]
+
+
 def winnable_counts(run: Run, finish: int | None = None,
                     step: WinnableStep | None = None) -> list[int]:
     """Per level, how many stored positions can still be played down to one peg (on `finish`)."""
@@ -89,16 +127,22 @@ def winnable_counts(run: Run, finish: int | None = None,
 def kept_sets(run: Run, finish: int | None = None, engine: str | None = None,
               master: str | None = None) -> dict:
     """The manifest's record of the run's winnable sets for `finish`: read when kept, else walked
-    back (on `engine`, see `walker`) and kept with the run, each level's set as it is found."""
+    back (on `engine`, see `walker`) and kept with the run, each level's set as it is found. A
+    `--count-paths` run walked in this process keeps each position's solutions too (an engine's
+    own backward step keeps positions only)."""
     stored = stored_sets(run, finish)
     if stored is not None:
         return stored
     require_complete(run, "winnable positions")
     with walker(run, engine, master) as step:
-        writer = SetWriter(run, finish)
+        counted = run.count_paths and step is None
+        writer = SetWriter(run, finish, solutions=counted)
+        goal = targets(run, finish)
+        walk = (solution_sets(run, goal) if counted else
+                ((level, kept, NO_VALUES) for level, kept in winnable_sets(run, goal, step)))
         try:
-            for level, winnable in winnable_sets(run, targets(run, finish), step):
-                writer.write(level, winnable)
+            for level, winnable, solutions in walk:
+                writer.write(level, winnable, solutions)
             return writer.commit(engine or "local")
         except BaseException:
             writer.discard()

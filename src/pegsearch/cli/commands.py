@@ -164,11 +164,15 @@ def command_hint(args: argparse.Namespace) -> int:
           f" {', '.join(map(str, document['position']))}")
     print(document["picture"])
     goal = "one peg" if args.finish is None else f"one peg on hole {args.finish}"
-    print(f"{'can still be won' if document['winnable'] else 'cannot be won any more'} ({goal})")
+    left = (f": {plural(document['solutions'], 'solution')} from here" if "solutions" in document
+            else "")
+    print(f"{'can still be won' if document['winnable'] else 'cannot be won any more'} ({goal})"
+          f"{left}")
     if document.get("note"):
         print(f"reachable: {document['note']}")
     for jump in document["jumps"]:
-        print(f"  {jump['jump']:>10}  {'keeps it winnable' if jump['winnable'] else 'loses'}")
+        after = f", {plural(jump['solutions'], 'solution')} left" if "solutions" in jump else ""
+        print(f"  {jump['jump']:>10}  {'keeps it winnable' if jump['winnable'] else 'loses'}{after}")
     if not document["jumps"]:
         print("no jump is left")
     return 0
@@ -252,9 +256,11 @@ def command_verify(args: argparse.Namespace) -> int:
     print(f"ok: {args.run}: {checked.levels} levels, {checked.states:,} states; checksums, row counts,"
           f" order, pegs, signatures{VALUES_CHECKED[run.carry]} agree with"
           f" the manifest{incomplete}")
-    for key in run.manifest.get("winnable", {}):
+    for key, record in run.manifest.get("winnable", {}).items():
+        solutions = (", each position's solutions the sum of its children's" if record.get("solutions")
+                     else "")
         print(f"ok: winnable sets {key}: each position in its level with a winnable child, the"
-              " last level's its one-peg finishes")
+              f" last level's its one-peg finishes{solutions}")
     if args.recompute:
         shown = min(args.recompute, checked.levels - 1)
         print(f"ok: levels 1 to {shown} agree position for position with a second computation")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from pegsearch.errors import PathCountOverflow
+from pegsearch.kernel import path_counts
 from pegsearch.kernel.members import Members
 from pegsearch.kernel.ranks import LevelRanks, rank_all
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
@@ -305,3 +307,16 @@ def parents_reaching(tables: BoardTables, parents: np.ndarray, winnable: Members
     """The parents with at least one child whose signature is in `winnable`."""
     children, fanout = expand(tables, parents)
     return parents[winnable.reached(children, np.cumsum(fanout))]
+
+
+def solutions_reaching(tables: BoardTables, parents: np.ndarray, keys: np.ndarray,
+                       solutions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The parents with at least one child whose signature is in `keys` (sorted), and for each
+    the sum of `solutions` (path counts, row for row with `keys`) over its children: one term a
+    legal jump, so two jumps to one signature count twice, as two lines of play do."""
+    children, fanout = expand(tables, parents)
+    sums = np.zeros((len(parents), 2), dtype=np.uint64)
+    reached = np.zeros(len(parents), dtype=bool)
+    if path_counts.sum_found(children, np.cumsum(fanout), keys, solutions, sums, reached):
+        raise PathCountOverflow(path_counts.overflow_message())
+    return parents[reached], sums[reached]

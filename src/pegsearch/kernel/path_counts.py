@@ -43,6 +43,23 @@ def add_limbs(sums, j, values, k):
     return overflow
 
 
+@numba.njit(cache=True, nogil=True)
+def sum_found(values, ends, keys, counts, sums, reached):
+    """For each group of `values` (group g ends at ends[g], as a parent's children do), add into
+    row g of `sums` the count of each value found in `keys` (sorted; `counts` row for row) and
+    mark the group reached. True when a sum passes LIMIT (the sums are then not to be used)."""
+    start = 0
+    for group in range(len(ends)):
+        for i in range(start, ends[group]):
+            at = np.searchsorted(keys, values[i])
+            if at < len(keys) and keys[at] == values[i]:
+                reached[group] = True
+                if add_limbs(sums, group, counts, at):
+                    return True
+        start = ends[group]
+    return False
+
+
 def overflow_message() -> str:
     return f"a path count exceeds {LIMIT:.3e}, the largest a level stores"
 

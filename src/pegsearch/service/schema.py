@@ -167,6 +167,8 @@ class HintJump(Document):
     jump: str = Field(description="FROM-OVER-TO")
     winnable: bool = Field(description="whether the game can still be won after it")
     position: list[int] = Field(description="the holes with pegs after it")
+    solutions: int | None = Field(None, description="(a --count-paths run, the finish exact) the"
+                                  " jump sequences from the position after it down to the finish")
 
 
 class Hint(Document):
@@ -181,6 +183,8 @@ class Hint(Document):
                                     " start: reachable then means from the start or an image of it")
     winnable: bool
     jumps: list[HintJump]
+    solutions: int | None = Field(None, description="(a --count-paths run, the finish exact) the jump"
+                                  " sequences from the position down to the finish")
     note: str | None = None
 
 

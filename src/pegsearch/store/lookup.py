@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pegsearch.kernel.values import NO_VALUES, Carry
 from pegsearch.store.location import Location
 from pegsearch.store.parts import POSITION, DamagedLevel, positions_of
 
@@ -42,14 +43,22 @@ class Lookups:
     def __init__(self, held_bytes: int = HELD_BYTES) -> None:
         self.held_bytes = held_bytes
         self._parts: OrderedDict[tuple[str, str], _Part] = OrderedDict()
-        self._groups: OrderedDict[tuple[str, str, int], np.ndarray] = OrderedDict()
+        self._groups: OrderedDict[tuple[str, str, int, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._held = 0
         self._guard = threading.Lock()  # a ParquetFile is not read from two threads at once
 
     def contains(self, folder: Location, entries: list[dict], positions: np.ndarray,
                  where: str) -> np.ndarray:
         """Whether each of `positions` (uint64) is in the parts `entries` of `folder`."""
+        return self.find(folder, entries, positions, where)[0]
+
+    def find(self, folder: Location, entries: list[dict], positions: np.ndarray, where: str,
+             carry: Carry = Carry.NOTHING) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each of `positions` (uint64) is in the parts `entries` of `folder`, and the
+        values `carry` names of those found (a row of zeros for one not found; ``(0, 2)`` when
+        nothing is carried)."""
         found = np.zeros(len(positions), dtype=bool)
+        values = np.zeros((len(positions) if carry else 0, 2), dtype=np.uint64)
         with self._guard:
             for entry in entries:
                 part = self._part(folder, entry, where)
@@ -57,12 +66,14 @@ class Lookups:
                     if found[index]:
                         continue
                     for group in np.flatnonzero((part.lows <= position) & (position <= part.highs)):
-                        rows = self._group(folder, entry, part, int(group), where)
+                        rows, held = self._group(folder, entry, part, int(group), carry, where)
                         at = int(np.searchsorted(rows, np.uint64(position)))
                         if at < len(rows) and int(rows[at]) == position:
                             found[index] = True
+                            if carry:
+                                values[index] = held[at]
                             break
-        return found
+        return found, values
 
     def _part(self, folder: Location, entry: dict, where: str) -> _Part:
         key = (folder.path(entry["name"]), entry["sha256"])
@@ -75,22 +86,24 @@ class Lookups:
         self._parts.move_to_end(key)
         return part
 
-    def _group(self, folder: Location, entry: dict, part: _Part, group: int,
-               where: str) -> np.ndarray:
-        key = (folder.path(entry["name"]), entry["sha256"], group)
-        rows = self._groups.get(key)
-        if rows is None:
+    def _group(self, folder: Location, entry: dict, part: _Part, group: int, carry: Carry,
+               where: str) -> tuple[np.ndarray, np.ndarray]:
+        key = (folder.path(entry["name"]), entry["sha256"], group, int(carry))
+        held = self._groups.get(key)
+        if held is None:
             try:
-                rows = positions_of(part.file.read_row_group(group, columns=[POSITION])
-                                    .column(POSITION))
+                table = part.file.read_row_group(group, columns=[POSITION, *carry.columns])
             except (OSError, pa.ArrowException) as exc:
                 raise _damaged(where, entry, f"row group {group} cannot be read ({exc})") from None
-            self._groups[key] = rows
-            self._held += rows.nbytes
+            held = (positions_of(table.column(POSITION)),
+                    carry.from_arrow(table.columns[1:]) if carry else NO_VALUES)
+            self._groups[key] = held
+            self._held += held[0].nbytes + held[1].nbytes
             while self._held > self.held_bytes and len(self._groups) > 1:
-                self._held -= self._groups.popitem(last=False)[1].nbytes
+                rows, values = self._groups.popitem(last=False)[1]
+                self._held -= rows.nbytes + values.nbytes
         self._groups.move_to_end(key)
-        return rows
+        return held
 
 
 def _open(folder: Location, entry: dict, where: str) -> _Part:

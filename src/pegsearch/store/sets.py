@@ -7,7 +7,9 @@ in `winnable-KEY/level-NNN/` beside the levels, and committed by one manifest wr
 level's parts with rows, bytes, SHA-256 and digest, under manifest["winnable"][KEY]. KEY is `any`
 (one peg anywhere) or `hole-N`, so sets for one finishing hole sit beside sets for another. A
 set's parts are consecutive ranges of it, each entry naming its first and last position, so a
-position is looked for in one part. A run made before sets were kept simply has none.
+position is looked for in one part. Sets of a `--count-paths` run also keep each position's
+solutions (its `paths` column: the jump sequences from it down to the finish), the record saying
+`"solutions": true`. A run made before sets were kept simply has none.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ import numpy as np
 
 from pegsearch.errors import UsageError
 from pegsearch.kernel.digest import as_text, combined
+from pegsearch.kernel.values import NO_VALUES, Carry
 from pegsearch.store.location import Location, reason
 from pegsearch.store.lock import WriterLock
 from pegsearch.store.parts import PART_ROWS, new_attempt, part_name, write_part
 from pegsearch.store.run import Run, _read_manifest, level_name
 
 FOLDER = "winnable-"
+SOLUTIONS_MEANING = ("paths: the jump sequences from the position down to one peg (on the finishing"
+                     " hole's class)")
 
 
 def set_key(finish: int | None) -> str:
@@ -52,22 +57,26 @@ def set_parts(run: Run, finish: int | None, level: int, position: int) -> list[d
 class SetWriter:
     """Writes a run's winnable sets level by level (in any order), then commits them together."""
 
-    def __init__(self, run: Run, finish: int | None) -> None:
+    def __init__(self, run: Run, finish: int | None, solutions: bool = False) -> None:
         self.run, self.finish = run, finish
+        self.carry = Carry.PATHS if solutions else Carry.NOTHING
         self.attempt = new_attempt()
         self.levels: dict[int, dict] = {}
         self.started = time.monotonic()
 
-    def write(self, level: int, winnable: np.ndarray) -> None:
-        """Keep `level`'s winnable set (sorted, distinct) as parts of at most PART_ROWS rows."""
+    def write(self, level: int, winnable: np.ndarray, solutions: np.ndarray = NO_VALUES) -> None:
+        """Keep `level`'s winnable set (sorted, distinct) as parts of at most PART_ROWS rows, with
+        each position's solutions when the writer keeps them (a `paths` column)."""
         folder = set_folder(self.run, self.finish, level)
-        metadata = {**self.run.part_metadata(level), "pegsearch.winnable": set_key(self.finish)}
+        metadata = {**self.run.part_metadata(level), "pegsearch.winnable": set_key(self.finish),
+                    "pegsearch.values": SOLUTIONS_MEANING if self.carry else "none"}
         files = []
         try:
             folder.make()
             for index, first in enumerate(range(0, len(winnable), PART_ROWS)):
                 piece = winnable[first:first + PART_ROWS]
-                entry = write_part(folder, part_name(index, self.attempt), piece, metadata=metadata)
+                entry = write_part(folder, part_name(index, self.attempt), piece, self.carry,
+                                   solutions[first:first + PART_ROWS], metadata)
                 files.append({**entry, "first": int(piece[0]), "last": int(piece[-1])})
         except OSError as exc:
             raise UsageError(f"cannot keep the winnable sets in {folder}: {reason(exc)}; the run"
@@ -79,7 +88,7 @@ class SetWriter:
         """List the sets in the manifest, under the run's lock, beside any sets kept for other
         finishing holes (the manifest is read again under the lock: another process may have
         added some); sets this attempt replaced are removed after."""
-        record = {"finish": self.finish, "engine": engine,
+        record = {"finish": self.finish, "engine": engine, "solutions": bool(self.carry),
                   "seconds": round(time.monotonic() - self.started, 3),
                   "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                   "levels": [self.levels[level] for level in sorted(self.levels)]}

@@ -32,12 +32,15 @@ async function api(path, options = {}) {
   }
   return response;
 }
-const getJSON = async (path) => (await api(path)).json();
+// Counts past 2^53 (path counts, solutions) would lose digits as JavaScript numbers: they are kept
+// as their digits (a string), which `number` writes exactly.
+const BIG = /(:\s*)(\d{16,})(?=\s*[,}\]])/g;
+const getJSON = async (path) => JSON.parse((await (await api(path)).text()).replace(BIG, '$1"$2"'));
 const postJSON = async (path, body) => (await api(path, {
   method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) })).json();
 
 function say(text) { $("message").textContent = text || ""; }
-const number = (n) => Number(n).toLocaleString("en-US");
+const number = (n) => (typeof n === "string" ? BigInt(n) : Number(n)).toLocaleString("en-US");
 const plural = (n, noun, nouns) => `${number(n)} ${n === 1 ? noun : nouns || `${noun}s`}`;
 
 // ----- drawing a board: holes on the text grid of the board file (two columns apart)
@@ -462,8 +465,9 @@ function renderPlay() {
   const { hint } = play;
   const goal = $("play-finish").value ? `one peg on hole ${$("play-finish").value}` : "one peg";
   const left = pegsNow().size;
+  const solutions = hint.solutions === undefined ? "" : `: ${plural(hint.solutions, "solution")} from here`;
   $("play-verdict").textContent = left === 1 && hint.winnable ? `Solved: ${goal}.`
-    : hint.winnable ? `Can still be won (${goal}).`
+    : hint.winnable ? `Can still be won (${goal})${solutions}.`
     : `Cannot be won any more (${goal})${hint.jumps.length ? "" : ": no jump is left"}.`;
   $("play-verdict").className = `verdict ${hint.winnable ? "keeps" : "loses"}`;
   $("play-count").textContent = `${plural(play.line.length, "jump")} played, ${plural(left, "peg")} left`;
@@ -480,7 +484,8 @@ function renderPlay() {
     const item = document.createElement("li");
     item.className = j.winnable ? "keeps" : "loses";
     item.dataset.jump = j.jump;
-    item.textContent = `${j.jump} ${j.winnable ? "✓" : "✗"}`;
+    const after = j.solutions === undefined || !j.winnable ? "" : ` (${plural(j.solutions, "solution")})`;
+    item.textContent = `${j.jump} ${j.winnable ? "✓" : "✗"}${after}`;
     item.title = j.winnable ? "keeps the game winnable" : "the game cannot be won after it";
     item.addEventListener("click", () => playJump(j));
     return item;
