@@ -102,11 +102,15 @@ def test_kept_sets_are_the_walk_and_verify_checks_them(tmp_path: Path, start: in
     assert refused.returncode == 1 and "winnable any level 3" in refused.stdout
 
 
-def test_kept_sets_hold_what_the_walk_holds(tmp_path: Path) -> None:
-    """Read back from their parts, the kept sets are the walk's sets, position for position."""
+@pytest.mark.parametrize("carrying", [(), ("--count-paths",), ("--fewest-moves",)])
+def test_kept_sets_hold_what_the_walk_holds(tmp_path: Path, carrying: tuple[str, ...]) -> None:
+    """Read back from their parts, the kept sets are the walk's sets, position for position, also
+    when they carry solutions or moves left (made by another kernel)."""
     from pegsearch.answers.winnable import read_sets
 
-    run = Run.open(triangle_run(tmp_path, 1, "board"))
+    made = pegsearch("run", "triangle-5", *carrying, "--out", str(tmp_path / "run"))
+    assert made.returncode == 0, made.stderr
+    run = Run.open(tmp_path / "run")
     walked = dict(winnable_sets(run, targets(run)))
     kept = dict(read_sets(run))
     assert kept.keys() == walked.keys()
