@@ -14,6 +14,9 @@ import numpy as np
 import pytest
 
 from pegsearch.answers.winnable import targets, winnable_counts, winnable_sets
+from pegsearch.board.classes import class_of, invariants
+from pegsearch.board.pictures import holes_with_pegs
+from pegsearch.board.symmetry import image_of_position
 from pegsearch.kernel.digest import as_text, combined
 from pegsearch.kernel.values import Carry
 from pegsearch.store import Run
@@ -232,6 +235,30 @@ def test_a_hint_tells_no_solutions_where_the_finish_is_not_exact(tmp_path: Path)
     document = hint_json(out, ",".join(map(str, range(2, HOLES + 1))), "--finish", "7")
     assert document["winnable"] and "solutions" not in document
     assert all("solutions" not in jump for jump in document["jumps"])
+
+
+def test_a_board_reduced_run_knows_images_of_another_class_unreachable(tmp_path: Path) -> None:
+    """On a run reduced by symmetries that move the start, each image of a stored position is
+    either reached (the raw run holds it) or, in another position class than the start's, refused
+    as unreachable; the hint never says an image of another class is reachable."""
+    reduced, raw = Run.open(triangle_run(tmp_path, 1, "board")), Run.open(triangle_run(tmp_path, 1, "none"))
+    refused = 0
+    for level in (3, 6):
+        reached = set(raw.read_level(level).tolist())
+        for position in reduced.read_level(level).tolist()[:2]:
+            for perm in reduced.board.symmetries:
+                image = image_of_position(perm, position)
+                holes = ",".join(map(str, holes_with_pegs(image)))
+                result = pegsearch("hint", str(reduced.uri), holes, "--json")
+                if result.returncode == 0:
+                    assert json.loads(result.stdout)["reachable"]
+                    assert class_of(image, invariants(reduced.board)) == \
+                        class_of(position, invariants(reduced.board))
+                else:
+                    assert image not in reached
+                    assert_one_line_error(result, "another position class than the start")
+                    refused += 1
+    assert refused
 
 
 def test_a_position_given_as_jumps_or_a_picture_is_the_same_position(tmp_path: Path) -> None:

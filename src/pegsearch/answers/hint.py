@@ -5,12 +5,14 @@ its level and its children's in the next level's (sets kept once per run, see an
 and in the level itself only when it is not winnable (every winnable position is reachable), each
 by reading one row group of one part (store.lookup).
 
-Exactness. A run stores one position per class under the symmetries its signatures are taken
-under, so a stored signature says that the position or one of its images is reachable: exactly
-the position itself when those symmetries all fix the start. Winnable to one peg anywhere is the
-same for every image, so exact. Winnable to one peg on hole F is exact when the symmetries keep F
-where it is; else the sets say "on F or a hole symmetric to it", and a line of play is followed
-through them to decide F itself.
+Exactness. A run stores one position per class under the symmetries its signatures are taken under,
+so a stored signature says that the position or one of its images is reachable: exactly the
+position itself when those symmetries all fix the start. On a run reduced by more, a position of
+another position class than the start's is known unreachable all the same (no jump changes a class,
+see board.classes); one of the start's class is reachable or an image of one. Winnable to one peg
+anywhere is the same for every image, so exact. Winnable to one peg on hole F is exact when the
+symmetries keep F where it is; else the sets say "on F or a hole symmetric to it", and a line of
+play is followed through them to decide F itself.
 
 Solutions and moves left. The sets of a `--count-paths` run keep each position's solutions (the
 jump sequences from it down to the finish, see answers.winnable), those of a `--fewest-moves` run
@@ -26,6 +28,7 @@ import re
 import numpy as np
 
 from pegsearch.answers.winnable import kept_sets
+from pegsearch.board.classes import class_of, invariants
 from pegsearch.board.geometry import EMPTY, PEG, Board, Jump, legal_jumps
 from pegsearch.board.pictures import holes_with_pegs, render
 from pegsearch.board.symmetry import image_of_position, orbit
@@ -99,6 +102,10 @@ def hint(run: Run, position: int, finish: int | None = None) -> dict:
     record = kept_sets(run, finish)  # walked back and kept by the first hint that needs them
     if not 0 <= level < len(run.levels):
         raise _unreachable(run, position, f"positions with {pegs} pegs are not in it")
+    basis = invariants(board)
+    if class_of(position, basis) != class_of(board.start_position(run.start), basis):
+        raise _unreachable(run, position, "it lies in another position class than the start (no"
+                           " jump changes a position's class)")
     tables = run.tables()
     moves = legal_jumps(board, position)
     signs = tables.signatures(np.array([position, *(child for _, child in moves)], dtype=np.uint64))
