@@ -10,6 +10,7 @@ import pytest
 
 from pegsearch.answers.documents import moves_document, survey_document
 from pegsearch.answers.fewest import move_numbers
+from pegsearch.answers.hint import hint
 from pegsearch.answers.solve import solve
 from pegsearch.answers.survey import survey
 from pegsearch.board.files import load_board
@@ -112,6 +113,11 @@ def test_english_centre_game_takes_18_moves(tmp_path: Path) -> None:
     fewest = solve(run)
     assert_plays(run.board, 17, fewest.jumps, None, fewest.moves)
     assert fewest.moves == run.levels[-1]["moves"] <= 18
+    # Walked the other way: the moves left, kept with the winnable sets, from the start and after
+    # each of its four (symmetric) first jumps, whose peg may go on jumping.
+    start = hint(run, run.board.start_position((17,)), 17)
+    assert start["moves_left"] == 18
+    assert [jump["moves_left"] for jump in start["jumps"]] == [17] * 4
 
 
 @pytest.mark.parametrize("symmetry", ["start", "none"])

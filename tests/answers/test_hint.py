@@ -14,6 +14,9 @@ import numpy as np
 import pytest
 
 from pegsearch.answers.winnable import targets, winnable_counts, winnable_sets
+from pegsearch.board.classes import class_of, invariants
+from pegsearch.board.pictures import holes_with_pegs
+from pegsearch.board.symmetry import image_of_position
 from pegsearch.kernel.digest import as_text, combined
 from pegsearch.kernel.values import Carry
 from pegsearch.store import Run
@@ -58,6 +61,16 @@ def solutions_from(pegs: frozenset[int], on: int | None) -> int:
     return sum(solutions_from(after, on) for _, after in jumps_of(pegs))
 
 
+@cache
+def moves_left(pegs: frozenset[int], last: int | None, on: int | None) -> float:
+    """The fewest moves from the position down to one peg (on hole `on`), the peg on `last` (the
+    one that moved last) free to go on jumping: every line tried."""
+    if len(pegs) == 1:
+        return 0 if on is None or pegs == {on} else float("inf")
+    return min((int(jump.split("-")[0]) != last) + moves_left(after, int(jump.split("-")[2]), on)
+               for jump, after in jumps_of(pegs)) if jumps_of(pegs) else float("inf")
+
+
 def hint_json(out: Path, position: str, *flags: str) -> dict:
     result = pegsearch("hint", str(out), position, *flags, "--json")
     assert result.returncode == 0, result.stderr
@@ -92,11 +105,15 @@ def test_kept_sets_are_the_walk_and_verify_checks_them(tmp_path: Path, start: in
     assert refused.returncode == 1 and "winnable any level 3" in refused.stdout
 
 
-def test_kept_sets_hold_what_the_walk_holds(tmp_path: Path) -> None:
-    """Read back from their parts, the kept sets are the walk's sets, position for position."""
+@pytest.mark.parametrize("carrying", [(), ("--count-paths",), ("--fewest-moves",)])
+def test_kept_sets_hold_what_the_walk_holds(tmp_path: Path, carrying: tuple[str, ...]) -> None:
+    """Read back from their parts, the kept sets are the walk's sets, position for position, also
+    when they carry solutions or moves left (made by another kernel)."""
     from pegsearch.answers.winnable import read_sets
 
-    run = Run.open(triangle_run(tmp_path, 1, "board"))
+    made = pegsearch("run", "triangle-5", *carrying, "--out", str(tmp_path / "run"))
+    assert made.returncode == 0, made.stderr
+    run = Run.open(tmp_path / "run")
     walked = dict(winnable_sets(run, targets(run)))
     kept = dict(read_sets(run))
     assert kept.keys() == walked.keys()
@@ -150,29 +167,65 @@ def test_a_count_paths_run_tells_the_solutions_left(tmp_path: Path, published: d
             assert document["solutions"] == solutions_from(pegs, finish)
             assert {j["jump"]: j["solutions"] for j in document["jumps"]} == \
                 {jump: solutions_from(after, finish) for jump, after in jumps_of(pegs)}
-    checked = pegsearch("verify", str(out))
-    assert checked.returncode == 0 and "the sum of its children's" in checked.stdout
-    key = _one_solution_more(run, finish, level=3)
-    refused = pegsearch("verify", str(out))
-    assert refused.returncode == 1 and f"winnable {key} level 3: position" in refused.stdout
+    verify_checks_the_values(run, finish, Carry.PATHS)
 
 
-def _one_solution_more(run: Run, finish: int | None, level: int) -> str:
-    """Rewrite a kept set's part with its first position's solutions one more, and list it in the
-    manifest as the run's own writer would (so only the counts can tell)."""
-    key = set_key(finish)
+def verify_checks_the_values(run: Run, finish: int | None, carry: Carry) -> None:
+    """verify remakes the kept values from the children's, and names a position whose stored
+    value is one more than that (its part rewritten as the run's own writer would, so only the
+    values can tell)."""
+    checked = pegsearch("verify", run.uri)
+    assert checked.returncode == 0 and "made from its children's" in checked.stdout
+    key, level = set_key(finish), 3
     record = run.manifest["winnable"][key]["levels"][level]
     entry = record["files"][0]
     folder = set_folder(run, finish, level)
-    [(positions, solutions)] = iter_parts(folder, [entry], 1 << 30, Carry.PATHS, "a set")
-    solutions = solutions.copy()
-    solutions[0, 0] += 1
-    written = write_part(folder, entry["name"], positions, Carry.PATHS, solutions,
-                         run.part_metadata(level))
+    [(positions, values)] = iter_parts(folder, [entry], 1 << 30, carry, "a set")
+    values = values.copy()
+    values[0, 0 if carry is Carry.PATHS else 1] += 1  # one solution more, or one move more
+    written = write_part(folder, entry["name"], positions, carry, values, run.part_metadata(level))
     record["files"][0] = {**entry, **written}
     record["digest"] = as_text(combined([int(f["digest"], 16) for f in record["files"]]))
     run.save()
-    return key
+    refused = pegsearch("verify", run.uri)
+    assert refused.returncode == 1 and f"winnable {key} level 3: position" in refused.stdout
+
+
+@pytest.mark.parametrize(("start", "symmetry", "finish"),
+                         [(4, "start", None), (1, "board", None), (1, "start", 13), (5, "none", None)])
+def test_a_fewest_moves_run_tells_the_moves_left(tmp_path: Path, start: int, symmetry: str,
+                                                 finish: int | None) -> None:
+    """On a --fewest-moves run, a hint gives the fewest moves left from the position (the next
+    jump beginning a move) and after each winnable jump (its peg free to go on): from the start,
+    the search's own fewest moves, found forwards; elsewhere every line tried by the independent
+    solver; and verify remakes every kept value from its children's."""
+    out = tmp_path / "run"
+    made = pegsearch("run", "triangle-5", "--start", str(start), "--symmetry", symmetry,
+                     "--fewest-moves", "--out", str(out), "--json")
+    assert made.returncode == 0, made.stderr
+    flags = () if finish is None else ("--finish", str(finish))
+    full = ",".join(str(hole) for hole in range(1, HOLES + 1) if hole != start)
+    forwards = json.loads(made.stdout)
+    fewest = forwards["moves"] if finish is None else \
+        next(entry["moves"] for entry in forwards["finishes"] if entry.get("hole") == finish)
+    document = hint_json(out, full, *flags)
+    assert document["moves_left"] == fewest == \
+        moves_left(frozenset(map(int, full.split(","))), None, finish)
+    run = Run.open(out)
+    chosen = random.Random(start)
+    for level in range(len(run.levels)):
+        stored = run.read_level(level).tolist()
+        for position in chosen.sample(stored, min(3, len(stored))):
+            pegs = frozenset(h + 1 for h in range(HOLES) if position >> h & 1)
+            document = hint_json(out, ",".join(map(str, sorted(pegs))), *flags)
+            if not document["winnable"]:
+                assert "moves_left" not in document
+                continue
+            assert document["moves_left"] == moves_left(pegs, None, finish)
+            assert {j["jump"]: j["moves_left"] for j in document["jumps"] if j["winnable"]} == \
+                {jump: moves_left(after, int(jump.split("-")[2]), finish)
+                 for jump, after in jumps_of(pegs) if can_finish(after, finish)}
+    verify_checks_the_values(run, finish, Carry.MOVES)
 
 
 def test_a_hint_tells_no_solutions_where_the_finish_is_not_exact(tmp_path: Path) -> None:
@@ -182,6 +235,30 @@ def test_a_hint_tells_no_solutions_where_the_finish_is_not_exact(tmp_path: Path)
     document = hint_json(out, ",".join(map(str, range(2, HOLES + 1))), "--finish", "7")
     assert document["winnable"] and "solutions" not in document
     assert all("solutions" not in jump for jump in document["jumps"])
+
+
+def test_a_board_reduced_run_knows_images_of_another_class_unreachable(tmp_path: Path) -> None:
+    """On a run reduced by symmetries that move the start, each image of a stored position is
+    either reached (the raw run holds it) or, in another position class than the start's, refused
+    as unreachable; the hint never says an image of another class is reachable."""
+    reduced, raw = Run.open(triangle_run(tmp_path, 1, "board")), Run.open(triangle_run(tmp_path, 1, "none"))
+    refused = 0
+    for level in (3, 6):
+        reached = set(raw.read_level(level).tolist())
+        for position in reduced.read_level(level).tolist()[:2]:
+            for perm in reduced.board.symmetries:
+                image = image_of_position(perm, position)
+                holes = ",".join(map(str, holes_with_pegs(image)))
+                result = pegsearch("hint", str(reduced.uri), holes, "--json")
+                if result.returncode == 0:
+                    assert json.loads(result.stdout)["reachable"]
+                    assert class_of(image, invariants(reduced.board)) == \
+                        class_of(position, invariants(reduced.board))
+                else:
+                    assert image not in reached
+                    assert_one_line_error(result, "another position class than the start")
+                    refused += 1
+    assert refused
 
 
 def test_a_position_given_as_jumps_or_a_picture_is_the_same_position(tmp_path: Path) -> None:

@@ -252,3 +252,22 @@ def test_play_tells_the_solutions_left_on_a_count_paths_search(server: Server, p
     play_by_clicks(page, "12-8-5")
     played(page, 1)
     assert f"{total // 2:,} solutions from here" in page.locator("#play-verdict").inner_text()
+
+
+def test_play_tells_the_fewest_moves_left_on_a_fewest_moves_search(server: Server, page: Page,
+                                                                  published: dict) -> None:
+    """On a search that finds fewest moves, the Play page says how many moves are left at fewest:
+    from triangle-5's hole 4, the 9 of OEIS A127500; a jump whose peg can go on leaves 8."""
+    search_id = server.submit({"board": "triangle-5", "start": [4], "symmetry": "start",
+                               "fewest_moves": True})
+    server.wait(search_id)
+    page.goto(server.url + f"/#/play/{search_id}")
+    played(page, 0)
+    fewest = published["triangle_shortest_solution_moves"]["by_side"]["5"]
+    assert page.locator("#play-verdict").inner_text() == \
+        f"Can still be won (one peg): {fewest} moves at fewest from here."
+    assert page.locator('#play-jumps li[data-jump="1-2-4"]').inner_text() == \
+        f"1-2-4 ✓ ({fewest - 1} moves left)"
+    play_by_clicks(page, "1-2-4")
+    played(page, 1)
+    assert f"{fewest - 1} moves at fewest from here" in page.locator("#play-verdict").inner_text()

@@ -5,17 +5,20 @@ its level and its children's in the next level's (sets kept once per run, see an
 and in the level itself only when it is not winnable (every winnable position is reachable), each
 by reading one row group of one part (store.lookup).
 
-Exactness. A run stores one position per class under the symmetries its signatures are taken
-under, so a stored signature says that the position or one of its images is reachable: exactly
-the position itself when those symmetries all fix the start. Winnable to one peg anywhere is the
-same for every image, so exact. Winnable to one peg on hole F is exact when the symmetries keep F
-where it is; else the sets say "on F or a hole symmetric to it", and a line of play is followed
-through them to decide F itself.
+Exactness. A run stores one position per class under the symmetries its signatures are taken under,
+so a stored signature says that the position or one of its images is reachable: exactly the
+position itself when those symmetries all fix the start. On a run reduced by more, a position of
+another position class than the start's is known unreachable all the same (no jump changes a class,
+see board.classes); one of the start's class is reachable or an image of one. Winnable to one peg
+anywhere is the same for every image, so exact. Winnable to one peg on hole F is exact when the
+symmetries keep F where it is; else the sets say "on F or a hole symmetric to it", and a line of
+play is followed through them to decide F itself.
 
-Solutions. The sets of a `--count-paths` run keep each position's solutions (the jump sequences
-from it down to the finish, see answers.winnable): a hint then says how many the position has and
-how many each jump leaves, where the finish is exact (a finishing hole some symmetry moves would
-need them per hole, which one signature cannot carry).
+Solutions and moves left. The sets of a `--count-paths` run keep each position's solutions (the
+jump sequences from it down to the finish, see answers.winnable), those of a `--fewest-moves` run
+its fewest moves left: a hint then says how many the position has and how many each jump leaves,
+where the finish is exact (a finishing hole some symmetry moves would need them per hole, which
+one signature cannot carry).
 """
 
 from __future__ import annotations
@@ -25,15 +28,17 @@ import re
 import numpy as np
 
 from pegsearch.answers.winnable import kept_sets
+from pegsearch.board.classes import class_of, invariants
 from pegsearch.board.geometry import EMPTY, PEG, Board, Jump, legal_jumps
 from pegsearch.board.pictures import holes_with_pegs, render
 from pegsearch.board.symmetry import image_of_position, orbit
 from pegsearch.errors import InputError, NotFound
 from pegsearch.kernel.path_counts import as_int
+from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import Carry
 from pegsearch.store import Run
 from pegsearch.store.lookup import Lookups
-from pegsearch.store.sets import set_folder, set_parts
+from pegsearch.store.sets import set_folder, set_parts, set_values
 
 LOOKUPS = Lookups()  # the process's open parts and row groups, shared by its hints
 JUMP = re.compile(r"(\d+)-(\d+)-(\d+)")
@@ -97,12 +102,16 @@ def hint(run: Run, position: int, finish: int | None = None) -> dict:
     record = kept_sets(run, finish)  # walked back and kept by the first hint that needs them
     if not 0 <= level < len(run.levels):
         raise _unreachable(run, position, f"positions with {pegs} pegs are not in it")
+    basis = invariants(board)
+    if class_of(position, basis) != class_of(board.start_position(run.start), basis):
+        raise _unreachable(run, position, "it lies in another position class than the start (no"
+                           " jump changes a position's class)")
     tables = run.tables()
     moves = legal_jumps(board, position)
     signs = tables.signatures(np.array([position, *(child for _, child in moves)], dtype=np.uint64))
     exact_finish = finish is None or orbit(run.spec.signing, finish) == (finish,)
-    carry = Carry.PATHS if record.get("solutions") and exact_finish else Carry.NOTHING
-    found, solutions = _look_up(run, finish, level, signs[:1], carry)
+    carry = set_values(record) if exact_finish else Carry.NOTHING
+    found, values = _look_up(run, finish, level, signs[:1], carry)
     winnable = bool(found[0])
     if not winnable and not _in_level(run, level, signs[:1])[0]:
         raise _unreachable(run, position, f"level {level} does not hold it")
@@ -119,14 +128,29 @@ def hint(run: Run, position: int, finish: int | None = None) -> dict:
     jumps = [{"jump": str(jump), "winnable": bool(good), "position": holes_with_pegs(child)}
              for (jump, child), good in zip(moves, keeps, strict=True)]
     document.update(reachable=True, exact=fixed, winnable=winnable, jumps=jumps)
-    if carry:
-        document["solutions"] = as_int(solutions[0])
+    if carry is Carry.PATHS:
+        document["solutions"] = as_int(values[0])
         for jump, left in zip(jumps, after, strict=True):
             jump["solutions"] = as_int(left)
+    elif carry is Carry.MOVES and winnable:
+        document["moves_left"] = int(values[0, 1])
+        for jump, (move, child), sign, left, good in zip(jumps, moves, signs[1:], after, keeps,
+                                                          strict=True):
+            if good:
+                jump["moves_left"] = _moves_after(tables, move, child, int(sign), left)
     if not fixed:
         document["note"] = ("reachable from the start or from one of its images under the run's"
                             " symmetries: the run is reduced by symmetries that move the start")
     return document
+
+
+def _moves_after(tables: BoardTables, jump: Jump, child: int, sign: int, left: np.ndarray) -> int:
+    """The fewest moves left after `jump`, its peg free to go on: the child's kept moves, one
+    fewer when the landing hole, seen in the frame of the child's signature `sign`, is one of the
+    holes whose peg may begin them (kept row `left`: [holes, moves])."""
+    images = tables.images(np.array([child, 1 << (jump.to - 1)], dtype=np.uint64))
+    g = int(np.flatnonzero(images[0] == sign)[0])
+    return int(left[1]) - bool(int(left[0]) & int(images[1, g]))
 
 
 def _finishes(run: Run, finish: int, position: int, level: int, dead: dict[int, bool]) -> bool:

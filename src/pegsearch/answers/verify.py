@@ -20,11 +20,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pegsearch.answers.winnable import targets
+from pegsearch.answers.winnable import finished, reaching, targets
 from pegsearch.errors import UsageError
-from pegsearch.kernel import path_counts
 from pegsearch.kernel.digest import as_text, combined, digest
-from pegsearch.kernel.expand import parents_reaching, signatures, solutions_reaching
+from pegsearch.kernel.expand import parents_reaching, signatures
 from pegsearch.kernel.members import Members
 from pegsearch.kernel.path_counts import as_int
 from pegsearch.kernel.tables import BoardTables
@@ -32,7 +31,7 @@ from pegsearch.kernel.values import Carry, merge_summaries
 from pegsearch.store import PART_ROWS, POSITION, Location, Run, level_name, positions_of
 from pegsearch.store.parts import check_part, iter_parts
 from pegsearch.store.run import level_digest
-from pegsearch.store.sets import FOLDER, set_folder
+from pegsearch.store.sets import FOLDER, VALUES, set_folder, set_values
 
 # What an unlisted file is and does, for `verify`'s report of one.
 UNLISTED = ("left by an interrupted attempt: readers that take level-*/*.parquet would count it;"
@@ -309,9 +308,9 @@ def _check_sets(run: Run, key: str, tables: BoardTables, problems: list[str]) ->
     problems += [f"winnable {key}: {name} is not listed in the manifest (left by an interrupted"
                  " attempt; the next `pegsearch winnable` removes it)"
                  for name in sorted(set(top.files()) - listed)]
-    carry = Carry.PATHS if record.get("solutions") else Carry.NOTHING
+    carry = set_values(record)
     after: np.ndarray | None = None
-    after_solutions = np.empty((0, 2), dtype=np.uint64)
+    after_values = np.empty((0, 2), dtype=np.uint64)
     for level in reversed(record["levels"]):
         index, where = level["level"], f"winnable {key} level {level['level']}"
         pieces = [_check_part(set_folder(run, finish, index), entry, f"{where} {entry['name']}", run,
@@ -321,8 +320,8 @@ def _check_sets(run: Run, key: str, tables: BoardTables, problems: list[str]) ->
             continue
         kept = (np.concatenate([positions for positions, _ in pieces]) if pieces  # type: ignore[misc]
                 else np.empty(0, dtype=np.uint64))
-        solutions = (np.concatenate([values for _, values in pieces]) if pieces and carry  # type: ignore[misc]
-                     else np.empty((0, 2), dtype=np.uint64))
+        values = (np.concatenate([values for _, values in pieces]) if pieces and carry  # type: ignore[misc]
+                  else np.empty((0, 2), dtype=np.uint64))
         if len(kept) != level["states"]:
             problems.append(f"{where}: {len(kept):,} rows, the manifest says {level['states']:,}")
         members = Members(kept)
@@ -334,28 +333,33 @@ def _check_sets(run: Run, key: str, tables: BoardTables, problems: list[str]) ->
             if not np.array_equal(np.sort(kept), targets(run, finish)):
                 problems.append(f"{where}: not the level's one-peg finishes"
                                 f"{'' if finish is None else f' on hole {finish} or its images'}")
-            elif carry and not np.array_equal(solutions, path_counts.ones(len(kept))):
-                problems.append(f"{where}: a finish's solutions are not 1")
+            elif carry and not np.array_equal(values, finished(carry, len(kept))):
+                problems.append(f"{where}: a finish's {VALUES[carry]} are not those of a finish")
         elif after is not None:
-            _check_children(tables, kept, solutions, after, after_solutions, where, problems)
-        after, after_solutions = kept, solutions
+            _check_children(tables, carry, kept, values, after, after_values, where, problems)
+        after, after_values = kept, values
 
 
-def _check_children(tables: BoardTables, kept: np.ndarray, solutions: np.ndarray,
-                    after: np.ndarray, after_solutions: np.ndarray, where: str,
+def _check_children(tables: BoardTables, carry: Carry, kept: np.ndarray, values: np.ndarray,
+                    after: np.ndarray, after_values: np.ndarray, where: str,
                     problems: list[str]) -> None:
     """Each of a level's winnable positions `kept` has a winnable child in `after` (the next
-    level's set), and, when solutions are kept, as many as its children's summed."""
-    if len(solutions):
-        reached, sums = solutions_reaching(tables, kept, after, after_solutions)
+    level's set), and, when the sets carry values, the values its children's make."""
+    if carry:
+        reached, made = reaching(carry)(tables, kept, after, after_values)
     else:
-        reached, sums = parents_reaching(tables, kept, Members(after)), solutions
+        reached, made = parents_reaching(tables, kept, Members(after)), values
     if len(reached) != len(kept):
         problems.append(f"{where}: a winnable position has no winnable child on the next level")
-    elif not np.array_equal(sums, solutions):
-        wrong = int(np.flatnonzero((sums != solutions).any(axis=1))[0])
-        problems.append(f"{where}: position {int(kept[wrong])} keeps {as_int(solutions[wrong]):,}"
-                        f" solutions, its children's sum to {as_int(sums[wrong]):,}")
+    elif not np.array_equal(made, values):
+        wrong = int(np.flatnonzero((made != values).any(axis=1))[0])
+        problems.append(f"{where}: position {int(kept[wrong])} keeps {VALUES[carry]}"
+                        f" {_value_text(carry, values[wrong])}, its children's make"
+                        f" {_value_text(carry, made[wrong])}")
+
+
+def _value_text(carry: Carry, row: np.ndarray) -> str:
+    return f"{as_int(row):,}" if carry is Carry.PATHS else f"{int(row[1])} (holes {int(row[0]):#x})"
 
 
 def _sorted_distinct(positions: np.ndarray) -> np.ndarray:

@@ -17,9 +17,10 @@ from pegsearch.answers.verdict import require_complete
 from pegsearch.board.symmetry import orbit
 from pegsearch.engines import engine_class, make_engine
 from pegsearch.errors import UsageError
-from pegsearch.kernel import path_counts
-from pegsearch.kernel.expand import contains, parents_reaching, solutions_reaching
+from pegsearch.kernel import moves, path_counts
+from pegsearch.kernel.expand import contains, moves_reaching, parents_reaching, solutions_reaching
 from pegsearch.kernel.members import Members
+from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import NO_VALUES, Carry
 from pegsearch.store import Run
 from pegsearch.store.parts import iter_parts
@@ -63,16 +64,32 @@ def winnable_sets(run: Run, goal: np.ndarray,
         yield level, winnable
 
 
-def solution_sets(run: Run, goal: np.ndarray) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """As `winnable_sets`, with each winnable position's solutions: the jump sequences that play
-    it down to a position of `goal` (path counts, exact to 10^38 - 1), walked in this process.
+def counted_sets(run: Run, goal: np.ndarray,
+                 carry: Carry) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """As `winnable_sets`, with each winnable position's values, walked in this process: its
+    solutions (`Carry.PATHS`: the jump sequences that play it down to a position of `goal`, exact
+    to 10^38 - 1) or its fewest moves left (`Carry.MOVES`, with the pegs that may begin them).
 
-    A position's solutions are the same for each of its images when `goal` is closed under the
-    symmetries the run's signatures are taken under (every one-peg finish, or a finishing hole's
-    whole class), so one signature carries them for its class.
+    Either is the same for each image of a position when `goal` is closed under the symmetries
+    the run's signatures are taken under (every one-peg finish, or a finishing hole's whole
+    class), so one signature carries it for its class.
     """
-    return _walk(run, goal, path_counts.ones(len(goal)),
-                 lambda level, kept, solutions: solution_parents(run, level, kept, solutions))
+    step = reaching(carry)
+    return _walk(run, goal, finished(carry, len(goal)),
+                 lambda level, kept, values: counted_parents(run, level, kept, values, step))
+
+
+Reaching = Callable[[BoardTables, np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def reaching(carry: Carry) -> Reaching:
+    """The kernel step that makes a level's values from the next level's (kernel.expand)."""
+    return solutions_reaching if carry is Carry.PATHS else moves_reaching
+
+
+def finished(carry: Carry, count: int) -> np.ndarray:
+    """The values of `count` finishes: one solution each (the empty one), or no move left."""
+    return path_counts.ones(count) if carry is Carry.PATHS else moves.starting(count)
 
 
 def _walk(run: Run, goal: np.ndarray, values: np.ndarray,
@@ -101,18 +118,17 @@ def winnable_parents(run: Run, level: int, winnable: np.ndarray, chunk: int = CH
     return np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.uint64)
 
 
-def solution_parents(run: Run, level: int, winnable: np.ndarray, solutions: np.ndarray,
-                     chunk: int = CHUNK) -> tuple[np.ndarray, np.ndarray]:
-    """The positions of `level` with a child in `winnable` (sorted), each with the sum of its
-    children's `solutions`, one term a legal jump."""
+def counted_parents(run: Run, level: int, winnable: np.ndarray, values: np.ndarray,
+                    step: Reaching, chunk: int = CHUNK) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of `level` with a child in `winnable` (sorted), each with the value
+    `step` makes of its children's `values` (kernel.expand: solutions or moves left)."""
     tables = run.tables()
-    kept = [solutions_reaching(tables, parents, winnable, solutions)
-            for parents, _ in run.iter_level(level, chunk)]
+    kept = [step(tables, parents, winnable, values) for parents, _ in run.iter_level(level, chunk)]
     if not kept:
         return np.empty(0, dtype=np.uint64), np.empty((0, 2), dtype=np.uint64)
     parents = np.concatenate([found for found, _ in kept])
     order = np.argsort(parents)
-    return parents[order], np.concatenate([sums for _, sums in kept])[order]
+    return parents[order], np.concatenate([made for _, made in kept])[order]
 
 
 def winnable_counts(run: Run, finish: int | None = None,
@@ -127,22 +143,23 @@ def winnable_counts(run: Run, finish: int | None = None,
 def kept_sets(run: Run, finish: int | None = None, engine: str | None = None,
               master: str | None = None) -> dict:
     """The manifest's record of the run's winnable sets for `finish`: read when kept, else walked
-    back (on `engine`, see `walker`) and kept with the run, each level's set as it is found. A
-    `--count-paths` run walked in this process keeps each position's solutions too (an engine's
-    own backward step keeps positions only)."""
+    back (on `engine`, see `walker`) and kept with the run, each level's set as it is found. Walked
+    in this process, a `--count-paths` run's sets keep each position's solutions too, and a
+    `--fewest-moves` run's its fewest moves left (an engine's own backward step keeps positions
+    only)."""
     stored = stored_sets(run, finish)
     if stored is not None:
         return stored
     require_complete(run, "winnable positions")
     with walker(run, engine, master) as step:
-        counted = run.count_paths and step is None
-        writer = SetWriter(run, finish, solutions=counted)
+        carry = run.carry if step is None else Carry.NOTHING
+        writer = SetWriter(run, finish, carry)
         goal = targets(run, finish)
-        walk = (solution_sets(run, goal) if counted else
+        walk = (counted_sets(run, goal, carry) if carry else
                 ((level, kept, NO_VALUES) for level, kept in winnable_sets(run, goal, step)))
         try:
-            for level, winnable, solutions in walk:
-                writer.write(level, winnable, solutions)
+            for level, winnable, values in walk:
+                writer.write(level, winnable, values)
             return writer.commit(engine or "local")
         except BaseException:
             writer.discard()

@@ -55,7 +55,7 @@ from pegsearch.engines import Engine, make_engine
 from pegsearch.engines.driver import Progress, search
 from pegsearch.errors import UsageError
 from pegsearch.store import Carry, Location, Run
-from pegsearch.store.sets import stored_sets
+from pegsearch.store.sets import VALUES, set_values, stored_sets
 from pegsearch.words import plural
 
 if TYPE_CHECKING:
@@ -165,13 +165,16 @@ def command_hint(args: argparse.Namespace) -> int:
     print(document["picture"])
     goal = "one peg" if args.finish is None else f"one peg on hole {args.finish}"
     left = (f": {plural(document['solutions'], 'solution')} from here" if "solutions" in document
-            else "")
+            else f": {plural(document['moves_left'], 'move')} at fewest from here"
+            if "moves_left" in document else "")
     print(f"{'can still be won' if document['winnable'] else 'cannot be won any more'} ({goal})"
           f"{left}")
     if document.get("note"):
         print(f"reachable: {document['note']}")
     for jump in document["jumps"]:
-        after = f", {plural(jump['solutions'], 'solution')} left" if "solutions" in jump else ""
+        after = (f", {plural(jump['solutions'], 'solution')} left" if "solutions" in jump else
+                 f", {plural(jump['moves_left'], 'move')} left at fewest" if "moves_left" in jump
+                 else "")
         print(f"  {jump['jump']:>10}  {'keeps it winnable' if jump['winnable'] else 'loses'}{after}")
     if not document["jumps"]:
         print("no jump is left")
@@ -257,10 +260,10 @@ def command_verify(args: argparse.Namespace) -> int:
           f" order, pegs, signatures{VALUES_CHECKED[run.carry]} agree with"
           f" the manifest{incomplete}")
     for key, record in run.manifest.get("winnable", {}).items():
-        solutions = (", each position's solutions the sum of its children's" if record.get("solutions")
-                     else "")
+        values = set_values(record)
+        made = f", each position's {VALUES[values]} made from its children's" if values else ""
         print(f"ok: winnable sets {key}: each position in its level with a winnable child, the"
-              f" last level's its one-peg finishes{solutions}")
+              f" last level's its one-peg finishes{made}")
     if args.recompute:
         shown = min(args.recompute, checked.levels - 1)
         print(f"ok: levels 1 to {shown} agree position for position with a second computation")

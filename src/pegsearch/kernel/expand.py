@@ -320,3 +320,64 @@ def solutions_reaching(tables: BoardTables, parents: np.ndarray, keys: np.ndarra
     if path_counts.sum_found(children, np.cumsum(fanout), keys, solutions, sums, reached):
         raise PathCountOverflow(path_counts.overflow_message())
     return parents[reached], sums[reached]
+
+
+@numba.njit(cache=True, nogil=True)
+def _moves_left(parents, keys, left, need, flip, flip_images, byte_images, leave, landing_images,
+                out, reached):
+    """For each parent with a child in `keys` (sorted; `left` row for row), its fewest moves left
+    and the holes of the pegs that may begin them: out rows ``[holes, moves]`` (see
+    `moves_reaching`)."""
+    symmetries = byte_images.shape[0]
+    images = np.empty(symmetries, dtype=np.uint64)
+    for i in range(len(parents)):
+        p = parents[i]
+        for g in range(symmetries):
+            images[g] = _image(p, byte_images, g)
+        fewest = np.uint64(1 << 62)
+        holes = np.uint64(0)
+        for j in range(need.shape[0]):
+            if (p & flip[j]) != need[j]:
+                continue
+            best = images[0] ^ flip_images[j, 0]
+            landing = landing_images[j, 0]
+            for g in range(1, symmetries):
+                candidate = images[g] ^ flip_images[j, g]
+                if candidate < best:
+                    best, landing = candidate, landing_images[j, g]
+            at = np.searchsorted(keys, best)
+            if at == len(keys) or keys[at] != best:
+                continue
+            # The moves left after this jump, its peg free to go on: one fewer when the child's
+            # beginning holes hold the landing hole (in the child's signature's frame).
+            after = left[at, 1] - (np.uint64(1) if left[at, 0] & landing else np.uint64(0))
+            if after < fewest:
+                fewest, holes = after, leave[j]
+            elif after == fewest:
+                holes |= leave[j]
+        if holes:
+            reached[i] = True
+            out[i, 0] = holes
+            out[i, 1] = fewest + np.uint64(1)
+
+
+def moves_reaching(tables: BoardTables, parents: np.ndarray, keys: np.ndarray,
+                   left: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The parents with at least one child whose signature is in `keys` (sorted), and for each
+    its fewest moves left and the pegs that may begin them, from its children's (`left`, row for
+    row with `keys`), the backward twin of the search's fewest moves (kernel.moves).
+
+    A child's row ``[holes, m]`` says it needs m moves, and m - 1 when the peg that moved last
+    stands on one of `holes` (it may go on jumping within the same move). So a jump leaves m - 1
+    or m moves after it, by where it lands; the parent needs one more than its best jump's, and
+    its `holes` are the starting holes of the jumps that achieve that best. The landing hole is
+    carried into the child's signature's frame by the symmetry that makes the signature (any one
+    of several: a symmetric position's holes are symmetric alike).
+    """
+    parents = np.ascontiguousarray(parents, dtype=np.uint64)
+    out = np.zeros((len(parents), 2), dtype=np.uint64)
+    reached = np.zeros(len(parents), dtype=bool)
+    _moves_left(parents, keys, np.ascontiguousarray(left, dtype=np.uint64), tables.need, tables.flip,
+                tables.flip_images, tables.byte_images, tables.leave, tables.landing_images, out,
+                reached)
+    return parents[reached], out[reached]

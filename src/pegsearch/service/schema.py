@@ -169,6 +169,9 @@ class HintJump(Document):
     position: list[int] = Field(description="the holes with pegs after it")
     solutions: int | None = Field(None, description="(a --count-paths run, the finish exact) the"
                                   " jump sequences from the position after it down to the finish")
+    moves_left: int | None = Field(None, description="(a --fewest-moves run, the finish exact, a"
+                                   " winnable jump) the fewest moves left after it, its peg free to"
+                                   " go on jumping")
 
 
 class Hint(Document):
@@ -185,6 +188,9 @@ class Hint(Document):
     jumps: list[HintJump]
     solutions: int | None = Field(None, description="(a --count-paths run, the finish exact) the jump"
                                   " sequences from the position down to the finish")
+    moves_left: int | None = Field(None, description="(a --fewest-moves run, the finish exact, a"
+                                   " winnable position) the fewest moves left, the next jump"
+                                   " beginning one")
     note: str | None = None
 
 

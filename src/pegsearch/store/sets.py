@@ -8,8 +8,9 @@ level's parts with rows, bytes, SHA-256 and digest, under manifest["winnable"][K
 (one peg anywhere) or `hole-N`, so sets for one finishing hole sit beside sets for another. A
 set's parts are consecutive ranges of it, each entry naming its first and last position, so a
 position is looked for in one part. Sets of a `--count-paths` run also keep each position's
-solutions (its `paths` column: the jump sequences from it down to the finish), the record saying
-`"solutions": true`. A run made before sets were kept simply has none.
+solutions (a `paths` column: the jump sequences from it down to the finish), those of a
+`--fewest-moves` run its fewest moves left (`moves` and `last_holes`), the record's `values`
+saying which. A run made before sets were kept simply has none.
 """
 
 from __future__ import annotations
@@ -28,8 +29,20 @@ from pegsearch.store.parts import PART_ROWS, new_attempt, part_name, write_part
 from pegsearch.store.run import Run, _read_manifest, level_name
 
 FOLDER = "winnable-"
-SOLUTIONS_MEANING = ("paths: the jump sequences from the position down to one peg (on the finishing"
-                     " hole's class)")
+# What a set's values are, in the manifest's record and in its parts' metadata.
+VALUES = {Carry.NOTHING: "none", Carry.PATHS: "solutions", Carry.MOVES: "moves left"}
+MEANINGS = {Carry.NOTHING: "none",
+            Carry.PATHS: "paths: the jump sequences from the position down to one peg (on the"
+                         " finishing hole's class), its solutions",
+            Carry.MOVES: "moves: the fewest moves from the position down to one peg (on the"
+                         " finishing hole's class), the next jump beginning one; last_holes: the"
+                         " holes whose peg, had it moved last, needs one move fewer (going on)"}
+
+
+def set_values(record: dict) -> Carry:
+    """What a kept record's sets carry besides positions (sets kept before values carry none)."""
+    return {name: carry for carry, name in VALUES.items()}.get(record.get("values", "none"),
+                                                               Carry.NOTHING)
 
 
 def set_key(finish: int | None) -> str:
@@ -57,26 +70,25 @@ def set_parts(run: Run, finish: int | None, level: int, position: int) -> list[d
 class SetWriter:
     """Writes a run's winnable sets level by level (in any order), then commits them together."""
 
-    def __init__(self, run: Run, finish: int | None, solutions: bool = False) -> None:
-        self.run, self.finish = run, finish
-        self.carry = Carry.PATHS if solutions else Carry.NOTHING
+    def __init__(self, run: Run, finish: int | None, carry: Carry = Carry.NOTHING) -> None:
+        self.run, self.finish, self.carry = run, finish, carry
         self.attempt = new_attempt()
         self.levels: dict[int, dict] = {}
         self.started = time.monotonic()
 
-    def write(self, level: int, winnable: np.ndarray, solutions: np.ndarray = NO_VALUES) -> None:
+    def write(self, level: int, winnable: np.ndarray, values: np.ndarray = NO_VALUES) -> None:
         """Keep `level`'s winnable set (sorted, distinct) as parts of at most PART_ROWS rows, with
-        each position's solutions when the writer keeps them (a `paths` column)."""
+        each position's values when the writer keeps some (solutions or moves left)."""
         folder = set_folder(self.run, self.finish, level)
         metadata = {**self.run.part_metadata(level), "pegsearch.winnable": set_key(self.finish),
-                    "pegsearch.values": SOLUTIONS_MEANING if self.carry else "none"}
+                    "pegsearch.values": MEANINGS[self.carry]}
         files = []
         try:
             folder.make()
             for index, first in enumerate(range(0, len(winnable), PART_ROWS)):
                 piece = winnable[first:first + PART_ROWS]
                 entry = write_part(folder, part_name(index, self.attempt), piece, self.carry,
-                                   solutions[first:first + PART_ROWS], metadata)
+                                   values[first:first + PART_ROWS], metadata)
                 files.append({**entry, "first": int(piece[0]), "last": int(piece[-1])})
         except OSError as exc:
             raise UsageError(f"cannot keep the winnable sets in {folder}: {reason(exc)}; the run"
@@ -88,7 +100,7 @@ class SetWriter:
         """List the sets in the manifest, under the run's lock, beside any sets kept for other
         finishing holes (the manifest is read again under the lock: another process may have
         added some); sets this attempt replaced are removed after."""
-        record = {"finish": self.finish, "engine": engine, "solutions": bool(self.carry),
+        record = {"finish": self.finish, "engine": engine, "values": VALUES[self.carry],
                   "seconds": round(time.monotonic() - self.started, 3),
                   "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                   "levels": [self.levels[level] for level in sorted(self.levels)]}

@@ -465,7 +465,8 @@ function renderPlay() {
   const { hint } = play;
   const goal = $("play-finish").value ? `one peg on hole ${$("play-finish").value}` : "one peg";
   const left = pegsNow().size;
-  const solutions = hint.solutions === undefined ? "" : `: ${plural(hint.solutions, "solution")} from here`;
+  const solutions = hint.solutions !== undefined ? `: ${plural(hint.solutions, "solution")} from here`
+    : hint.moves_left !== undefined ? `: ${plural(hint.moves_left, "move")} at fewest from here` : "";
   $("play-verdict").textContent = left === 1 && hint.winnable ? `Solved: ${goal}.`
     : hint.winnable ? `Can still be won (${goal})${solutions}.`
     : `Cannot be won any more (${goal})${hint.jumps.length ? "" : ": no jump is left"}.`;
@@ -484,7 +485,8 @@ function renderPlay() {
     const item = document.createElement("li");
     item.className = j.winnable ? "keeps" : "loses";
     item.dataset.jump = j.jump;
-    const after = j.solutions === undefined || !j.winnable ? "" : ` (${plural(j.solutions, "solution")})`;
+    const after = !j.winnable ? "" : j.solutions !== undefined ? ` (${plural(j.solutions, "solution")})`
+      : j.moves_left !== undefined ? ` (${plural(j.moves_left, "move")} left)` : "";
     item.textContent = `${j.jump} ${j.winnable ? "✓" : "✗"}${after}`;
     item.title = j.winnable ? "keeps the game winnable" : "the game cannot be won after it";
     item.addEventListener("click", () => playJump(j));
