@@ -68,6 +68,17 @@ def _stopping(signum: int) -> None:
         signal.signal(each, signal.SIG_IGN)
 
 
+def rearm() -> int | None:
+    """Take signals again after a stopped search, in a process that goes on to the next (the
+    service's Spark worker); returns the signal that stopped the last one, if any."""
+    stopped = _received[0] if _received else None
+    _received.clear()
+    for signum in HANDLED:
+        if signal.getsignal(signum) is signal.SIG_IGN:
+            signal.signal(signum, _handle)
+    return stopped
+
+
 def _quiet_exit(signum: int, _frame: FrameType | None) -> None:
     os._exit(128 + signum)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from functools import cache
 from itertools import combinations
 from pathlib import Path
@@ -71,6 +72,16 @@ def moves_left(pegs: frozenset[int], last: int | None, on: int | None) -> float:
                for jump, after in jumps_of(pegs)) if jumps_of(pegs) else float("inf")
 
 
+def sampled(run: Run, seed: int) -> Iterator[tuple[int, frozenset[int]]]:
+    """Three stored positions of each level of a triangle-5 run (fewer where it has fewer), drawn
+    with `seed`, as (level, the holes with pegs)."""
+    chosen = random.Random(seed)
+    for level in range(len(run.levels)):
+        stored = run.read_level(level).tolist()
+        for position in chosen.sample(stored, min(3, len(stored))):
+            yield level, frozenset(h + 1 for h in range(HOLES) if position >> h & 1)
+
+
 def hint_json(out: Path, position: str, *flags: str) -> dict:
     result = pegsearch("hint", str(out), position, *flags, "--json")
     assert result.returncode == 0, result.stderr
@@ -129,17 +140,13 @@ def test_hints_agree_with_every_line_played_out(tmp_path: Path, start: int, symm
     out = triangle_run(tmp_path, start, symmetry)
     run = Run.open(out)
     flags = () if finish is None else ("--finish", str(finish))
-    chosen = random.Random(start)
-    for level in range(len(run.levels)):
-        stored = run.read_level(level).tolist()
-        for position in chosen.sample(stored, min(3, len(stored))):
-            pegs = frozenset(h + 1 for h in range(HOLES) if position >> h & 1)
-            document = hint_json(out, ",".join(map(str, sorted(pegs))), *flags)
-            assert document["level"] == level and document["reachable"]
-            assert document["winnable"] == can_finish(pegs, finish)
-            expected = {jump: can_finish(after, finish) for jump, after in jumps_of(pegs)}
-            assert {j["jump"]: j["winnable"] for j in document["jumps"]} == expected
-            assert document["exact"] or (symmetry == "board" and "note" in document)
+    for level, pegs in sampled(run, start):
+        document = hint_json(out, ",".join(map(str, sorted(pegs))), *flags)
+        assert document["level"] == level and document["reachable"]
+        assert document["winnable"] == can_finish(pegs, finish)
+        expected = {jump: can_finish(after, finish) for jump, after in jumps_of(pegs)}
+        assert {j["jump"]: j["winnable"] for j in document["jumps"]} == expected
+        assert document["exact"] or (symmetry == "board" and "note" in document)
 
 
 @pytest.mark.parametrize(("start", "symmetry", "finish"),
@@ -158,15 +165,11 @@ def test_a_count_paths_run_tells_the_solutions_left(tmp_path: Path, published: d
         bill["corner_start_by_final_hole"][str(finish)]
     assert hint_json(out, full, *flags)["solutions"] == expected
     run = Run.open(out)
-    chosen = random.Random(start)
-    for level in range(len(run.levels)):
-        stored = run.read_level(level).tolist()
-        for position in chosen.sample(stored, min(3, len(stored))):
-            pegs = frozenset(h + 1 for h in range(HOLES) if position >> h & 1)
-            document = hint_json(out, ",".join(map(str, sorted(pegs))), *flags)
-            assert document["solutions"] == solutions_from(pegs, finish)
-            assert {j["jump"]: j["solutions"] for j in document["jumps"]} == \
-                {jump: solutions_from(after, finish) for jump, after in jumps_of(pegs)}
+    for _level, pegs in sampled(run, start):
+        document = hint_json(out, ",".join(map(str, sorted(pegs))), *flags)
+        assert document["solutions"] == solutions_from(pegs, finish)
+        assert {j["jump"]: j["solutions"] for j in document["jumps"]} == \
+            {jump: solutions_from(after, finish) for jump, after in jumps_of(pegs)}
     verify_checks_the_values(run, finish, Carry.PATHS)
 
 
@@ -212,19 +215,15 @@ def test_a_fewest_moves_run_tells_the_moves_left(tmp_path: Path, start: int, sym
     assert document["moves_left"] == fewest == \
         moves_left(frozenset(map(int, full.split(","))), None, finish)
     run = Run.open(out)
-    chosen = random.Random(start)
-    for level in range(len(run.levels)):
-        stored = run.read_level(level).tolist()
-        for position in chosen.sample(stored, min(3, len(stored))):
-            pegs = frozenset(h + 1 for h in range(HOLES) if position >> h & 1)
-            document = hint_json(out, ",".join(map(str, sorted(pegs))), *flags)
-            if not document["winnable"]:
-                assert "moves_left" not in document
-                continue
-            assert document["moves_left"] == moves_left(pegs, None, finish)
-            assert {j["jump"]: j["moves_left"] for j in document["jumps"] if j["winnable"]} == \
-                {jump: moves_left(after, int(jump.split("-")[2]), finish)
-                 for jump, after in jumps_of(pegs) if can_finish(after, finish)}
+    for _level, pegs in sampled(run, start):
+        document = hint_json(out, ",".join(map(str, sorted(pegs))), *flags)
+        if not document["winnable"]:
+            assert "moves_left" not in document
+            continue
+        assert document["moves_left"] == moves_left(pegs, None, finish)
+        assert {j["jump"]: j["moves_left"] for j in document["jumps"] if j["winnable"]} == \
+            {jump: moves_left(after, int(jump.split("-")[2]), finish)
+             for jump, after in jumps_of(pegs) if can_finish(after, finish)}
     verify_checks_the_values(run, finish, Carry.MOVES)
 
 

@@ -233,16 +233,21 @@ def test_play_the_english_centre_game_by_its_hints(server: Server, page: Page) -
     assert page.locator("#play-verdict").inner_text().startswith("Can still be won")
 
 
+def play_a_new_search(server: Server, page: Page, request: dict) -> None:
+    """Submit a search, wait for it, and open its Play page at the start."""
+    search_id = server.submit(request)
+    server.wait(search_id)
+    page.goto(server.url + f"/#/play/{search_id}")
+    played(page, 0)
+
+
 def test_play_tells_the_solutions_left_on_a_count_paths_search(server: Server, page: Page,
                                                                published: dict) -> None:
     """On a search that counts paths, the Play page says how many solutions the position has and
     each winnable jump leaves: from triangle-5's hole 5, Durango Bill's 1,550, half after each of
     its two first jumps (mirror images)."""
-    search_id = server.submit({"board": "triangle-5", "start": [5], "symmetry": "none",
-                               "count_paths": True})
-    server.wait(search_id)
-    page.goto(server.url + f"/#/play/{search_id}")
-    played(page, 0)
+    play_a_new_search(server, page, {"board": "triangle-5", "start": [5], "symmetry": "none",
+                                     "count_paths": True})
     total = published["triangle5_solutions"]["by_start_hole"]["5"]
     assert page.locator("#play-verdict").inner_text() == \
         f"Can still be won (one peg): {total:,} solutions from here."
@@ -258,11 +263,8 @@ def test_play_tells_the_fewest_moves_left_on_a_fewest_moves_search(server: Serve
                                                                   published: dict) -> None:
     """On a search that finds fewest moves, the Play page says how many moves are left at fewest:
     from triangle-5's hole 4, the 9 of OEIS A127500; a jump whose peg can go on leaves 8."""
-    search_id = server.submit({"board": "triangle-5", "start": [4], "symmetry": "start",
-                               "fewest_moves": True})
-    server.wait(search_id)
-    page.goto(server.url + f"/#/play/{search_id}")
-    played(page, 0)
+    play_a_new_search(server, page, {"board": "triangle-5", "start": [4], "symmetry": "start",
+                                     "fewest_moves": True})
     fewest = published["triangle_shortest_solution_moves"]["by_side"]["5"]
     assert page.locator("#play-verdict").inner_text() == \
         f"Can still be won (one peg): {fewest} moves at fewest from here."

@@ -4,7 +4,8 @@ A scheduler thread starts the oldest wanted search whenever a slot is free and r
 that ended: exit 0 means the run is complete; a cancelled (or otherwise interrupted) worker leaves
 its run interrupted; any other ending stores the worker's last line as the search's failure. At
 start the queue is rebuilt from the records, so searches a crashed or stopped server was running
-(or had queued) are resumed.
+(or had queued) are resumed. Spark searches go to the kept Spark worker when it is free
+(`KeptWorker`: one process, one Spark session for search after search).
 """
 
 from __future__ import annotations
@@ -24,6 +25,91 @@ from pegsearch.store import Location, Run
 TICK = 0.2  # seconds between scheduler rounds
 
 
+class KeptWorker:
+    """The one worker process that runs Spark searches one after another and keeps its Spark
+    session between them (`python -m pegsearch.service.worker --kept`), started with the first."""
+
+    def __init__(self, root: Location, records: Records) -> None:
+        self.root, self.records = root, records
+        self.process: subprocess.Popen | None = None
+        self.current: str | None = None
+        self.ended: dict[str, int] = {}
+        self.changed = threading.Condition()
+
+    def idle(self) -> bool:
+        with self.changed:
+            return self.current is None
+
+    def start(self, search_id: str) -> KeptSearch:
+        """Hand the worker a search (it must be idle), starting the worker if none runs."""
+        with self.changed:
+            if self.process is None or self.process.poll() is not None:
+                log = open(self.records.state / "spark-worker.log", "a", encoding="utf-8")  # noqa: SIM115
+                with log:  # the child keeps a copy
+                    self.process = subprocess.Popen(
+                        [sys.executable, "-m", "pegsearch.service.worker", "--kept", self.root.uri,
+                         str(self.records.state)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                        stderr=log, text=True, start_new_session=True)
+                threading.Thread(target=self._listen, args=(self.process,), daemon=True,
+                                 name="pegsearch-kept-worker").start()
+            self.current = search_id
+            self.ended.pop(search_id, None)
+            assert self.process.stdin is not None
+            self.process.stdin.write(search_id + "\n")
+            self.process.stdin.flush()
+            return KeptSearch(self, search_id)
+
+    def _listen(self, process: subprocess.Popen) -> None:
+        """Note each search's end as the worker reports it; a worker that dies ends its search
+        with its exit code."""
+        assert process.stdout is not None
+        for line in process.stdout:
+            search_id, _, code = line.strip().partition(" ")
+            if not code.lstrip("-").isdigit():
+                continue
+            with self.changed:
+                self.ended[search_id] = int(code)
+                self.current = None
+                self.changed.notify_all()
+        code = process.wait()
+        with self.changed:
+            if self.current is not None:
+                self.ended[self.current] = code or 1
+                self.current = None
+            self.changed.notify_all()
+
+    def signal(self, search_id: str, signum: int) -> None:
+        with self.changed:
+            if self.current == search_id and self.process is not None:
+                self.process.send_signal(signum)
+
+    def stop(self) -> None:
+        """End the worker (its running search is interrupted, resumable)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait()
+
+
+class KeptSearch:
+    """A search in the kept worker, handled as a worker process is: poll, send_signal, wait."""
+
+    def __init__(self, worker: KeptWorker, search_id: str) -> None:
+        self.worker, self.search_id = worker, search_id
+
+    def poll(self) -> int | None:
+        with self.worker.changed:
+            return self.worker.ended.get(self.search_id)
+
+    def send_signal(self, signum: int) -> None:
+        """SIGTERM (a cancel) stops this search only: SIGINT to the worker."""
+        self.worker.signal(self.search_id, signal.SIGINT if signum == signal.SIGTERM else signum)
+
+    def wait(self) -> int:
+        with self.worker.changed:
+            self.worker.changed.wait_for(lambda: self.search_id in self.worker.ended)
+            return self.worker.ended[self.search_id]
+
+
 class Jobs:
     """Queued and running searches of one runs root (a folder or a store prefix), their records in
     the server's `state` folder; every method is safe to call from any thread."""
@@ -33,7 +119,8 @@ class Jobs:
         self.slots = slots
         self.records = Records(state)
         self.queue: deque[str] = deque()
-        self.running: dict[str, subprocess.Popen] = {}
+        self.running: dict[str, subprocess.Popen | KeptSearch] = {}
+        self.kept = KeptWorker(root, self.records)
         self.cancelled: set[str] = set()
         self.lock = threading.Lock()
         self.stopping = threading.Event()
@@ -57,6 +144,7 @@ class Jobs:
             for process in self.running.values():
                 process.wait()
             self.running.clear()
+        self.kept.stop()
 
     # ----- requests
     def submit(self, record: Record) -> None:
@@ -73,7 +161,7 @@ class Jobs:
                 return "running"
             return "queued" if search_id in self.queue else None
 
-    def cancel(self, search_id: str) -> subprocess.Popen | None:
+    def cancel(self, search_id: str) -> subprocess.Popen | KeptSearch | None:
         """Take a search out of the queue or interrupt its worker (returned, to wait for); a
         cancelled search is not resumed on restart."""
         with self.lock:
@@ -114,7 +202,13 @@ class Jobs:
                     search_id = self.queue.popleft()
                     self.running[search_id] = self._launch(search_id)
 
-    def _launch(self, search_id: str) -> subprocess.Popen:
+    def _launch(self, search_id: str) -> subprocess.Popen | KeptSearch:
+        """A worker process for the search, or the kept Spark worker when the search runs on
+        Spark and that worker is free (a search queued behind a busy one would wait for it; a
+        process of its own starts now, at a new session's cost)."""
+        record = self.records.get(search_id)
+        if record is not None and record.engine == "spark" and self.kept.idle():
+            return self.kept.start(search_id)
         with open(self.records.log(search_id), "w", encoding="utf-8") as log:  # the child keeps a copy
             return subprocess.Popen([sys.executable, "-m", "pegsearch.service.worker",
                                      self.root.uri, str(self.records.state), search_id],

@@ -6,6 +6,10 @@ the CLI, resuming when the run directory already exists. SIGTERM (cancel, server
 a KeyboardInterrupt, so the driver marks the run interrupted and it stays resumable. If the server
 dies, the worker notices it was orphaned and stops the same way; an exclusive lock on the search
 keeps a restarted server's worker from touching the run until the old one has let go.
+
+Spark searches run in one kept worker instead (`Kept`), which keeps its Spark session from one
+search to the next: a new session costs a JVM, executors and Python workers loading the kernels,
+about ten seconds before the first job, where a kept one starts it at once.
 """
 
 from __future__ import annotations
@@ -16,8 +20,11 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
+from pegsearch import interrupts
 from pegsearch.answers.documents import survey_document
 from pegsearch.answers.survey import store_answers, survey
 from pegsearch.board.files import board_from_definition
@@ -80,21 +87,75 @@ def _watch_parent(parent: int) -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def main(argv: list[str]) -> int:
-    records, search_id = Records(Path(argv[1])), argv[2]
-    signal.signal(signal.SIGTERM, _stop)
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+def search_once(root: Location, records: Records, search_id: str,
+                say: Callable[[str], None]) -> int:
+    """Run one search under its lock; returns its exit code, its failure's one line given to
+    `say` (the last line of the search's log is its error)."""
     try:
         with open(records.lock(search_id), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            run_search(Location.parse(argv[0]), records, search_id)
+            run_search(root, records, search_id)
     except (Exception, KeyboardInterrupt) as exc:
         ended = failure(exc)
         if ended is None:
             raise
-        print(ended.line, file=sys.stderr)  # the last line of the log is the search's error
+        say(ended.line)
         return ended.exit_code
     return 0
+
+
+class Kept:
+    """`python -m pegsearch.service.worker --kept ROOT STATE`: Spark searches one after another in
+    one process that keeps its Spark session (see engines.spark.session.keep_sessions), so each
+    after the first starts its first job at once. Search ids come on stdin, a line each; each
+    search's end goes to stdout as `ID CODE`. SIGINT stops the running search (a cancel: its Spark
+    job is cancelled and the session stays sound, see interrupts.cancelling); SIGTERM stops it and
+    ends the worker (the server stopping)."""
+
+    def __init__(self, root: Location, records: Records) -> None:
+        self.root, self.records = root, records
+
+    def serve(self) -> int:
+        from pegsearch.engines.spark.session import keep_sessions
+
+        keep_sessions()
+        interrupts.install()
+        # Only this worker's reports go to the server's pipe: anything else printed (Spark's JVM
+        # inherits the standard streams) goes to the log with the standard error.
+        reports = os.fdopen(os.dup(1), "w", buffering=1)
+        os.dup2(2, 1)
+        while True:
+            try:
+                line = sys.stdin.readline()
+            except interrupts.Interrupted as stopped:  # between searches: nothing to cancel
+                if interrupts.rearm() == signal.SIGTERM or stopped.signum == signal.SIGTERM:
+                    return INTERRUPTED
+                continue
+            if not line:
+                return 0
+            search_id = line.strip()
+            log = self.records.log(search_id)
+            log.write_text(f"searched by the Spark worker {os.getpid()}, which keeps its session\n")
+            code = search_once(self.root, self.records, search_id, partial(_append, log))
+            stopped = interrupts.rearm()
+            print(search_id, INTERRUPTED if stopped else code, file=reports)
+            if stopped == signal.SIGTERM:
+                return INTERRUPTED
+
+
+def _append(path: Path, line: str) -> None:
+    with open(path, "a", encoding="utf-8") as log:
+        print(line, file=log)
+
+
+def main(argv: list[str]) -> int:
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    if argv[0] == "--kept":
+        return Kept(Location.parse(argv[1]), Records(Path(argv[2]))).serve()
+    records, search_id = Records(Path(argv[1])), argv[2]
+    signal.signal(signal.SIGTERM, _stop)
+    return search_once(Location.parse(argv[0]), records, search_id,
+                       lambda line: print(line, file=sys.stderr))
 
 
 if __name__ == "__main__":

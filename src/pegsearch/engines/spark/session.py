@@ -46,9 +46,29 @@ appender.console.layout.pattern = spark %p %c{1}: %m%n%ex
 """
 
 
+# The session a process keeps from one run to the next (see keep_sessions), with its master.
+_kept: list[tuple[str, SparkSession]] = []
+_keeping: list[bool] = []
+
+
+def keep_sessions() -> None:
+    """Keep this process's Spark session from one run to the next, as a service's Spark worker
+    does: its JVM, its executors and their warm Python workers then serve every later search at
+    once (a new session costs seconds: a JVM, executors, Python workers loading the kernel)."""
+    _keeping.append(True)
+
+
 def start_session(master: str | None) -> SparkSession:
     """One SparkSession for a whole run, on `master`; with none, the master given to spark-submit,
-    or local[*] when this process starts Spark itself."""
+    or local[*] when this process starts Spark itself. A kept session on the same master (or any,
+    when none is named) is that session; one on another master is stopped first (a process holds
+    one SparkContext)."""
+    if _kept:
+        kept_master, kept = _kept[0]
+        if master in (None, kept_master) and kept.sparkContext._jsc is not None:
+            return kept
+        _kept.clear()
+        kept.stop()
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit already started the JVM
     if not submitted:
         check_java("the spark engine")
@@ -90,12 +110,16 @@ def start_session(master: str | None) -> SparkSession:
     if not submitted:
         log_level(spark, "ERROR")  # now that the session is up (see QUIET_LOG4J2)
     reclaim()  # the SparkContext put in its own SIGINT handler
+    if _keeping:
+        _kept.append((master, spark))
     return spark
 
 
 def stop_session(spark: SparkSession, failed: bool) -> None:
-    """Stop the session; after a failure, quietly: the tasks it cuts short would each log a stack
-    trace about a failure that is ours, not news."""
+    """Stop the session (unless this process keeps it); after a failure, quietly: the tasks it
+    cuts short would each log a stack trace about a failure that is ours, not news."""
+    if any(spark is kept for _, kept in _kept):
+        return
     if failed:
         log_level(spark, "OFF")
     spark.stop()
