@@ -73,7 +73,7 @@ class KeptWorker:
                 self.changed.notify_all()
         code = process.wait()
         with self.changed:
-            if self.current is not None:
+            if self.process is process and self.current is not None:
                 self.ended[self.current] = code or 1
                 self.current = None
             self.changed.notify_all()
