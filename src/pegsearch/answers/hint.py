@@ -102,8 +102,9 @@ def hint(run: Run, position: int, finish: int | None = None) -> dict:
     record = kept_sets(run, finish)  # walked back and kept by the first hint that needs them
     if not 0 <= level < len(run.levels):
         raise _unreachable(run, position, f"positions with {pegs} pegs are not in it")
+    start = board.start_position(run.start)
     basis = invariants(board)
-    if class_of(position, basis) != class_of(board.start_position(run.start), basis):
+    if class_of(position, basis) != class_of(start, basis):
         raise _unreachable(run, position, "it lies in another position class than the start (no"
                            " jump changes a position's class)")
     tables = run.tables()
@@ -123,7 +124,6 @@ def hint(run: Run, position: int, finish: int | None = None) -> dict:
         winnable = bool(keeps.any()) if moves else position == 1 << (finish - 1)
     elif not moves:
         winnable = winnable and (finish is None or position == 1 << (finish - 1))
-    start = board.start_position(run.start)
     fixed = all(image_of_position(perm, start) == start for perm in run.spec.signing)
     jumps = [{"jump": str(jump), "winnable": bool(good), "position": holes_with_pegs(child)}
              for (jump, child), good in zip(moves, keeps, strict=True)]
@@ -178,7 +178,7 @@ def _in_set(run: Run, finish: int | None, level: int, signs: np.ndarray) -> np.n
 def _look_up(run: Run, finish: int | None, level: int, signs: np.ndarray,
              carry: Carry) -> tuple[np.ndarray, np.ndarray]:
     """Whether each signature is in the kept winnable set of `level`, and the values `carry`
-    names of each (its solutions; zeros for one not in the set)."""
+    names of each (its solutions, or its moves left; zeros for one not in the set)."""
     found = np.zeros(len(signs), dtype=bool)
     values = np.zeros((len(signs) if carry else 0, 2), dtype=np.uint64)
     if level >= len(run.levels):

@@ -320,7 +320,7 @@ def _check_sets(run: Run, key: str, tables: BoardTables, problems: list[str]) ->
             continue
         kept = (np.concatenate([positions for positions, _ in pieces]) if pieces  # type: ignore[misc]
                 else np.empty(0, dtype=np.uint64))
-        values = (np.concatenate([values for _, values in pieces]) if pieces and carry  # type: ignore[misc]
+        values = (np.concatenate([carried for _, carried in pieces]) if pieces and carry  # type: ignore[misc]
                   else np.empty((0, 2), dtype=np.uint64))
         if len(kept) != level["states"]:
             problems.append(f"{where}: {len(kept):,} rows, the manifest says {level['states']:,}")

@@ -44,8 +44,7 @@ class KeptWorker:
         """Hand the worker a search (it must be idle), starting the worker if none runs."""
         with self.changed:
             if self.process is None or self.process.poll() is not None:
-                log = open(self.records.state / "spark-worker.log", "a", encoding="utf-8")  # noqa: SIM115
-                with log:  # the child keeps a copy
+                with open(self.records.state / "spark-worker.log", "a", encoding="utf-8") as log:
                     self.process = subprocess.Popen(
                         [sys.executable, "-m", "pegsearch.service.worker", "--kept", self.root.uri,
                          str(self.records.state)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -7,7 +7,7 @@ a KeyboardInterrupt, so the driver marks the run interrupted and it stays resuma
 dies, the worker notices it was orphaned and stops the same way; an exclusive lock on the search
 keeps a restarted server's worker from touching the run until the old one has let go.
 
-Spark searches run in one kept worker instead (`Kept`), which keeps its Spark session from one
+Spark searches run in one kept worker instead (`serve_kept`), which keeps its Spark session from one
 search to the next: a new session costs a JVM, executors and Python workers loading the kernels,
 about ten seconds before the first job, where a kept one starts it at once.
 """
@@ -104,43 +104,38 @@ def search_once(root: Location, records: Records, search_id: str,
     return 0
 
 
-class Kept:
+def serve_kept(root: Location, records: Records) -> int:
     """`python -m pegsearch.service.worker --kept ROOT STATE`: Spark searches one after another in
     one process that keeps its Spark session (see engines.spark.session.keep_sessions), so each
     after the first starts its first job at once. Search ids come on stdin, a line each; each
     search's end goes to stdout as `ID CODE`. SIGINT stops the running search (a cancel: its Spark
     job is cancelled and the session stays sound, see interrupts.cancelling); SIGTERM stops it and
     ends the worker (the server stopping)."""
+    from pegsearch.engines.spark.session import keep_sessions
 
-    def __init__(self, root: Location, records: Records) -> None:
-        self.root, self.records = root, records
-
-    def serve(self) -> int:
-        from pegsearch.engines.spark.session import keep_sessions
-
-        keep_sessions()
-        interrupts.install()
-        # Only this worker's reports go to the server's pipe: anything else printed (Spark's JVM
-        # inherits the standard streams) goes to the log with the standard error.
-        reports = os.fdopen(os.dup(1), "w", buffering=1)
-        os.dup2(2, 1)
-        while True:
-            try:
-                line = sys.stdin.readline()
-            except interrupts.Interrupted as stopped:  # between searches: nothing to cancel
-                if interrupts.rearm() == signal.SIGTERM or stopped.signum == signal.SIGTERM:
-                    return INTERRUPTED
-                continue
-            if not line:
-                return 0
-            search_id = line.strip()
-            log = self.records.log(search_id)
-            log.write_text(f"searched by the Spark worker {os.getpid()}, which keeps its session\n")
-            code = search_once(self.root, self.records, search_id, partial(_append, log))
-            stopped = interrupts.rearm()
-            print(search_id, INTERRUPTED if stopped else code, file=reports)
-            if stopped == signal.SIGTERM:
+    keep_sessions()
+    interrupts.install()
+    # Only this worker's reports go to the server's pipe: anything else printed (Spark's JVM
+    # inherits the standard streams) goes to the log with the standard error.
+    reports = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    while True:
+        try:
+            line = sys.stdin.readline()
+        except interrupts.Interrupted:  # between searches: nothing to cancel
+            if interrupts.rearm() == signal.SIGTERM:
                 return INTERRUPTED
+            continue
+        if not line:
+            return 0
+        search_id = line.strip()
+        log = records.log(search_id)
+        log.write_text(f"searched by the Spark worker {os.getpid()}, which keeps its session\n")
+        code = search_once(root, records, search_id, partial(_append, log))
+        stopped = interrupts.rearm()
+        print(search_id, INTERRUPTED if stopped else code, file=reports)
+        if stopped == signal.SIGTERM:
+            return INTERRUPTED
 
 
 def _append(path: Path, line: str) -> None:
@@ -151,7 +146,7 @@ def _append(path: Path, line: str) -> None:
 def main(argv: list[str]) -> int:
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     if argv[0] == "--kept":
-        return Kept(Location.parse(argv[1]), Records(Path(argv[2]))).serve()
+        return serve_kept(Location.parse(argv[1]), Records(Path(argv[2])))
     records, search_id = Records(Path(argv[1])), argv[2]
     signal.signal(signal.SIGTERM, _stop)
     return search_once(Location.parse(argv[0]), records, search_id,
