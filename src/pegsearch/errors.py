@@ -50,9 +50,14 @@ class InputError(UsageError):
             if key == "board" else field(key) for key in names})
 
 
+# Fields the command line takes as positional arguments, named as its usage shows them.
+POSITIONAL = ("position",)
+
+
 def option(field: str) -> str:
-    """A field as the command line names it: --driver-below for driver_below."""
-    return "--" + field.replace("_", "-")
+    """A field as the command line names it: --driver-below for driver_below, a positional
+    argument (a hint's position) by its own name."""
+    return field if field in POSITIONAL else "--" + field.replace("_", "-")
 
 
 class NotFound(UsageError):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from collections.abc import Iterator
 from functools import cache
 from itertools import combinations
@@ -114,6 +115,9 @@ def test_kept_sets_are_the_walk_and_verify_checks_them(tmp_path: Path, start: in
     part.write_bytes(earlier.read_bytes())  # another level's set in its place
     refused = pegsearch("verify", str(out))
     assert refused.returncode == 1 and "winnable any level 3" in refused.stdout
+    shutil.copytree(sets, out / "winnable-hole-5")  # sets a killed `pegsearch winnable` never listed
+    refused = pegsearch("verify", str(out))
+    assert refused.returncode == 1 and "winnable-hole-5/ is not listed in the manifest" in refused.stdout
 
 
 @pytest.mark.parametrize("carrying", [(), ("--count-paths",), ("--fewest-moves",)])
@@ -274,7 +278,7 @@ def test_a_hint_refuses_in_one_line(tmp_path: Path) -> None:
     three = set(run.read_level(HOLES - 1 - 3).tolist())
     unreached = next(",".join(map(str, holes)) for holes in combinations(range(1, HOLES + 1), 3)
                      if sum(1 << (h - 1) for h in holes) not in three)
-    for position, fragment in (("2,99", "hole 99 does not exist on triangle-5"),
+    for position, fragment in (("2,99", ": position 99: hole 99 does not exist on triangle-5"),
                                ("1-2-4", "jump 1 (1-2-4) is not a legal jump there"),
                                ("o o\no", "a picture of triangle-5 has 15 holes"),
                                ("x,y", "give the holes with pegs as numbers"),

@@ -80,13 +80,19 @@ def verify(path: str | Path) -> Verification:
                                     " parts' sum")
         checked.levels += 1
         checked.states += record.get("states", 0)
-    for key in run.manifest.get("winnable", {}):
+    kept = run.manifest.get("winnable", {})
+    for key in kept:
         _check_sets(run, key, tables, checked.problems)
     committed = {level_name(index) for index in range(len(run.levels))}
     for folder in run.location.folders():
         if folder.startswith("level-") and folder not in committed and run.location.files(folder):
             checked.problems.append(f"{folder}/ is not listed in the manifest (a level never"
                                     f" committed: {UNLISTED})")
+        elif (folder.startswith(FOLDER) and folder.removeprefix(FOLDER) not in kept
+              and run.location.files(folder)):
+            checked.problems.append(f"{folder}/ is not listed in the manifest (winnable sets never"
+                                    " committed, left by an interrupted `pegsearch winnable`; the"
+                                    " next one removes them)")
     return checked
 
 
