@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from functools import cache
 from itertools import combinations
@@ -118,6 +121,24 @@ def test_kept_sets_are_the_walk_and_verify_checks_them(tmp_path: Path, start: in
     shutil.copytree(sets, out / "winnable-hole-5")  # sets a killed `pegsearch winnable` never listed
     refused = pegsearch("verify", str(out))
     assert refused.returncode == 1 and "winnable-hole-5/ is not listed in the manifest" in refused.stdout
+
+
+def test_two_keeping_the_same_sets_at_once_leave_them_whole(tmp_path: Path) -> None:
+    """Two `pegsearch winnable` of one run at once: the second is refused in one line while the
+    first keeps the sets (or, started after, reads them), and the sets kept verify."""
+    run = local_run("english-33", tmp_path / "run")
+    command = [sys.executable, "-m", "pegsearch", "winnable", run.uri]
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    second = pegsearch("winnable", run.uri)
+    _, errors = first.communicate(timeout=600)
+    assert first.returncode == 0, errors
+    if second.returncode:
+        assert_one_line_error(second, "is being written by pegsearch process")
+    else:
+        assert "were kept already" in second.stdout
+    checked = pegsearch("verify", run.uri)
+    assert checked.returncode == 0, checked.stdout
 
 
 @pytest.mark.parametrize("carrying", [(), ("--count-paths",), ("--fewest-moves",)])

@@ -154,16 +154,20 @@ def kept_sets(run: Run, finish: int | None = None, engine: str | None = None,
     with walker(run, engine, master) as step:
         carry = run.carry if step is None else Carry.NOTHING
         writer = SetWriter(run, finish, carry)
-        goal = targets(run, finish)
-        walk = (counted_sets(run, goal, carry) if carry else
-                ((level, kept, NO_VALUES) for level, kept in winnable_sets(run, goal, step)))
         try:
-            for level, winnable, values in walk:
-                writer.write(level, winnable, values)
-            return writer.commit(engine or "local")
+            meanwhile = writer.kept_meanwhile()
+            if meanwhile is None:
+                goal = targets(run, finish)
+                walk = (counted_sets(run, goal, carry) if carry else
+                        ((level, kept, NO_VALUES) for level, kept in winnable_sets(run, goal, step)))
+                for level, winnable, values in walk:
+                    writer.write(level, winnable, values)
+                return writer.commit(engine or "local")
         except BaseException:
             writer.discard()
             raise
+        writer.discard()  # another process kept them while this one opened the run
+        return meanwhile
 
 
 def read_sets(run: Run, finish: int | None = None) -> Iterator[tuple[int, np.ndarray]]:

@@ -68,13 +68,24 @@ def set_parts(run: Run, finish: int | None, level: int, position: int) -> list[d
 
 
 class SetWriter:
-    """Writes a run's winnable sets level by level (in any order), then commits them together."""
+    """Writes a run's winnable sets level by level (in any order), then commits them together.
+
+    It holds the run's writer lock from start to commit or discard: a second process keeping sets
+    of the run at the same time is refused in one line (else one's sweep would remove the files
+    the other has yet to list)."""
 
     def __init__(self, run: Run, finish: int | None, carry: Carry = Carry.NOTHING) -> None:
         self.run, self.finish, self.carry = run, finish, carry
+        self.lock = WriterLock(run.location, then="ask again (the sets it is keeping will serve)")
         self.attempt = new_attempt()
         self.levels: dict[int, dict] = {}
         self.started = time.monotonic()
+
+    def kept_meanwhile(self) -> dict | None:
+        """The record of these sets if another process kept them since the run was opened (the
+        manifest read again, under the lock)."""
+        self.run.manifest = _read_manifest(self.run.location)
+        return stored_sets(self.run, self.finish)
 
     def write(self, level: int, winnable: np.ndarray, values: np.ndarray = NO_VALUES) -> None:
         """Keep `level`'s winnable set (sorted, distinct) as parts of at most PART_ROWS rows, with
@@ -97,27 +108,29 @@ class SetWriter:
                               "digest": as_text(combined([int(f["digest"], 16) for f in files]))}
 
     def commit(self, engine: str) -> dict:
-        """List the sets in the manifest, under the run's lock, beside any sets kept for other
-        finishing holes (the manifest is read again under the lock: another process may have
-        added some); sets this attempt replaced are removed after."""
+        """List the sets in the manifest beside any sets kept for other finishing holes (the
+        manifest is read again: another process may have added some), remove the files of the
+        sets this attempt replaced, and let the run go."""
         record = {"finish": self.finish, "engine": engine, "values": VALUES[self.carry],
                   "seconds": round(time.monotonic() - self.started, 3),
                   "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                   "levels": [self.levels[level] for level in sorted(self.levels)]}
-        lock = WriterLock(self.run.location, then="ask again (the sets it is keeping will serve)")
         try:
             manifest = _read_manifest(self.run.location)
             manifest.setdefault("winnable", {})[set_key(self.finish)] = record
             self.run.manifest = manifest
             self.run.save()
+            self.sweep()
         finally:
-            lock.release()
-        self.sweep()
+            self.lock.release()
         return record
 
     def discard(self) -> None:
-        """Remove what this attempt wrote (sets not committed)."""
-        self._remove(lambda name: self.attempt in name)
+        """Remove what this attempt wrote (sets not committed), and let the run go."""
+        try:
+            self._remove(lambda name: self.attempt in name)
+        finally:
+            self.lock.release()
 
     def sweep(self) -> None:
         """Remove the sets' files the manifest does not list (earlier or failed attempts)."""
