@@ -6,7 +6,9 @@ Makes level LEVEL + 1 of a stored run again from level LEVEL, in memory, with th
 own plan for it (a bitmap over ranks or hash tables, as `--reduce` and the level's density choose)
 and times each phase: the map (`expand_routed`: children made, ranked or coded, and routed to their
 partitions), the reduce (`add`: bits set or table inserts) and the drain (`drain`: a bitmap's ranks
-unranked in order, or a table's gather and radix sort). CPU seconds are this process's, summed over
+unranked in order, or a table's gather and radix sort). A bitmap level is also made the way the
+local engine makes one that fits a plane a core (`expand_into_bits`: the children's bits set by the
+map itself, then the planes merged), timed as one step. CPU seconds are this process's, summed over
 its threads, so the figures are per child of one core's time whatever the load; the first
 repetition includes loading the compiled kernels. Nothing is written.
 """
@@ -18,7 +20,9 @@ import time
 from itertools import pairwise
 
 from pegsearch.engines.local import LocalEngine
-from pegsearch.kernel.expand import Scratch, expand_routed
+from pegsearch.kernel.bitmap import BitmapTables
+from pegsearch.kernel.expand import Scratch, expand_into_bits, expand_routed
+from pegsearch.kernel.threads import WORKERS
 from pegsearch.store import NO_VALUES, Carry, Run
 
 
@@ -49,8 +53,16 @@ def main() -> None:
         marks.append(time.process_time())
         children = len(codes)
         map_ns, reduce_ns, drain_ns = (1e9 * (b - a) / children for a, b in pairwise(marks))
-        print(f"{children:,} children, {distinct:,} distinct | CPU ns a child: map {map_ns:.1f},"
-              f" reduce {reduce_ns:.1f}, drain {drain_ns:.1f}")
+        line = (f"{children:,} children, {distinct:,} distinct | CPU ns a child: map {map_ns:.1f},"
+                f" reduce {reduce_ns:.1f}, drain {drain_ns:.1f}")
+        if plan.ranks is not None:
+            start = time.process_time()
+            held = BitmapTables(plan.space, 0, width, plan.ranks, WORKERS)
+            expand_into_bits(tables, parents, held)
+            held.merge()
+            one_step = 1e9 * (time.process_time() - start) / children
+            line += f" | one step, a plane a core: map and reduce {one_step:.1f}"
+        print(line)
 
 
 if __name__ == "__main__":

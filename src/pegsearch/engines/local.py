@@ -27,9 +27,10 @@ from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.engines.estimates import expected_states
 from pegsearch.errors import InputError
 from pegsearch.kernel.bitmap import BitmapTables, prefer_bitmap, rank_space
-from pegsearch.kernel.expand import Scratch, expand_routed
+from pegsearch.kernel.expand import Scratch, expand_into_bits, expand_routed
 from pegsearch.kernel.ranks import LevelRanks, level_ranks, possible
 from pegsearch.kernel.reduce import MAX_PBITS, HashTables, Keyspace, Layout
+from pegsearch.kernel.threads import WORKERS
 from pegsearch.store import PART_ROWS, LevelWriter, Location, Run
 
 DEFAULT_BUDGET_CAP = 4 << 30
@@ -226,8 +227,11 @@ class LocalEngine:
         tables = run.tables()
         parents = run.levels[level]["states"]
         plan = self.plan(run, level)
-        writer.notes["reduce"] = plan.note
         parts = plan.partitions
+        # A bitmap level whose bitmap fits the budget once a core is made in one step, each core
+        # setting its children's bits in its own plane (kernel.expand.expand_into_bits).
+        planes = plan.ranks is not None and parts * plan.partition_bytes * WORKERS <= self.budget
+        writer.notes["reduce"] = plan.note + (", a plane a core" if planes else "")
         # A routed child takes a code's bytes (and its value's when the run carries one), plus its
         # share of the stretches' bounds.
         slot_bytes = HashTables.slot_bytes(plan.space, run.carry)
@@ -238,15 +242,23 @@ class LocalEngine:
         written, lo, passes = 0, 0, 0
         with ThreadPoolExecutor(self.workers) as pool:
             while lo < parts:
-                width = min(parts - lo, max(1, arena // plan.partition_bytes))
-                held = plan.make(lo, width, arena)
+                if planes:
+                    held = BitmapTables(plan.space, 0, parts, plan.ranks, WORKERS)
+                else:
+                    held = plan.make(lo, min(parts - lo, max(1, arena // plan.partition_bytes)),
+                                     arena)
                 done = 0
                 for keys, values in prefetched(run.iter_level(level, chunk, with_values=True)):
-                    held.add(*expand_routed(tables, keys, values, run.carry, plan.space, held.lo,
-                                            held.hi, self.scratch, plan.ranks))
+                    if planes:
+                        expand_into_bits(tables, keys, held)
+                    else:
+                        held.add(*expand_routed(tables, keys, values, run.carry, plan.space,
+                                                held.lo, held.hi, self.scratch, plan.ranks))
                     done += len(keys)
                     # Whether another pass follows is known only when this one ends.
                     report(passes * parents + done, (passes + 1) * parents)
+                if planes:
+                    held.merge()
                 written = self._write(held, writer, written, pool)
                 lo = held.hi
                 passes += 1

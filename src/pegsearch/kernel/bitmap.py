@@ -92,14 +92,30 @@ def set_ones(bits, offsets):
         bits[np.int64(offset >> np.uint64(6))] |= np.uint64(1) << (offset & np.uint64(63))
 
 
+@numba.njit(cache=True, nogil=True)
+def _merge(planes, first, step):
+    """OR every plane into the first, over slice `first` of `step` of the words."""
+    words = planes.shape[1]
+    for word in range(slice_start(words, first, step), slice_start(words, first + 1, step)):
+        merged = planes[0, word]
+        for plane in range(1, planes.shape[0]):
+            merged |= planes[plane, word]
+        planes[0, word] = merged
+
+
 class BitmapTables(PassPartitions):
     """The bitmap of one pass: partitions ``[lo, lo + width)`` of a rank keyspace, the same
     interface as `HashTables` (add routed children, drain partitions sorted), for the level
-    `ranks` ranks. Its size is fixed: the pass's width is chosen to fit the budget beforehand."""
+    `ranks` ranks. Its size is fixed: the pass's width is chosen to fit the budget beforehand.
 
-    def __init__(self, space: Keyspace, lo: int, width: int, ranks: LevelRanks) -> None:
-        self.space, self.lo, self.unranking = space, lo, ranks.unranking()
-        self.bits = np.zeros(width << (space.rbits - 6), dtype=np.uint64)
+    With several `planes`, each a copy of the bitmap, the map sets bits itself, each core in its
+    own plane (kernel.expand.expand_into_bits), and `merge` ORs them into one before draining."""
+
+    def __init__(self, space: Keyspace, lo: int, width: int, ranks: LevelRanks,
+                 planes: int = 1) -> None:
+        self.space, self.lo, self.ranks, self.unranking = space, lo, ranks, ranks.unranking()
+        self.planes = np.zeros((planes, width << (space.rbits - 6)), dtype=np.uint64)
+        self.bits = self.planes[0]
         self.filled = np.zeros(width, dtype=np.int64)
 
     @staticmethod
@@ -116,6 +132,14 @@ class BitmapTables(PassPartitions):
         """The bitmap of partitions ``[first, last)`` (offsets in this pass), a view."""
         words = 1 << (self.space.rbits - 6)
         return self.bits[first * words:last * words]
+
+    def merge(self) -> None:
+        """Fold the planes into the first and count each partition's positions."""
+        if len(self.planes) > 1:
+            spread(_merge, len(self.bits), self.planes)
+            self.planes = self.planes[:1].copy()
+            self.bits = self.planes[0]
+        self.recount()
 
     def recount(self) -> None:
         """Count each partition's positions again, after its bits were set other than by `add`

@@ -10,45 +10,82 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from pegsearch.errors import PathCountOverflow
 from pegsearch.kernel import path_counts
+from pegsearch.kernel.bitmap import BitmapTables
 from pegsearch.kernel.members import Members
-from pegsearch.kernel.ranks import LevelRanks, rank_all
+from pegsearch.kernel.ranks import LevelRanks, rank_all, rank_of
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
-from pegsearch.kernel.tables import BoardTables
-from pegsearch.kernel.threads import slice_start, spread
+from pegsearch.kernel.tables import ROW, BoardTables
+from pegsearch.kernel.threads import WORKERS, slice_start, spread
 from pegsearch.kernel.values import Carry
 
 _BYTE = np.uint64(0xFF)
 _EIGHT = np.uint64(8)
+_SIX = np.uint64(6)
+_LOW_SIX = np.uint64(63)
 # What the routed kernel gets for a level keyed by signature, not rank (see LevelRanks.args).
 NO_RANKS = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64),
             np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint16))
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _image(position, byte_images, g):
-    """The image of a position under symmetry g: one table read per byte."""
-    image = np.uint64(0)
+def _fill_images(position, byte_images, images, symmetries):
+    """Every image of a position into images[:symmetries]: a table row per byte of the position,
+    holding that byte's image under every symmetry side by side (see BoardTables)."""
+    for g in range(symmetries):
+        images[g] = byte_images[0, position & _BYTE, g]
     rest = position
-    for byte in range(byte_images.shape[1]):
-        image |= byte_images[g, byte, rest & _BYTE]
+    for byte in range(1, byte_images.shape[0]):
         rest >>= _EIGHT
-    return image
+        for g in range(symmetries):
+            images[g] |= byte_images[byte, rest & _BYTE, g]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _signature(position, byte_images):
-    best = ~np.uint64(0)
-    for g in range(byte_images.shape[0]):
-        best = min(best, _image(position, byte_images, g))
+def _images(position, byte_images, images):
+    """`_fill_images`, its row length a constant where it is ROW (see kernel.tables.ROW)."""
+    if byte_images.shape[2] == ROW:
+        _fill_images(position, byte_images, images, ROW)
+    else:
+        _fill_images(position, byte_images, images, byte_images.shape[2])
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _least_of(images, flip_images, j, symmetries):
+    best = images[0] ^ flip_images[j, 0]
+    for g in range(1, symmetries):
+        best = min(best, images[g] ^ flip_images[j, g])
+    return best
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _least(images, flip_images, j):
+    """The signature of the child jump j makes from a parent whose images are `images`.
+
+    A symmetry is linear over XOR, so the image of child ``p ^ flip[j]`` under g is
+    ``image_g(p) ^ image_g(flip[j])``: a parent's images are made once, then every child costs
+    one XOR and one comparison per symmetry (a few wide instructions for a row of ROW)."""
+    if flip_images.shape[1] == ROW:
+        return _least_of(images, flip_images, j, ROW)
+    return _least_of(images, flip_images, j, flip_images.shape[1])
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _signature(position, byte_images, images):
+    """The least image of a position (`images`: scratch, a row of the board's images)."""
+    _images(position, byte_images, images)
+    best = images[0]
+    for g in range(1, byte_images.shape[2]):
+        best = min(best, images[g])
     return best
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _legal(p, need, flip):
-    """How many jumps are legal in position p (see `_children_of` for the test)."""
+    """How many jumps are legal in position p (see `_legal_jumps` for the test)."""
     count = 0
     for j in range(need.shape[0]):
         count += (p & flip[j]) == need[j]
@@ -56,38 +93,48 @@ def _legal(p, need, flip):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _legal_and_images(p, need, flip, byte_images, legal, images):
-    """List position p's legal jumps into `legal` (returns how many) and its images into `images`:
-    what making its children starts from (see `_children_of`)."""
-    count = 0
-    for j in range(need.shape[0]):
-        legal[count] = j
-        count += (p & flip[j]) == need[j]
-    for g in range(byte_images.shape[0]):
-        images[g] = _image(p, byte_images, g)
-    return count
+def _legal_word(p, need, flip, word):
+    """Bit t set when jump ``64 * word + t`` is legal in position p.
 
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _children_of(p, need, flip, flip_images, byte_images, legal, images, out, k):
-    """Write the signatures of position p's children into out[k:]; returns how many.
-
-    A symmetry is linear over XOR, so the image of child ``p ^ flip[j]`` under g is
-    ``image_g(p) ^ image_g(flip[j])``: a parent's images are made once (a table read per byte and
-    symmetry), then every child costs one XOR and one comparison per symmetry. The legal jumps are
-    first listed without branching, which keeps the processor's branch predictor out of the loop.
     A jump is legal when its three holes read peg, peg, empty: ``p & flip == need``, one AND and
-    one comparison. `legal` and `images` are the caller's scratch arrays (one per thread).
-    """
-    count = _legal_and_images(p, need, flip, byte_images, legal, images)
-    for t in range(count):
-        j = legal[t]
-        best = images[0] ^ flip_images[j, 0]
-        for g in range(1, byte_images.shape[0]):
-            candidate = images[g] ^ flip_images[j, g]
-            best = candidate if candidate < best else best
-        out[k + t] = best
+    one comparison. The tables are padded to words of 64 jumps (BoardTables.jump_words), so a
+    word's tests are made without a branch, in a few vector instructions; the callers then read
+    its set bits off, one per legal jump."""
+    base = 64 * word
+    bits = np.uint64(0)
+    for t in range(64):
+        bits |= np.uint64((p & flip[base + t]) == need[base + t]) << np.uint64(t)
+    return bits
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _legal_jumps(p, need, flip, legal):
+    """List position p's legal jumps into `legal`; returns how many."""
+    count = 0
+    for word in range(need.shape[0] // 64):
+        bits = _legal_word(p, need, flip, word)
+        while bits:
+            legal[count] = 64 * word + np.int64(trailing_zeros(bits))
+            bits &= bits - np.uint64(1)
+            count += 1
     return count
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _children_of(p, need, flip, flip_images, byte_images, images, out, k):
+    """Write the signatures of position p's children into out[k:]; returns how many.
+    `images` is the caller's scratch array (one per thread). The jumps' loop is written out
+    here and in `_expand_into_bits`, not shared through a list of legal jumps: a list written
+    and read back cost a quarter more a child."""
+    _images(p, byte_images, images)
+    made = k
+    for word in range(need.shape[0] // 64):
+        bits = _legal_word(p, need, flip, word)
+        while bits:
+            out[made] = _least(images, flip_images, 64 * word + np.int64(trailing_zeros(bits)))
+            bits &= bits - np.uint64(1)
+            made += 1
+    return made - k
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -100,12 +147,13 @@ def _moved_children_of(p, value, tables, legal, images, out, moved, k):
     symmetry that makes that signature (several when the signature is symmetric).
     """
     need, flip, flip_images, byte_images, leave, landing_images = tables
-    count = _legal_and_images(p, need, flip, byte_images, legal, images)
+    count = _legal_jumps(p, need, flip, legal)
+    _images(p, byte_images, images)
     for t in range(count):
         j = legal[t]
         best = images[0] ^ flip_images[j, 0]
         last = landing_images[j, 0]
-        for g in range(1, byte_images.shape[0]):
+        for g in range(1, byte_images.shape[2]):
             candidate = images[g] ^ flip_images[j, g]
             if candidate < best:
                 best, last = candidate, landing_images[j, g]
@@ -120,11 +168,10 @@ def _moved_children_of(p, value, tables, legal, images, out, moved, k):
 @numba.njit(cache=True, nogil=True)
 def _children(positions, offsets, need, flip, flip_images, byte_images, out, first, step):
     """The children's signatures of slice `first` of `step` of the positions, in parent order."""
-    images = np.empty(byte_images.shape[0], dtype=np.uint64)
-    legal = np.empty(need.shape[0], dtype=np.int64)
+    images = np.empty(byte_images.shape[2], dtype=np.uint64)
     n = positions.shape[0]
     for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
-        _children_of(positions[i], need, flip, flip_images, byte_images, legal, images, out, offsets[i])
+        _children_of(positions[i], need, flip, flip_images, byte_images, images, out, offsets[i])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -155,7 +202,7 @@ def _expand_routed(positions, values, carry, offsets, size, tables, rank_by, spa
     counted = values.shape[0] > 0
     moving = carry == Carry.MOVES
     ranked = rank_by[0].shape[0] > 0
-    images = np.empty(byte_images.shape[0], dtype=np.uint64)
+    images = np.empty(byte_images.shape[2], dtype=np.uint64)
     legal = np.empty(need.shape[0], dtype=np.int64)
     scratch = np.empty(most, dtype=np.uint64)
     parent = np.empty(most if counted and not moving else 0, dtype=np.int64)
@@ -168,8 +215,8 @@ def _expand_routed(positions, values, carry, offsets, size, tables, rank_by, spa
                 count = _moved_children_of(positions[i], values[i], tables, legal, images, scratch,
                                            moved, made)
             else:
-                count = _children_of(positions[i], need, flip, flip_images, byte_images, legal,
-                                     images, scratch, made)
+                count = _children_of(positions[i], need, flip, flip_images, byte_images, images,
+                                     scratch, made)
                 if counted:
                     parent[made:made + count] = i
             made += count
@@ -199,9 +246,10 @@ def _expand_routed(positions, values, carry, offsets, size, tables, rank_by, spa
 
 @numba.njit(cache=True, nogil=True)
 def _signatures(positions, byte_images, out, first, step):
+    images = np.empty(byte_images.shape[2], dtype=np.uint64)
     n = positions.shape[0]
     for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
-        out[i] = _signature(positions[i], byte_images)
+        out[i] = _signature(positions[i], byte_images, images)
 
 
 def signatures(tables: BoardTables, positions: np.ndarray) -> np.ndarray:
@@ -220,12 +268,13 @@ def expand(tables: BoardTables, positions: np.ndarray) -> tuple[np.ndarray, np.n
     """
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
     offsets = np.zeros(positions.shape[0] + 1, dtype=np.int64)
-    spread(_block_fanout, len(positions), positions, tables.need, tables.flip, 1, offsets)
+    need, flip = tables.jump_words
+    spread(_block_fanout, len(positions), positions, need, flip, 1, offsets)
     counts = offsets[1:].copy()  # blocks of one parent: each parent's fanout
     np.cumsum(offsets, out=offsets)
     children = np.empty(offsets[-1], dtype=np.uint64)
-    spread(_children, len(positions), positions, offsets, tables.need, tables.flip,
-           tables.flip_images, tables.byte_images, children)
+    spread(_children, len(positions), positions, offsets, need, flip, tables.flip_images,
+           tables.byte_images, children)
     return children, counts
 
 
@@ -269,7 +318,8 @@ def expand_routed(tables: BoardTables, positions: np.ndarray, values: np.ndarray
     size = max(BLOCK, 2 * (hi - lo))
     blocks = -(-len(positions) // size)
     offsets = np.zeros(blocks + 1, dtype=np.int64)
-    spread(_block_fanout, blocks, positions, tables.need, tables.flip, size, offsets)
+    need, flip = tables.jump_words
+    spread(_block_fanout, blocks, positions, need, flip, size, offsets)
     most = int(offsets.max())
     np.cumsum(offsets, out=offsets)
     made = int(offsets[-1])
@@ -279,12 +329,45 @@ def expand_routed(tables: BoardTables, positions: np.ndarray, values: np.ndarray
     out = into[:code_words].view(space.dtype)[:made]
     out_values = into[code_words:].reshape(-1, 2)
     bounds = np.zeros((blocks, hi - lo + 1), dtype=np.int64)
-    kernel_tables = (tables.need, tables.flip, tables.flip_images, tables.byte_images, tables.leave,
+    kernel_tables = (need, flip, tables.flip_images, tables.byte_images, tables.leave,
                      tables.landing_images)
     spread(_expand_routed, blocks, positions, np.ascontiguousarray(values, dtype=np.uint64),
            int(carry), offsets, size, kernel_tables, NO_RANKS if ranks is None else ranks.args,
            space.args, lo, hi, out, out_values, bounds, most)
     return out, out_values, bounds
+
+
+@numba.njit(cache=True, nogil=True)
+def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, planes, first,
+                      step):
+    """Set the bits of the ranks of the children of slice `first` of `step` of the positions,
+    in planes[first]: each call its own plane, so no two write one word."""
+    counts, targets, shifts, masks, low = ranking
+    images = np.empty(byte_images.shape[2], dtype=np.uint64)
+    bits = planes[first]
+    n = positions.shape[0]
+    for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
+        p = positions[i]
+        _images(p, byte_images, images)
+        for word in range(need.shape[0] // 64):
+            legal = _legal_word(p, need, flip, word)
+            while legal:
+                child = _least(images, flip_images, 64 * word + np.int64(trailing_zeros(legal)))
+                legal &= legal - np.uint64(1)
+                rank = rank_of(child, counts, targets, shifts, masks, low)
+                bits[rank >> _SIX] |= np.uint64(1) << (rank & _LOW_SIX)
+
+
+def expand_into_bits(tables: BoardTables, positions: np.ndarray, held: BitmapTables) -> None:
+    """The map and the reduce of a bitmap level in one step, for a level whose whole bitmap `held`
+    keeps a plane for every core (WORKERS): each core sets the bits of its share of the parents'
+    children in its own plane, merged when the level ends (`BitmapTables.merge`). No child is
+    written to memory or routed, which costs more than making it (see `expand_routed`)."""
+    if held.lo != 0 or held.width << held.space.rbits < held.ranks.count or len(held.planes) < WORKERS:
+        raise ValueError("expand_into_bits needs the whole level's bitmap, a plane per core")
+    positions = np.ascontiguousarray(positions, dtype=np.uint64)
+    spread(_expand_into_bits, len(positions), positions, *tables.jump_words, tables.flip_images,
+           tables.byte_images, held.ranks.args, held.planes)
 
 
 def expand_distinct(tables: BoardTables, positions: np.ndarray, values: np.ndarray,
@@ -328,17 +411,16 @@ def _moves_left(parents, keys, left, need, flip, flip_images, byte_images, leave
     """For each parent with a child in `keys` (sorted; `left` row for row), its fewest moves left
     and the holes of the pegs that may begin them: out rows ``[holes, moves]`` (see
     `moves_reaching`)."""
-    symmetries = byte_images.shape[0]
+    symmetries = byte_images.shape[2]
     images = np.empty(symmetries, dtype=np.uint64)
+    legal = np.empty(need.shape[0], dtype=np.int64)
     for i in range(len(parents)):
         p = parents[i]
-        for g in range(symmetries):
-            images[g] = _image(p, byte_images, g)
+        _images(p, byte_images, images)
         fewest = np.uint64(1 << 62)
         holes = np.uint64(0)
-        for j in range(need.shape[0]):
-            if (p & flip[j]) != need[j]:
-                continue
+        for t in range(_legal_jumps(p, need, flip, legal)):
+            j = legal[t]
             best = images[0] ^ flip_images[j, 0]
             landing = landing_images[j, 0]
             for g in range(1, symmetries):
@@ -377,7 +459,7 @@ def moves_reaching(tables: BoardTables, parents: np.ndarray, keys: np.ndarray,
     parents = np.ascontiguousarray(parents, dtype=np.uint64)
     out = np.zeros((len(parents), 2), dtype=np.uint64)
     reached = np.zeros(len(parents), dtype=bool)
-    _moves_left(parents, keys, np.ascontiguousarray(left, dtype=np.uint64), tables.need, tables.flip,
+    _moves_left(parents, keys, np.ascontiguousarray(left, dtype=np.uint64), *tables.jump_words,
                 tables.flip_images, tables.byte_images, tables.leave, tables.landing_images, out,
                 reached)
     return parents[reached], out[reached]

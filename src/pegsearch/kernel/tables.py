@@ -3,7 +3,9 @@
 A position is an unsigned 64-bit integer, bit ``i - 1`` set when hole ``i`` holds a peg (stored as
 int64 in Parquet, the same bits). The signature of a position is the smallest of its images under the
 board's symmetry group; it is computed a byte at a time from lookup tables, so a symmetry costs one
-table read per 8 holes rather than one operation per hole.
+table read per 8 holes rather than one operation per hole, and the images of one byte value under
+every symmetry sit side by side (one cache line for the 8 of a square board): a position's images
+all at once are one line read per 8 holes.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pegsearch.board.geometry import Board
 class BoardTables:
     """The arrays the map kernel needs for one board: jump masks and symmetry byte tables.
 
-    `byte_images[g, b, v]` is the image under symmetry g of byte value v placed in byte b of a position;
+    `byte_images[b, v, g]` is the image under symmetry g of byte value v placed in byte b of a position;
     OR-ing the images of all bytes gives the image of the position. With the identity alone as the
     group (a raw search), the signature is the position itself.
     """
@@ -30,7 +32,17 @@ class BoardTables:
     leave: np.ndarray  # uint64 per jump: the start hole, which the jumping peg leaves
     free: np.ndarray  # uint64 per jump: the hole jumped into, which must be empty
     flip: np.ndarray  # uint64 per jump: start | over | to, XOR-ed to make the jump
-    byte_images: np.ndarray  # uint64 [symmetries, bytes, 256]
+    byte_images: np.ndarray  # uint64 [bytes, 256, symmetries]
+
+    @cached_property
+    def jump_words(self) -> tuple[np.ndarray, np.ndarray]:
+        """`need` and `flip` padded to whole words of 64 jumps, the padding never legal (no peg
+        in no hole is 1): the kernel tests 64 jumps at once into a word of legal-jump bits."""
+        words = -(-len(self.need) // 64) * 64
+        need = np.ones(words, dtype=np.uint64)
+        flip = np.zeros(words, dtype=np.uint64)
+        need[:len(self.need)], flip[:len(self.flip)] = self.need, self.flip
+        return need, flip
 
     @cached_property
     def landing_images(self) -> np.ndarray:
@@ -47,10 +59,9 @@ class BoardTables:
     def images(self, positions: np.ndarray) -> np.ndarray:
         """uint64 [positions, symmetries]: every image of every position."""
         positions = np.asarray(positions, dtype=np.uint64)
-        out = np.zeros((positions.shape[0], self.byte_images.shape[0]), dtype=np.uint64)
-        for g, table in enumerate(self.byte_images):
-            for byte, lookup in enumerate(table):
-                out[:, g] |= lookup[(positions >> np.uint64(8 * byte)) & np.uint64(0xFF)]
+        out = np.zeros((positions.shape[0], self.byte_images.shape[2]), dtype=np.uint64)
+        for byte, lookup in enumerate(self.byte_images):
+            out |= lookup[(positions >> np.uint64(8 * byte)) & np.uint64(0xFF)]
         return out
 
     @classmethod
@@ -60,17 +71,36 @@ class BoardTables:
         need = np.array([bit[j.start - 1] | bit[j.over - 1] for j in board.jumps], dtype=np.uint64)
         leave = np.array([bit[j.start - 1] for j in board.jumps], dtype=np.uint64)
         free = np.array([bit[j.to - 1] for j in board.jumps], dtype=np.uint64)
-        group = board.symmetries if group is None else group
+        group = padded(board.symmetries if group is None else group)
         nbytes = (board.holes + 7) // 8
-        byte_images = np.zeros((len(group), nbytes, 256), dtype=np.uint64)
+        byte_images = np.zeros((nbytes, 256, len(group)), dtype=np.uint64)
         values = np.arange(256, dtype=np.uint64)
         for g, perm in enumerate(group):
             for hole, image in enumerate(perm):
                 byte, offset = divmod(hole, 8)
                 present = (values >> np.uint64(offset)) & np.uint64(1)
-                byte_images[g, byte] |= present << np.uint64(image)
+                byte_images[byte, :, g] |= present << np.uint64(image)
         return cls(board.holes, need, leave, free, need | free, byte_images)
+
+    @property
+    def symmetries(self) -> int:
+        """The images the kernels make of a position: the group, padded (see `padded`)."""
+        return self.byte_images.shape[2]
 
     def signatures(self, positions: np.ndarray) -> np.ndarray:
         """Signatures of an array of positions (vectorised over positions, looped over symmetries)."""
         return self.images(positions).min(axis=1)
+
+
+# The kernels' images come in rows of this many (a square board's whole group), which the
+# compiler unrolls into a few wide instructions: a child's least image costs a third less than
+# with a row length known only at run time.
+ROW = 8
+
+
+def padded(group: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+    """`group` with its first symmetry repeated up to a whole number of ROWs (a repeated image
+    changes no least image); the identity alone (a raw search) stays one image."""
+    if len(group) == 1:
+        return group
+    return group + (group[0],) * (-len(group) % ROW)
