@@ -93,14 +93,14 @@ def set_ones(bits, offsets):
 
 
 @numba.njit(cache=True, nogil=True)
-def _merge(planes, first, step):
-    """OR every plane into the first, over slice `first` of `step` of the words."""
-    words = planes.shape[1]
+def _merge(bits, others, first, step):
+    """OR every other plane into `bits`, over slice `first` of `step` of the words."""
+    words = bits.shape[0]
     for word in range(slice_start(words, first, step), slice_start(words, first + 1, step)):
-        merged = planes[0, word]
-        for plane in range(1, planes.shape[0]):
-            merged |= planes[plane, word]
-        planes[0, word] = merged
+        merged = bits[word]
+        for plane in range(others.shape[0]):
+            merged |= others[plane, word]
+        bits[word] = merged
 
 
 class BitmapTables(PassPartitions):
@@ -108,14 +108,15 @@ class BitmapTables(PassPartitions):
     interface as `HashTables` (add routed children, drain partitions sorted), for the level
     `ranks` ranks. Its size is fixed: the pass's width is chosen to fit the budget beforehand.
 
-    With several `planes`, each a copy of the bitmap, the map sets bits itself, each core in its
-    own plane (kernel.expand.expand_into_bits), and `merge` ORs them into one before draining."""
+    With several `planes`, `bits` and as many copies less one (`others`), the map sets bits
+    itself, each core in its own plane (kernel.expand.expand_into_bits), and `merge` ORs the
+    others into `bits` before draining."""
 
     def __init__(self, space: Keyspace, lo: int, width: int, ranks: LevelRanks,
                  planes: int = 1) -> None:
         self.space, self.lo, self.ranks, self.unranking = space, lo, ranks, ranks.unranking()
-        self.planes = np.zeros((planes, width << (space.rbits - 6)), dtype=np.uint64)
-        self.bits = self.planes[0]
+        self.bits = np.zeros(width << (space.rbits - 6), dtype=np.uint64)
+        self.others = np.zeros((planes - 1, len(self.bits)), dtype=np.uint64)
         self.filled = np.zeros(width, dtype=np.int64)
 
     @staticmethod
@@ -134,11 +135,10 @@ class BitmapTables(PassPartitions):
         return self.bits[first * words:last * words]
 
     def merge(self) -> None:
-        """Fold the planes into the first and count each partition's positions."""
-        if len(self.planes) > 1:
-            spread(_merge, len(self.bits), self.planes)
-            self.planes = self.planes[:1].copy()
-            self.bits = self.planes[0]
+        """Fold the other planes into `bits` (and let them go), then count each partition's
+        positions."""
+        spread(_merge, len(self.bits), self.bits, self.others)
+        self.others = self.others[:0]
         self.recount()
 
     def recount(self) -> None:

@@ -8,31 +8,44 @@ by their manifests alone: equal digests level by level, or the first level that 
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
+_THIRTY, _TWENTY_SEVEN, _THIRTY_ONE = np.uint64(30), np.uint64(27), np.uint64(31)
 MODULUS = 1 << 64
 
 
-def _mix(words: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser on every word (after adding the golden ratio, so 0 mixes too)."""
-    z = words + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
+@numba.njit(cache=True, nogil=True, inline="always")
+def _mix(word):
+    """splitmix64's finaliser (after adding the golden ratio, so 0 mixes too); wraps mod 2**64."""
+    z = word + _GOLDEN
+    z = (z ^ (z >> _THIRTY)) * _M1
+    z = (z ^ (z >> _TWENTY_SEVEN)) * _M2
+    return z ^ (z >> _THIRTY_ONE)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sum(positions, values):
+    """The sum of the mixes: compiled, one pass with no temporary arrays (a level's digest was a
+    tenth of a search's time as numpy's eight passes)."""
+    total = np.uint64(0)
+    if values.shape[0] == 0:
+        for i in range(positions.shape[0]):
+            total += _mix(positions[i])
+    else:
+        for i in range(positions.shape[0]):
+            total += _mix(_mix(positions[i]) ^ _mix(values[i, 0]) ^ _mix(_mix(values[i, 1])))
+    return total
 
 
 def digest(positions: np.ndarray, values: np.ndarray | None = None) -> int:
     """The digest of some positions (and their value rows, when carried)."""
-    positions = np.asarray(positions, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        mixed = _mix(positions)
-        if values is not None and len(values):
-            values = np.asarray(values, dtype=np.uint64)
-            mixed = _mix(mixed ^ _mix(values[:, 0]) ^ _mix(_mix(values[:, 1])))
-        return int(np.sum(mixed, dtype=np.uint64))
+    positions = np.ascontiguousarray(positions, dtype=np.uint64)
+    rows = np.zeros((0, 2), dtype=np.uint64) if values is None or not len(values) else values
+    return int(_sum(positions, np.ascontiguousarray(rows, dtype=np.uint64)))
 
 
 def combined(digests: list[int]) -> int:

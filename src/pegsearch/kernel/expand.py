@@ -338,13 +338,14 @@ def expand_routed(tables: BoardTables, positions: np.ndarray, values: np.ndarray
 
 
 @numba.njit(cache=True, nogil=True)
-def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, planes, first,
-                      step):
+def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, bits, others,
+                      first, step):
     """Set the bits of the ranks of the children of slice `first` of `step` of the positions,
-    in planes[first]: each call its own plane, so no two write one word."""
+    in the first call's `bits` or in others[first - 1]: each call its own plane, so no two write
+    one word."""
     counts, targets, shifts, masks, low = ranking
     images = np.empty(byte_images.shape[2], dtype=np.uint64)
-    bits = planes[first]
+    plane = bits if first == 0 else others[first - 1]
     n = positions.shape[0]
     for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
         p = positions[i]
@@ -355,7 +356,7 @@ def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, 
                 child = _least(images, flip_images, 64 * word + np.int64(trailing_zeros(legal)))
                 legal &= legal - np.uint64(1)
                 rank = rank_of(child, counts, targets, shifts, masks, low)
-                bits[rank >> _SIX] |= np.uint64(1) << (rank & _LOW_SIX)
+                plane[rank >> _SIX] |= np.uint64(1) << (rank & _LOW_SIX)
 
 
 def expand_into_bits(tables: BoardTables, positions: np.ndarray, held: BitmapTables) -> None:
@@ -363,11 +364,11 @@ def expand_into_bits(tables: BoardTables, positions: np.ndarray, held: BitmapTab
     keeps a plane for every core (WORKERS): each core sets the bits of its share of the parents'
     children in its own plane, merged when the level ends (`BitmapTables.merge`). No child is
     written to memory or routed, which costs more than making it (see `expand_routed`)."""
-    if held.lo != 0 or held.width << held.space.rbits < held.ranks.count or len(held.planes) < WORKERS:
+    if held.lo != 0 or held.width << held.space.rbits < held.ranks.count or len(held.others) < WORKERS - 1:
         raise ValueError("expand_into_bits needs the whole level's bitmap, a plane per core")
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
     spread(_expand_into_bits, len(positions), positions, *tables.jump_words, tables.flip_images,
-           tables.byte_images, held.ranks.args, held.planes)
+           tables.byte_images, held.ranks.args, held.bits, held.others)
 
 
 def expand_distinct(tables: BoardTables, positions: np.ndarray, values: np.ndarray,
