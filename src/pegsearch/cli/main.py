@@ -9,6 +9,7 @@ pyarrow or the compiled kernels. Every answer and every check of a request comes
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import re
 import shlex
@@ -108,8 +109,19 @@ def main(argv: list[str] | None = None) -> int:
 
 def _handler(handler: str | Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """A command's handler: those named by a string are in `pegsearch.cli.commands`, imported
-    only now (numpy, numba, pyarrow, the kernels)."""
-    return getattr(import_module("pegsearch.cli.commands"), handler) if isinstance(handler, str) else handler
+    only now (numpy, numba, pyarrow, the kernels).
+
+    Those imports leave hundreds of thousands of objects that live as long as the process; the
+    garbage collector would walk them all again at every full collection (a fifth of `solve`'s
+    time on Skippy XL), so they are imported with it off and then frozen out of its sight."""
+    if not isinstance(handler, str):
+        return handler
+    gc.disable()
+    try:
+        return getattr(import_module("pegsearch.cli.commands"), handler)
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 class Parser(argparse.ArgumentParser):

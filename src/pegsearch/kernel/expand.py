@@ -15,7 +15,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from pegsearch.errors import PathCountOverflow
 from pegsearch.kernel import path_counts
 from pegsearch.kernel.bitmap import BitmapTables
-from pegsearch.kernel.members import Members
+from pegsearch.kernel.members import Members, member
 from pegsearch.kernel.ranks import LevelRanks, rank_all, rank_of
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
 from pegsearch.kernel.tables import ROW, BoardTables
@@ -387,10 +387,29 @@ def contains(sorted_set: np.ndarray, values: np.ndarray) -> np.ndarray:
     return sorted_set[index] == values
 
 
+@numba.njit(cache=True, nogil=True)
+def _reaching(positions, need, flip, flip_images, byte_images, table, shift, reached, first, step):
+    """Whether each parent of slice `first` of `step` has a child in `table` (a Members table):
+    its children made a parent at a time, the first member found ending its search."""
+    images = np.empty(byte_images.shape[2], dtype=np.uint64)
+    children = np.empty(need.shape[0], dtype=np.uint64)
+    mask = np.uint64(len(table) - 1)
+    n = positions.shape[0]
+    for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
+        count = _children_of(positions[i], need, flip, flip_images, byte_images, images, children, 0)
+        for t in range(count):
+            if member(table, shift, mask, children[t]):
+                reached[i] = True
+                break
+
+
 def parents_reaching(tables: BoardTables, parents: np.ndarray, winnable: Members) -> np.ndarray:
-    """The parents with at least one child whose signature is in `winnable`."""
-    children, fanout = expand(tables, parents)
-    return parents[winnable.reached(children, np.cumsum(fanout))]
+    """The parents with at least one child whose signature is in `winnable`, in their order."""
+    parents = np.ascontiguousarray(parents, dtype=np.uint64)
+    reached = np.zeros(len(parents), dtype=bool)
+    spread(_reaching, len(parents), parents, *tables.jump_words, tables.flip_images,
+           tables.byte_images, winnable.table, winnable.shift, reached)
+    return parents[reached]
 
 
 def solutions_reaching(tables: BoardTables, parents: np.ndarray, keys: np.ndarray,

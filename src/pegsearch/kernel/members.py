@@ -30,7 +30,8 @@ def _fill(table, shift, members):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _member(table, shift, mask, value):
+def member(table, shift, mask, value):
+    """Whether `value` is in the table (`mask`: its length less one)."""
     slot = (value * MIX) >> shift
     while True:
         held = table[slot]
@@ -47,7 +48,7 @@ def _any_member(table, shift, values, ends, reached, first, step):
     mask = np.uint64(len(table) - 1)
     for group in range(slice_start(len(ends), first, step), slice_start(len(ends), first + 1, step)):
         for i in range(ends[group - 1] if group else 0, ends[group]):
-            if _member(table, shift, mask, values[i]):
+            if member(table, shift, mask, values[i]):
                 reached[group] = True
                 break
 

@@ -82,11 +82,6 @@ class BoardTables:
                 byte_images[byte, :, g] |= present << np.uint64(image)
         return cls(board.holes, need, leave, free, need | free, byte_images)
 
-    @property
-    def symmetries(self) -> int:
-        """The images the kernels make of a position: the group, padded (see `padded`)."""
-        return self.byte_images.shape[2]
-
     def signatures(self, positions: np.ndarray) -> np.ndarray:
         """Signatures of an array of positions (vectorised over positions, looped over symmetries)."""
         return self.images(positions).min(axis=1)
