@@ -24,6 +24,8 @@ from functools import cache
 from queue import Full, Queue
 from typing import TypeVar
 
+import numpy as np
+
 from pegsearch.board.classes import class_of, invariants, kept_by
 from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.engines.estimates import expected_states
@@ -42,10 +44,29 @@ MAPPING_SHARE = 4
 # A generous guess at children per parent, as a fraction of the board's jumps, to turn that share
 # into parents per chunk.
 FANOUT_SHARE = 4
+# Parents per chunk of a level made in one step (no routed children to hold): small, so the
+# next chunk is read and decoded while this one is expanded.
+ONE_STEP_CHUNK = 1 << 18
 REDUCES = ("auto", "bitmap", "tables")
 T = TypeVar("T")
 # Below this many positions a pass writes a single part file.
 SMALL_PART = 1 << 16
+
+
+def balanced_edges(filled: np.ndarray, groups: int) -> list[int]:
+    """Cut partitions holding `filled` positions each into at most `groups` runs of about equal
+    rows, none empty: a part per run, each drained and written by its own thread. (Cut by
+    partition count, a bitmap level's parts were lopsided: its positions crowd some rank ranges,
+    and one thread wrote nearly all of a level while the other waited.)"""
+    cumulative = np.cumsum(filled)
+    total = int(cumulative[-1])
+    edges = [0]
+    for g in range(1, groups):
+        cut = int(np.searchsorted(cumulative, total * g // groups, side="left")) + 1
+        before = int(cumulative[edges[-1] - 1]) if edges[-1] else 0
+        if cut < len(filled) and before < cumulative[cut - 1] < total:
+            edges.append(cut)
+    return [*edges, len(filled)]
 
 
 def parse_size(text: str) -> int:
@@ -257,13 +278,16 @@ class LocalEngine:
         slot_bytes = HashTables.slot_bytes(plan.space, run.carry)
         mapping = self.budget // MAPPING_SHARE
         fanout = max(1, len(run.board.jumps) // FANOUT_SHARE)
-        chunk = self.chunk or max(1 << 12, mapping // ((slot_bytes + 2) * fanout))
+        chunk = self.chunk or (ONE_STEP_CHUNK if planes else
+                               max(1 << 12, mapping // ((slot_bytes + 2) * fanout)))
         arena = self.budget - mapping
         written, lo, passes = 0, 0, 0
         with ThreadPoolExecutor(self.workers) as pool:
             while lo < parts:
                 if planes:
-                    held = BitmapTables(plan.space, 0, parts, plan.ranks, WORKERS)
+                    words = parts * plan.partition_bytes // 8
+                    held = BitmapTables(plan.space, 0, parts, plan.ranks,
+                                        self.scratch.take(WORKERS * words).reshape(WORKERS, words))
                 else:
                     held = plan.make(lo, min(parts - lo, max(1, arena // plan.partition_bytes)),
                                      arena)
@@ -308,8 +332,8 @@ class LocalEngine:
         if rows == 0:
             return written  # a pass whose partitions took no child (ranks no position has)
         groups = 1 if rows < SMALL_PART else max(self.workers, -(-rows // PART_ROWS))
-        groups = min(groups, held.width)
-        edges = [held.width * g // groups for g in range(groups + 1)]
+        edges = balanced_edges(held.filled, groups)
+        groups = len(edges) - 1
 
         def write(g: int) -> None:
             keys, values = held.drain(edges[g], edges[g + 1])

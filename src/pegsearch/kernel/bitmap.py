@@ -108,15 +108,22 @@ class BitmapTables(PassPartitions):
     interface as `HashTables` (add routed children, drain partitions sorted), for the level
     `ranks` ranks. Its size is fixed: the pass's width is chosen to fit the budget beforehand.
 
-    With several `planes`, `bits` and as many copies less one (`others`), the map sets bits
-    itself, each core in its own plane (kernel.expand.expand_into_bits), and `merge` ORs the
-    others into `bits` before draining."""
+    Given `planes`, memory for several copies of the bitmap (rows of its words, zeroed here: an
+    engine reuses one block from level to level, as fresh memory costs a page fault per 4 KiB),
+    the first row is `bits` and the rest `others`: the map sets bits itself, each core in its own
+    plane (kernel.expand.expand_into_bits), and `merge` ORs the others into `bits` before
+    draining."""
 
     def __init__(self, space: Keyspace, lo: int, width: int, ranks: LevelRanks,
-                 planes: int = 1) -> None:
+                 planes: np.ndarray | None = None) -> None:
         self.space, self.lo, self.ranks, self.unranking = space, lo, ranks, ranks.unranking()
-        self.bits = np.zeros(width << (space.rbits - 6), dtype=np.uint64)
-        self.others = np.zeros((planes - 1, len(self.bits)), dtype=np.uint64)
+        words = width << (space.rbits - 6)
+        if planes is None:
+            planes = np.zeros((1, words), dtype=np.uint64)
+        else:
+            planes.fill(0)
+        self.bits, self.others = planes[0], planes[1:]
+        assert len(self.bits) == words, "planes that are not rows of the bitmap's words"
         self.filled = np.zeros(width, dtype=np.int64)
 
     @staticmethod
@@ -135,10 +142,8 @@ class BitmapTables(PassPartitions):
         return self.bits[first * words:last * words]
 
     def merge(self) -> None:
-        """Fold the other planes into `bits` (and let them go), then count each partition's
-        positions."""
+        """Fold the other planes into `bits`, then count each partition's positions."""
         spread(_merge, len(self.bits), self.bits, self.others)
-        self.others = self.others[:0]
         self.recount()
 
     def recount(self) -> None:

@@ -16,7 +16,7 @@ from pegsearch.errors import PathCountOverflow
 from pegsearch.kernel import path_counts
 from pegsearch.kernel.bitmap import BitmapTables
 from pegsearch.kernel.members import Members, member
-from pegsearch.kernel.ranks import LevelRanks, rank_all, rank_of
+from pegsearch.kernel.ranks import LevelRanks, popcount, rank_all, rank_of
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
 from pegsearch.kernel.tables import ROW, BoardTables
 from pegsearch.kernel.threads import WORKERS, slice_start, spread
@@ -94,28 +94,49 @@ def _legal(p, need, flip):
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _legal_word(p, need, flip, word):
-    """Bit t set when jump ``64 * word + t`` is legal in position p.
+    """Bit t set when jump ``64 * word + t`` is legal in position p; 0 past the last word.
 
     A jump is legal when its three holes read peg, peg, empty: ``p & flip == need``, one AND and
     one comparison. The tables are padded to words of 64 jumps (BoardTables.jump_words), so a
-    word's tests are made without a branch, in a few vector instructions; the callers then read
-    its set bits off, one per legal jump."""
-    base = 64 * word
+    word's tests are made without a branch, in a few vector instructions."""
     bits = np.uint64(0)
-    for t in range(64):
-        bits |= np.uint64((p & flip[base + t]) == need[base + t]) << np.uint64(t)
+    if word < need.shape[0] // 64:
+        base = 64 * word
+        for t in range(64):
+            bits |= np.uint64((p & flip[base + t]) == need[base + t]) << np.uint64(t)
     return bits
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _legal_pair(p, need, flip, pair):
+    """The legal jumps of words ``2 * pair`` and ``2 * pair + 1``, and how many they are: the
+    callers read a pair's jumps off in one loop of known length with `_next_jump`, so a parent
+    costs one mispredicted loop exit a pair, where a loop a word cost one a word (English has
+    76 jumps: two words, one pair)."""
+    low = _legal_word(p, need, flip, 2 * pair)
+    high = _legal_word(p, need, flip, 2 * pair + 1)
+    return low, high, popcount(low) + popcount(high)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _next_jump(low, high, pair):
+    """The lowest legal jump of a pair of words, and the pair without it, chosen without a
+    branch."""
+    in_low = low != 0
+    word = low if in_low else high
+    jump = 128 * pair + np.int64(trailing_zeros(word)) + (0 if in_low else 64)
+    rest = word & (word - np.uint64(1))
+    return jump, (rest if in_low else low), (high if in_low else rest)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _legal_jumps(p, need, flip, legal):
     """List position p's legal jumps into `legal`; returns how many."""
     count = 0
-    for word in range(need.shape[0] // 64):
-        bits = _legal_word(p, need, flip, word)
-        while bits:
-            legal[count] = 64 * word + np.int64(trailing_zeros(bits))
-            bits &= bits - np.uint64(1)
+    for pair in range(-(-need.shape[0] // 128)):
+        low, high, legal_here = _legal_pair(p, need, flip, pair)
+        for _ in range(legal_here):
+            legal[count], low, high = _next_jump(low, high, pair)
             count += 1
     return count
 
@@ -128,11 +149,11 @@ def _children_of(p, need, flip, flip_images, byte_images, images, out, k):
     and read back cost a quarter more a child."""
     _images(p, byte_images, images)
     made = k
-    for word in range(need.shape[0] // 64):
-        bits = _legal_word(p, need, flip, word)
-        while bits:
-            out[made] = _least(images, flip_images, 64 * word + np.int64(trailing_zeros(bits)))
-            bits &= bits - np.uint64(1)
+    for pair in range(-(-need.shape[0] // 128)):
+        low, high, legal = _legal_pair(p, need, flip, pair)
+        for _ in range(legal):
+            jump, low, high = _next_jump(low, high, pair)
+            out[made] = _least(images, flip_images, jump)
             made += 1
     return made - k
 
@@ -280,7 +301,7 @@ def expand(tables: BoardTables, positions: np.ndarray) -> tuple[np.ndarray, np.n
 
 class Scratch:
     """Memory reused from one kernel call to the next (fresh memory costs a page fault per 4 KiB,
-    a few ns a child)."""
+    a few ns a child), and from level to level: routed children, or a bitmap's planes."""
 
     def __init__(self) -> None:
         self.words = np.empty(0, dtype=np.uint64)
@@ -343,19 +364,19 @@ def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, 
     """Set the bits of the ranks of the children of slice `first` of `step` of the positions,
     in the first call's `bits` or in others[first - 1]: each call its own plane, so no two write
     one word."""
-    counts, targets, shifts, masks, low = ranking
+    counts, targets, shifts, masks, low_ranks = ranking
     images = np.empty(byte_images.shape[2], dtype=np.uint64)
     plane = bits if first == 0 else others[first - 1]
     n = positions.shape[0]
     for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
         p = positions[i]
         _images(p, byte_images, images)
-        for word in range(need.shape[0] // 64):
-            legal = _legal_word(p, need, flip, word)
-            while legal:
-                child = _least(images, flip_images, 64 * word + np.int64(trailing_zeros(legal)))
-                legal &= legal - np.uint64(1)
-                rank = rank_of(child, counts, targets, shifts, masks, low)
+        for pair in range(-(-need.shape[0] // 128)):
+            low, high, legal = _legal_pair(p, need, flip, pair)
+            for _ in range(legal):
+                jump, low, high = _next_jump(low, high, pair)
+                rank = rank_of(_least(images, flip_images, jump), counts, targets, shifts, masks,
+                               low_ranks)
                 plane[rank >> _SIX] |= np.uint64(1) << (rank & _LOW_SIX)
 
 
