@@ -29,8 +29,8 @@ def _mix(word):
 
 @numba.njit(cache=True, nogil=True)
 def _sum(positions, values):
-    """The sum of the mixes: compiled, one pass with no temporary arrays (a level's digest was a
-    tenth of a search's time as numpy's eight passes)."""
+    """The sum of the mixes: compiled, one pass with no temporary arrays (as numpy's eight passes,
+    digests took 8% of an English search's samples)."""
     total = np.uint64(0)
     if values.shape[0] == 0:
         for i in range(positions.shape[0]):
