@@ -19,8 +19,6 @@ import argparse
 import time
 from itertools import pairwise
 
-import numpy as np
-
 from pegsearch.engines.local import LocalEngine
 from pegsearch.kernel.bitmap import BitmapTables
 from pegsearch.kernel.expand import Scratch, expand_into_bits, expand_routed
@@ -59,8 +57,7 @@ def main() -> None:
                 f" reduce {reduce_ns:.1f}, drain {drain_ns:.1f}")
         if plan.ranks is not None:
             start = time.process_time()
-            held = BitmapTables(plan.space, 0, width, plan.ranks,
-                                np.zeros((WORKERS, width << (plan.space.rbits - 6)), np.uint64))
+            held = BitmapTables(plan.space, 0, width, plan.ranks, WORKERS)
             expand_into_bits(tables, parents, held)
             held.merge()
             one_step = 1e9 * (time.process_time() - start) / children

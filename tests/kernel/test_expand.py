@@ -74,8 +74,9 @@ def test_one_step_bitmap_holds_the_routed_level(name: str, pegs: int) -> None:
     routed = BitmapTables(space, 0, width, ranks)
     routed.add(*expand_routed(tables, signed, NO_VALUES, Carry.NOTHING, space, 0, width, Scratch(),
                               ranks))
-    one_step = BitmapTables(space, 0, width, ranks,
-                            np.ones((WORKERS, width << (space.rbits - 6)), dtype=np.uint64))
+    # memory handed out dirty, as a reused block is: the planes must be zeroed before use
+    one_step = BitmapTables(space, 0, width, ranks, WORKERS,
+                            lambda words: np.ones(words, dtype=np.uint64))
     expand_into_bits(tables, signed, one_step)
     one_step.merge()
     assert routed.filled.sum() > 1_000

@@ -285,9 +285,7 @@ class LocalEngine:
         with ThreadPoolExecutor(self.workers) as pool:
             while lo < parts:
                 if planes:
-                    words = parts * plan.partition_bytes // 8
-                    held = BitmapTables(plan.space, 0, parts, plan.ranks,
-                                        self.scratch.take(WORKERS * words).reshape(WORKERS, words))
+                    held = BitmapTables(plan.space, 0, parts, plan.ranks, WORKERS, self.scratch.take)
                 else:
                     held = plan.make(lo, min(parts - lo, max(1, arena // plan.partition_bytes)),
                                      arena)

@@ -12,6 +12,8 @@ Path counts need a value per position, so a counted level always uses tables.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numba
 import numpy as np
 
@@ -108,22 +110,22 @@ class BitmapTables(PassPartitions):
     interface as `HashTables` (add routed children, drain partitions sorted), for the level
     `ranks` ranks. Its size is fixed: the pass's width is chosen to fit the budget beforehand.
 
-    Given `planes`, memory for several copies of the bitmap (rows of its words, zeroed here: an
-    engine reuses one block from level to level, as fresh memory costs a page fault per 4 KiB),
-    the first row is `bits` and the rest `others`: the map sets bits itself, each core in its own
-    plane (kernel.expand.expand_into_bits), and `merge` ORs the others into `bits` before
-    draining."""
+    With several `planes` (copies of the bitmap, in `memory` when given: a function handing out
+    that many words, zeroed here, as an engine reuses one block from level to level, fresh memory
+    costing a page fault per 4 KiB), the first is `bits` and the rest `others`: the map sets bits
+    itself, each core in its own plane (kernel.expand.expand_into_bits), and `merge` ORs the
+    others into `bits` before draining."""
 
-    def __init__(self, space: Keyspace, lo: int, width: int, ranks: LevelRanks,
-                 planes: np.ndarray | None = None) -> None:
+    def __init__(self, space: Keyspace, lo: int, width: int, ranks: LevelRanks, planes: int = 1,
+                 memory: Callable[[int], np.ndarray] | None = None) -> None:
         self.space, self.lo, self.ranks, self.unranking = space, lo, ranks, ranks.unranking()
         words = width << (space.rbits - 6)
-        if planes is None:
-            planes = np.zeros((1, words), dtype=np.uint64)
+        if memory is None:
+            block = np.zeros(planes * words, dtype=np.uint64)
         else:
-            planes.fill(0)
-        self.bits, self.others = planes[0], planes[1:]
-        assert len(self.bits) == words, "planes that are not rows of the bitmap's words"
+            block = memory(planes * words)
+            block.fill(0)
+        self.bits, self.others = block[:words], block[words:].reshape(planes - 1, words)
         self.filled = np.zeros(width, dtype=np.int64)
 
     @staticmethod
