@@ -38,7 +38,7 @@ def main() -> None:
     parents = run.read_level(options.level)
     plan = LocalEngine(reduce=options.reduce).plan(run, options.level)
     width = plan.partitions
-    scratch = Scratch()
+    scratch, planes = Scratch(), Scratch()  # reused as the engine reuses its scratch
     print(f"{run.board.name} level {options.level} -> {options.level + 1}: {len(parents):,} parents,"
           f" {width} partitions; {plan.note}")
     for _ in range(options.repeat):
@@ -57,7 +57,7 @@ def main() -> None:
                 f" reduce {reduce_ns:.1f}, drain {drain_ns:.1f}")
         if plan.ranks is not None:
             start = time.process_time()
-            held = BitmapTables(plan.space, 0, width, plan.ranks, WORKERS)
+            held = BitmapTables(plan.space, 0, width, plan.ranks, WORKERS, planes.take)
             expand_into_bits(tables, parents, held)
             held.merge()
             one_step = 1e9 * (time.process_time() - start) / children

@@ -15,6 +15,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from pegsearch.errors import PathCountOverflow
 from pegsearch.kernel import path_counts
 from pegsearch.kernel.bitmap import BitmapTables
+from pegsearch.kernel.lanes import least_of_lanes
 from pegsearch.kernel.members import Members, member
 from pegsearch.kernel.ranks import LevelRanks, popcount, rank_all, rank_of
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
@@ -54,23 +55,25 @@ def _images(position, byte_images, images):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _least_of(images, flip_images, j, symmetries):
-    best = images[0] ^ flip_images[j, 0]
-    for g in range(1, symmetries):
-        best = min(best, images[g] ^ flip_images[j, g])
-    return best
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
 def _least(images, flip_images, j):
     """The signature of the child jump j makes from a parent whose images are `images`.
 
     A symmetry is linear over XOR, so the image of child ``p ^ flip[j]`` under g is
     ``image_g(p) ^ image_g(flip[j])``: a parent's images are made once, then every child costs
-    one XOR and one comparison per symmetry (a few wide instructions for a row of ROW)."""
-    if flip_images.shape[1] == ROW:
-        return _least_of(images, flip_images, j, ROW)
-    return _least_of(images, flip_images, j, flip_images.shape[1])
+    one XOR and one comparison per symmetry, a row of ROW at a time in vector instructions
+    (kernel.lanes)."""
+    symmetries = flip_images.shape[1]
+    if symmetries % ROW:  # not in rows: the identity alone (a raw search)
+        best = images[0] ^ flip_images[j, 0]
+        for g in range(1, symmetries):
+            best = min(best, images[g] ^ flip_images[j, g])
+        return best
+    if symmetries == ROW:  # a constant row length: the row's offset is a shift
+        return least_of_lanes(images, 0, flip_images, j * ROW)
+    best = least_of_lanes(images, 0, flip_images, j * symmetries)
+    for start in range(ROW, symmetries, ROW):
+        best = min(best, least_of_lanes(images, start, flip_images, j * symmetries + start))
+    return best
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -87,9 +87,8 @@ class BoardTables:
         return self.images(positions).min(axis=1)
 
 
-# The kernels' images come in rows of this many (a square board's whole group), which the
-# compiler unrolls into a few wide instructions: a child's least image costs a third less than
-# with a row length known only at run time.
+# The kernels' images come in rows of this many (a square board's whole group): a row is one
+# vector of eight words, so a child's least image takes a few vector instructions (kernel.lanes).
 ROW = 8
 
 
