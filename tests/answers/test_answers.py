@@ -13,12 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from pegsearch.answers import winnable as walk
 from pegsearch.answers.finishes import exact_per_hole, finishes
 from pegsearch.answers.hint import hint
 from pegsearch.answers.solve import solve
-from pegsearch.answers.winnable import targets, winnable_counts, winnable_sets
+from pegsearch.answers.winnable import targets, winnable_counts, winnable_parents, winnable_sets
 from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
@@ -183,6 +185,23 @@ def test_winnable_counts_agree_across_symmetry_modes(tmp_path: Path) -> None:
               for level, w in winnable_sets(raw, targets(raw))}
     assert winnable_counts(reduced) == [orbits[k] for k in range(len(raw.levels))]
     assert winnable_counts(raw)[0] == 1 and winnable_counts(raw)[-1] == raw.levels[-1]["states"]
+
+
+def test_the_backward_step_keeps_what_the_forward_step_keeps(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each level's winnable positions, walked back from the level after: by predecessors (in
+    slices of 4,096 positions, each a pass over the level in chunks) as by looking up
+    every parent's children, down to the start, for every finish and for one hole's."""
+    run = Run.open(triangle_run(tmp_path, 4, "board", board="triangle-6"))
+    monkeypatch.setattr(walk, "SLICE", 4096)  # up to 8 slices of a level's 29,335
+    for finish in (None, 4):
+        winnable = targets(run, finish)
+        for level in range(len(run.levels) - 2, -1, -1):
+            forwards = winnable_parents(run, level, winnable, backwards=False)
+            assert np.array_equal(winnable_parents(run, level, winnable, 5000, backwards=True),
+                                  forwards)
+            winnable = forwards
+        assert winnable.tolist() == [run.read_level(0)[0]]
 
 
 def test_counts_winnable_and_plot_through_the_cli(tmp_path: Path) -> None:

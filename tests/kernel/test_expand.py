@@ -1,7 +1,8 @@
 """The map kernel against brute force: every legal jump of every position, signed by the least
 image under the run's group (the whole group, a subgroup as class-kept signatures use, or none),
 on boards of under and over 64 jumps; and a bitmap level made in one step, each core setting bits
-in its own plane, holds exactly the level the routed map and the reduce make."""
+in its own plane, holds exactly the level the routed map and the reduce make; the jumps played
+backwards make exactly the positions one jump before a set; sorted membership against numpy."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 from pegsearch.board.classes import class_of, invariants, kept_by
 from pegsearch.board.files import load_board
 from pegsearch.kernel.bitmap import BitmapTables, rank_space
-from pegsearch.kernel.expand import Scratch, expand, expand_into_bits, expand_routed
+from pegsearch.kernel.expand import Scratch, expand, expand_into_bits, expand_routed, predecessors
+from pegsearch.kernel.members import contains
 from pegsearch.kernel.ranks import rank_tables
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.threads import WORKERS
@@ -85,3 +87,38 @@ def test_one_step_bitmap_holds_the_routed_level(name: str, pegs: int) -> None:
     drained = one_step.drain(0, width)[0]
     children, _ = expand(tables, signed)
     assert np.array_equal(drained, np.unique(children))
+
+
+@pytest.mark.parametrize(("name", "group"), [("english-33", "whole"), ("hexagon-19", "whole"),
+                                             ("triangle-6", "none")])
+def test_predecessors_are_the_positions_one_jump_before_a_set(name: str, group: str) -> None:
+    """Each predecessor of a set has a child in it; each random position with a child in the set
+    is a predecessor (signed: its least image); and no predecessor is repeated or out of order."""
+    board = load_board(name)
+    tables = BoardTables.for_board(board, board.symmetries if group == "whole" else
+                                   board.symmetries[:1])
+    parents = random_positions(board.holes, 400, 3)
+    children, _ = expand(tables, parents)
+    wanted = np.unique(children[::3])
+    before = predecessors(tables, wanted)
+    assert len(before) and np.all(np.diff(before.astype(np.int64)) > 0)
+    their_children, fanout = expand(tables, before)
+    hits = np.add.reduceat(contains(wanted, their_children), np.cumsum(fanout) - fanout)
+    assert np.all(hits > 0)
+    probes = tables.signatures(np.concatenate([parents, random_positions(board.holes, 3000, 8)]))
+    probe_children, fanout = expand(tables, probes)
+    ends = np.cumsum(fanout)
+    reach = np.array([np.isin(probe_children[e - f:e], wanted).any()
+                      for e, f in zip(ends, fanout, strict=True)])
+    assert 0 < reach.sum() < len(reach)
+    assert np.array_equal(contains(before, probes), reach)
+
+
+def test_sorted_membership_matches_numpy_in_any_order() -> None:
+    rng = np.random.default_rng(2)
+    members = np.unique(rng.integers(1, 1 << 40, size=50_000, dtype=np.uint64))
+    values = np.concatenate([members[::7], rng.integers(1, 1 << 40, size=20_000, dtype=np.uint64),
+                             np.array([0, members[-1] + 1], dtype=np.uint64)])
+    for order in (np.sort(values), values, values[::-1]):
+        assert np.array_equal(contains(members, order), np.isin(order, members))
+    assert not contains(members[:0], values).any()

@@ -16,7 +16,7 @@ from pegsearch.answers.fewest import fewest_line
 from pegsearch.answers.winnable import read_sets, targets, winnable_sets
 from pegsearch.board.geometry import Jump, legal_jumps
 from pegsearch.board.symmetry import Permutation, image_of_jump, image_of_position
-from pegsearch.kernel.expand import contains
+from pegsearch.kernel.members import contains
 from pegsearch.store import Run
 
 

@@ -1,9 +1,11 @@
 """Winnable positions: which stored positions can still be played down to one peg (on a hole).
 
-The backward walk works on the run directory alone, so it serves a run made by any engine: each
-stored level is expanded with the shared kernel a chunk at a time, and a parent is kept when one of
-its children's signatures is in the next level's winnable set. An engine that offers a
-`winnable_parents` step (Spark) runs that semi-join where its run lives; otherwise it runs here.
+The backward walk works on the run directory alone, so it serves a run made by any engine: a
+level's winnable positions are those it holds one jump before a winnable position of the next
+level: its predecessors, made with the shared kernel's jumps played backwards, or, where most of
+a level is winnable, its positions whose children are (`winnable_parents`). An engine that
+offers a `winnable_parents` step (Spark) runs that semi-join where its run lives, forwards;
+otherwise it runs here.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from pegsearch.board.symmetry import orbit
 from pegsearch.engines import engine_class, make_engine
 from pegsearch.errors import UsageError
 from pegsearch.kernel import moves, path_counts
-from pegsearch.kernel.expand import contains, moves_reaching, parents_reaching, solutions_reaching
-from pegsearch.kernel.members import Members
+from pegsearch.kernel.expand import moves_reaching, parents_reaching, predecessors, solutions_reaching
+from pegsearch.kernel.members import Members, contains, sorted_distinct
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import NO_VALUES, Carry
 from pegsearch.store import Run
@@ -27,6 +29,10 @@ from pegsearch.store.parts import iter_parts
 from pegsearch.store.sets import SetWriter, set_folder, stored_sets
 
 CHUNK = 1 << 20
+# Winnable positions walked back at once: their predecessors take about 100 bytes each.
+SLICE = 1 << 22
+# The backward step where a level's winnable positions are at most this share of it (1 / 4).
+BACKWARDS_SHARE = 4
 
 
 def targets(run: Run, finish: int | None = None) -> np.ndarray:
@@ -106,16 +112,33 @@ def _walk(run: Run, goal: np.ndarray, values: np.ndarray,
         yield level, winnable, values
 
 
-def winnable_parents(run: Run, level: int, winnable: np.ndarray, chunk: int = CHUNK) -> np.ndarray:
+def winnable_parents(run: Run, level: int, winnable: np.ndarray, chunk: int = CHUNK,
+                     backwards: bool | None = None) -> np.ndarray:
     """The positions of `level` with a child in `winnable`, sorted; computed in this process.
 
-    Memory holds the two winnable sets and one part file of the level with one chunk's children.
+    Two ways, the cheaper chosen unless `backwards` says which. Where the winnable positions are
+    a small share of their level (English: a twentieth), backwards: the positions one jump before
+    a winnable one (`predecessors`, about ten a winnable position), then those the level holds,
+    found by walking both sorted; a tenth of the children a forward semi-join makes, and no lookup
+    that misses a cache. Where they are most of it (Skippy XL walked back from its fewest pegs),
+    forwards: each parent's children looked up in a table of the winnable set, the first found
+    ending the parent's search, usually at its first child. Memory holds one chunk of the level,
+    and a table of `winnable` or a slice of it with its predecessors (SLICE at once: a larger set
+    takes a pass over the level a slice).
     """
     tables = run.tables()
-    members = Members(winnable)
-    kept = [parents_reaching(tables, parents, members)
-            for parents, _ in run.iter_level(level, chunk)]
-    return np.sort(np.concatenate(kept)) if kept else np.empty(0, dtype=np.uint64)
+    if backwards is None:
+        backwards = len(winnable) * BACKWARDS_SHARE <= run.levels[level + 1]["states"]
+    if not backwards:
+        members = Members(winnable)
+        kept = [parents_reaching(tables, parents, members)
+                for parents, _ in run.iter_level(level, chunk)]
+    else:
+        kept = []
+        for start in range(0, len(winnable), SLICE):
+            before = predecessors(tables, winnable[start:start + SLICE])
+            kept += [parents[contains(before, parents)] for parents, _ in run.iter_level(level, chunk)]
+    return sorted_distinct(np.concatenate(kept)) if kept else np.empty(0, dtype=np.uint64)
 
 
 def counted_parents(run: Run, level: int, winnable: np.ndarray, values: np.ndarray,

@@ -16,7 +16,7 @@ from pegsearch.errors import PathCountOverflow
 from pegsearch.kernel import path_counts
 from pegsearch.kernel.bitmap import BitmapTables
 from pegsearch.kernel.lanes import least_of_lanes
-from pegsearch.kernel.members import Members, member
+from pegsearch.kernel.members import Members, member, sorted_distinct
 from pegsearch.kernel.ranks import LevelRanks, popcount, rank_all, rank_of
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
 from pegsearch.kernel.tables import ROW, BoardTables
@@ -284,15 +284,17 @@ def signatures(tables: BoardTables, positions: np.ndarray) -> np.ndarray:
     return out
 
 
-def expand(tables: BoardTables, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Children of `positions` as signatures, unsorted and with repeats, plus each parent's fanout.
+def expand(tables: BoardTables, positions: np.ndarray,
+           backwards: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Children of `positions` as signatures, unsorted and with repeats, plus each parent's fanout;
+    `backwards`, their parents instead (jumps played backwards: `BoardTables.unjump_words`).
 
     Children appear in parent order: the first ``fanout[0]`` belong to ``positions[0]`` and so on, so
     a value carried by each parent (a path count) is spread over its children with ``np.repeat``.
     """
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
     offsets = np.zeros(positions.shape[0] + 1, dtype=np.int64)
-    need, flip = tables.jump_words
+    need, flip = tables.unjump_words if backwards else tables.jump_words
     spread(_block_fanout, len(positions), positions, need, flip, 1, offsets)
     counts = offsets[1:].copy()  # blocks of one parent: each parent's fanout
     np.cumsum(offsets, out=offsets)
@@ -403,14 +405,6 @@ def expand_distinct(tables: BoardTables, positions: np.ndarray, values: np.ndarr
     return one_table(space, 0, carry, *expand_routed(tables, positions, values, carry, space, 0, 1))
 
 
-def contains(sorted_set: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Membership of each value in a set sorted ascending as uint64 (a merge-free join)."""
-    if len(sorted_set) == 0:
-        return np.zeros(len(values), dtype=bool)
-    index = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
-    return sorted_set[index] == values
-
-
 @numba.njit(cache=True, nogil=True)
 def _reaching(positions, need, flip, flip_images, byte_images, table, shift, reached, first, step):
     """Whether each parent of slice `first` of `step` has a child in `table` (a Members table):
@@ -425,6 +419,12 @@ def _reaching(positions, need, flip, flip_images, byte_images, table, shift, rea
             if member(table, shift, mask, children[t]):
                 reached[i] = True
                 break
+
+
+def predecessors(tables: BoardTables, positions: np.ndarray) -> np.ndarray:
+    """The signatures, sorted and distinct, of every position one jump before one of `positions`
+    (reachable from the start or not): a jump's parent is its child with the jump played back."""
+    return sorted_distinct(expand(tables, positions, backwards=True)[0])
 
 
 def parents_reaching(tables: BoardTables, parents: np.ndarray, winnable: Members) -> np.ndarray:

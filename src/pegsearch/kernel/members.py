@@ -1,10 +1,15 @@
-"""Membership in a set of signatures, by an open-addressing table built once per set.
+"""Membership in a set of signatures: by an open-addressing table built once per set, or by
+walking a sorted set beside sorted values.
 
-The backward walk (winnable positions, a replayed line of play) asks, for every child of every
-parent of a level, whether it is in the next level's winnable set: tens of millions of questions
-of one set. numpy's binary search answered each in about log2(n) cache misses (most of `solve`'s
-time on Skippy XL); a table at most half full answers in about one. Signatures are never 0 (a
-position has a peg), so 0 marks an empty slot.
+The forward semi-join (a Spark task's step of the backward walk, `verify`) asks, for every child
+of every parent of a level, whether it is in the next level's winnable set: tens of millions of
+questions of one set. numpy's binary search answered each in about log2(n) cache misses (most of
+`solve`'s time on Skippy XL); a table at most half full answers in about one. Signatures are
+never 0 (a position has a peg), so 0 marks an empty slot.
+
+Values that come sorted (a part file's positions) are looked up by walking the sorted set beside
+them (`contains`): each step forward gallops, so a value costs a comparison or two where the set
+is dense and a logarithm of the gap where it is sparse.
 """
 
 from __future__ import annotations
@@ -51,6 +56,60 @@ def _any_member(table, shift, values, ends, reached, first, step):
             if member(table, shift, mask, values[i]):
                 reached[group] = True
                 break
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _first_at_least(members, at, value):
+    """The first index from `at` whose member is at least `value` (len(members) if none):
+    steps that double from `at`, then a binary search within the last one."""
+    end = members.shape[0]
+    if at >= end or members[at] >= value:
+        return at
+    below, step = at, 1  # members[below] < value
+    above = at + 1
+    while above < end and members[above] < value:
+        below, step = above, 2 * step
+        above = below + step
+    above = min(above, end)
+    while above - below > 1:
+        middle = (below + above) // 2
+        if members[middle] < value:
+            below = middle
+        else:
+            above = middle
+    return above
+
+
+@numba.njit(cache=True, nogil=True)
+def _contains(members, values, found, first, step):
+    """found[i]: whether values[i] is in `members` (sorted), for slice `first` of `step` of the
+    values. Ascending values walk the set once; a value below the one before starts again."""
+    n = values.shape[0]
+    at = 0
+    for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
+        value = values[i]
+        if i and value < values[i - 1]:
+            at = 0
+        at = _first_at_least(members, at, value)
+        found[i] = at < members.shape[0] and members[at] == value
+
+
+def contains(sorted_set: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Membership of each value in a set sorted ascending as uint64: fastest when the values are
+    sorted too, right in any order."""
+    found = np.zeros(len(values), dtype=bool)
+    spread(_contains, len(values), np.ascontiguousarray(sorted_set, dtype=np.uint64),
+           np.ascontiguousarray(values, dtype=np.uint64), found)
+    return found
+
+
+def sorted_distinct(values: np.ndarray) -> np.ndarray:
+    """`values` (uint64) sorted, each once: sorted in place, then repeats dropped (np.unique took
+    twenty times as long on a few million)."""
+    values.sort()
+    if len(values) < 2:
+        return values
+    return values[np.concatenate(([True], values[1:] != values[:-1]))]
 
 
 class Members:

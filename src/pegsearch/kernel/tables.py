@@ -45,6 +45,16 @@ class BoardTables:
         return need, flip
 
     @cached_property
+    def unjump_words(self) -> tuple[np.ndarray, np.ndarray]:
+        """`jump_words` for jumps played backwards: legal where the landing hole has a peg and
+        the start and over holes none (``p & flip == free``), flipping the same three holes, so
+        the kernel's children of a position are then the positions one jump before it."""
+        need, flip = self.jump_words
+        free = need.copy()  # the padding stays never legal
+        free[:len(self.free)] = self.free
+        return free, flip
+
+    @cached_property
     def landing_images(self) -> np.ndarray:
         """uint64 [jumps, symmetries]: the image of each jump's landing hole under each symmetry,
         so a fewest-moves child says where its last peg stands in its signature's frame."""
