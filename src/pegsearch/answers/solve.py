@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pegsearch.answers.fewest import fewest_line
-from pegsearch.answers.winnable import read_sets, targets, winnable_sets
+from pegsearch.answers.winnable import one_line_back, read_sets, targets
 from pegsearch.board.geometry import Jump, legal_jumps
 from pegsearch.board.symmetry import Permutation, image_of_jump, image_of_position
 from pegsearch.kernel.members import contains
@@ -47,7 +47,8 @@ WalkProgress = Callable[[int, int], None]
 
 def solve(run: Run, finish: int | None = None, progress: WalkProgress | None = None) -> Line:
     """One line of play from the real start: with the fewest moves on a fewest-moves run (see
-    answers.fewest), else replayed forward through the winnable sets.
+    answers.fewest), else replayed forward through the winnable sets (where one peg is not
+    reachable, through one position a level walked back from the fewest pegs).
 
     A child is taken only when its signature is winnable, so the replay never dead-ends. With
     `finish`, the winnable sets are for finish's symmetry class; the line is then carried onto
@@ -79,7 +80,7 @@ def solve(run: Run, finish: int | None = None, progress: WalkProgress | None = N
     else:
         note = f"one peg is not reachable; a line of play reaching the fewest pegs ({last['pegs']})"
     fewest = np.sort(run.read_level(len(run.levels) - 1))
-    line = _replay(run, winnable_sets(run, fewest), start, lambda position: True, progress)
+    line = _replay(run, one_line_back(run, fewest), start, lambda position: True, progress)
     if line is None:
         raise _damaged(run)
     return Line(start, tuple(j for j, _ in line), tuple(p for _, p in line), False, finish, note)

@@ -70,6 +70,30 @@ def winnable_sets(run: Run, goal: np.ndarray,
         yield level, winnable
 
 
+def one_line_back(run: Run, goal: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+    """As `winnable_sets`, one position a level: a position of `goal`, then at each level one the
+    level holds one jump before the position kept after it (found among its predecessors).
+
+    Every stored position has a parent in the level before (that level's children made it), so
+    one position a level is a whole line back to the start, found by reading each level until
+    the first part that holds a parent: what a line to the fewest pegs needs, without a
+    level's winnable set.
+    """
+    tables = run.tables()
+    last = len(run.levels) - 1
+    kept = goal[:1]
+    yield last, kept
+    for level in range(last - 1, -1, -1):
+        before = predecessors(tables, kept)
+        found = np.empty(0, dtype=np.uint64)
+        for parents, _ in run.iter_level(level, CHUNK):
+            found = parents[contains(before, parents)]
+            if len(found):
+                break
+        kept = found[:1]  # none only in a damaged run: the replay then finds no line
+        yield level, kept
+
+
 def counted_sets(run: Run, goal: np.ndarray,
                  carry: Carry) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     """As `winnable_sets`, with each winnable position's values, walked in this process: its
