@@ -8,9 +8,10 @@ and times each phase: the map (`expand_routed`: children made, ranked or coded, 
 partitions), the reduce (`add`: bits set or table inserts) and the drain (`drain`: a bitmap's ranks
 unranked in order, or a table's gather and radix sort). A bitmap level is also made the way the
 local engine makes one that fits a plane a core (`expand_into_bits`: the children's bits set by the
-map itself, then the planes merged), timed as one step. CPU seconds are this process's, summed over
-its threads, so the figures are per child of one core's time whatever the load; the first
-repetition includes loading the compiled kernels. Nothing is written.
+map itself, then the planes merged), timed in three: the planes zeroed (reused memory, as the
+engine's), the kernel, the planes merged and their partitions counted. CPU seconds are this
+process's, summed over its threads, so the figures are per child of one core's time whatever the
+load; the first repetition includes loading the compiled kernels. Nothing is written.
 """
 
 from __future__ import annotations
@@ -56,12 +57,16 @@ def main() -> None:
         line = (f"{children:,} children, {distinct:,} distinct | CPU ns a child: map {map_ns:.1f},"
                 f" reduce {reduce_ns:.1f}, drain {drain_ns:.1f}")
         if plan.ranks is not None:
-            start = time.process_time()
+            marks = [time.process_time()]
             held = BitmapTables(plan.space, 0, width, plan.ranks, WORKERS, planes.take)
+            marks.append(time.process_time())
             expand_into_bits(tables, parents, held)
+            marks.append(time.process_time())
             held.merge()
-            one_step = 1e9 * (time.process_time() - start) / children
-            line += f" | one step, a plane a core: map and reduce {one_step:.1f}"
+            marks.append(time.process_time())
+            zero_ns, kernel_ns, merge_ns = (1e9 * (b - a) / children for a, b in pairwise(marks))
+            line += (f" | one step, a plane a core: planes zeroed {zero_ns:.1f}, the kernel (map"
+                     f" and bits) {kernel_ns:.1f}, merged and counted {merge_ns:.1f}")
         print(line)
 
 

@@ -29,7 +29,7 @@ _SIX = np.uint64(6)
 _LOW_SIX = np.uint64(63)
 # What the routed kernel gets for a level keyed by signature, not rank (see LevelRanks.args).
 NO_RANKS = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64),
-            np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint16))
+            np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint16), np.uint64(0))
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -369,7 +369,7 @@ def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, 
     """Set the bits of the ranks of the children of slice `first` of `step` of the positions,
     in the first call's `bits` or in others[first - 1]: each call its own plane, so no two write
     one word."""
-    counts, targets, shifts, masks, low_ranks = ranking
+    counts, targets, shifts, masks, low_ranks, top = ranking
     images = np.empty(byte_images.shape[2], dtype=np.uint64)
     plane = bits if first == 0 else others[first - 1]
     n = positions.shape[0]
@@ -381,7 +381,7 @@ def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, 
             for _ in range(legal):
                 jump, low, high = _next_jump(low, high, pair)
                 rank = rank_of(_least(images, flip_images, jump), counts, targets, shifts, masks,
-                               low_ranks)
+                               low_ranks, top)
                 plane[rank >> _SIX] |= np.uint64(1) << (rank & _LOW_SIX)
 
 

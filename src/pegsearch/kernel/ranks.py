@@ -217,10 +217,13 @@ class LevelRanks:
     @property
     def args(self) -> tuple:
         """The ranking kernel's view: (slabs, their targets, each upper chunk's shift and mask,
-        the low patterns' indexes)."""
+        the low patterns' indexes, the top chunk's shift as a number: a kernel that unpacks it
+        once keeps it in a register, where the array's entry is read again after every store
+        the kernel makes, 0.4 ns a child)."""
         chunks = self.tables.chunks
         return (self.counts, self.targets, np.array([c.shift for c in chunks], dtype=np.uint64),
-                np.array([(1 << c.bits) - 1 for c in chunks], dtype=np.uint64), self.tables.low_ranks)
+                np.array([(1 << c.bits) - 1 for c in chunks], dtype=np.uint64), self.tables.low_ranks,
+                np.uint64(chunks[0].shift))
 
     def unranking(self) -> tuple:
         """The unranking kernel's view (see `unrank_run`)."""
@@ -281,21 +284,21 @@ def _rank_chunks(key, counts, targets, shifts, masks, low):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def rank_of(key, counts, targets, shifts, masks, low):
+def rank_of(key, counts, targets, shifts, masks, low, top):
     """A position's rank in its level (LevelRanks.args, unpacked once by the caller: unpacking
     takes a reference to each array): a table read an upper chunk, one for the low bits, and
     their sum."""
     if shifts.shape[0] == 1:  # one upper chunk (up to 37 holes): two reads, no loop, 2x faster
-        return counts[key >> shifts[0]] + low[key & _LOW]
+        return counts[key >> top] + low[key & _LOW]
     return _rank_chunks(key, counts, targets, shifts, masks, low)
 
 
 @numba.njit(cache=True, nogil=True)
 def rank_all(keys, count, by):
     """Replace ``keys[:count]``, positions of one level, by their ranks (`by`: LevelRanks.args)."""
-    counts, targets, shifts, masks, low = by
+    counts, targets, shifts, masks, low, top = by
     for i in range(count):
-        keys[i] = rank_of(keys[i], counts, targets, shifts, masks, low)
+        keys[i] = rank_of(keys[i], counts, targets, shifts, masks, low, top)
 
 
 @numba.njit(cache=True, nogil=True)
