@@ -280,6 +280,22 @@ def test_against_compares_two_runs_level_by_level_and_names_the_first_difference
     assert line.startswith(f"{local}: level 7 differs: {states:,} positions against {states - 1:,}")
 
 
+def test_a_stage_of_a_search_agrees_with_the_whole_search(tmp_path: Path) -> None:
+    """A run paused by --until is compared on the levels it holds, either way round; resumed to
+    the end it is identical level for level."""
+    whole, stage = tmp_path / "whole", tmp_path / "stage"
+    assert pegsearch("run", "triangle-6", "--out", str(whole)).returncode == 0
+    assert pegsearch("run", "triangle-6", "--out", str(stage), "--until", "7").returncode == 0
+    for mine, other in ((stage, whole), (whole, stage)):
+        compared = pegsearch("verify", str(mine), "--against", str(other))
+        assert compared.returncode == 0, compared.stdout
+        assert (f"identical: the 8 levels both runs hold are equal, digest for digest; {stage} is"
+                " paused after level 7: resume it to compare the rest") in compared.stdout
+    assert pegsearch("run", "triangle-6", "--out", str(stage), "--resume").returncode == 0
+    same = pegsearch("verify", str(stage), "--against", str(whole))
+    assert same.returncode == 0 and "identical: all 20 levels equal" in same.stdout
+
+
 def test_a_part_whose_content_is_not_its_digest_is_caught(tmp_path: Path) -> None:
     out = make_run(tmp_path / "run", board="triangle-6")
 

@@ -1,8 +1,9 @@
 """The map kernel against brute force: every legal jump of every position, signed by the least
 image under the run's group (the whole group, a subgroup as class-kept signatures use, or none),
 on boards of under and over 64 jumps; and a bitmap level made in one step, each core setting bits
-in its own plane, holds exactly the level the routed map and the reduce make; the jumps played
-backwards make exactly the positions one jump before a set; sorted membership against numpy."""
+in its own plane, holds exactly the level the routed map and the reduce make (whole, or a range of
+its ranks); the jumps played backwards make exactly the positions one jump before a set; sorted
+membership against numpy."""
 
 from __future__ import annotations
 
@@ -87,6 +88,13 @@ def test_one_step_bitmap_holds_the_routed_level(name: str, pegs: int) -> None:
     drained = one_step.drain(0, width)[0]
     children, _ = expand(tables, signed)
     assert np.array_equal(drained, np.unique(children))
+    # a range of the level's partitions, as a pass or a Spark map task holds: its slice, no more
+    lo, part = width // 3, width // 3
+    ranged = BitmapTables(space, lo, part, ranks, WORKERS)
+    expand_into_bits(tables, signed, ranged)
+    ranged.merge()
+    assert 0 < ranged.filled.sum() < routed.filled.sum()
+    assert np.array_equal(ranged.bits, routed.words(lo, lo + part))
 
 
 @pytest.mark.parametrize(("name", "group"), [("english-33", "whole"), ("hexagon-19", "whole"),

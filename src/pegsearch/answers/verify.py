@@ -99,7 +99,10 @@ def verify(path: str | Path) -> Verification:
 def against(path: str | Path, other: str | Path) -> tuple[int, list[str]]:
     """Compare two runs of one search level by level, by their manifests' digests (each level's
     content, however its parts are split); returns the levels compared and the first difference,
-    if any. A run written before digests has its levels' digests computed from its parts. Two runs
+    if any. A run stopped early (paused by `--until`, interrupted) is compared on the levels it
+    holds: two complete runs of one search must hold the same levels, but a stage of a search
+    agrees with the whole search on its own. A run written before digests has its levels' digests
+    computed from its parts. Two runs
     whose signatures are taken under different symmetries (one made before signatures kept the
     start's class) store other representatives of the same orbits: they are compared by counts."""
     mine, theirs = Run.open(path), Run.open(other)
@@ -115,10 +118,9 @@ def against(path: str | Path, other: str | Path) -> tuple[int, list[str]]:
             states = (mine.levels[level]["states"], theirs.levels[level]["states"])
             how = f" (digest {ours} against {its})" if by_digest else ""
             return level, [f"level {level} differs: {states[0]:,} positions against {states[1]:,}{how}"]
-    if len(mine.levels) != len(theirs.levels):
+    if len(mine.levels) != len(theirs.levels) and mine.status == theirs.status == "complete":
         return shared, [f"the runs agree on levels 0 to {shared - 1}, but {path} has"
-                        f" {len(mine.levels)} levels ({mine.status}) and {other}"
-                        f" {len(theirs.levels)} ({theirs.status})"]
+                        f" {len(mine.levels)} levels and {other} {len(theirs.levels)}, both complete"]
     return shared, []
 
 

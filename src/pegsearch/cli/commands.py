@@ -268,10 +268,17 @@ def command_verify(args: argparse.Namespace) -> int:
         shown = min(args.recompute, checked.levels - 1)
         print(f"ok: levels 1 to {shown} agree position for position with a second computation")
     if args.against:
-        how = ("digest for digest" if same_signatures(run, Run.open(args.against)) else "state count for"
+        other = Run.open(args.against)
+        how = ("digest for digest" if same_signatures(run, other) else "state count for"
                " state count (one run takes signatures under other symmetries: it was made before"
                " signatures kept the start's class)")
-        print(f"identical: all {plural(compared, 'level')} equal {args.against}'s, {how}")
+        if len(run.levels) == len(other.levels):
+            print(f"identical: all {plural(compared, 'level')} equal {args.against}'s, {how}")
+        else:
+            shorter, name = (run, args.run) if len(run.levels) < len(other.levels) else (other, args.against)
+            print(f"identical: the {plural(compared, 'level')} both runs hold are equal, {how};"
+                  f" {name} is {shorter.status} after level {compared - 1}: resume it to compare"
+                  " the rest")
     return 0
 
 

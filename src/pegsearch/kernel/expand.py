@@ -364,14 +364,16 @@ def expand_routed(tables: BoardTables, positions: np.ndarray, values: np.ndarray
 
 
 @numba.njit(cache=True, nogil=True)
-def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, bits, others,
+def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, base, bits, others,
                       first, step):
     """Set the bits of the ranks of the children of slice `first` of `step` of the positions,
     in the first call's `bits` or in others[first - 1]: each call its own plane, so no two write
-    one word."""
+    one word. The planes hold the ranks from `base` on; a child ranked outside them is dropped
+    (a rank below `base` wraps round to far above)."""
     counts, targets, shifts, masks, low_ranks, top = ranking
     images = np.empty(byte_images.shape[2], dtype=np.uint64)
     plane = bits if first == 0 else others[first - 1]
+    span = np.uint64(64 * bits.shape[0])
     n = positions.shape[0]
     for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
         p = positions[i]
@@ -381,20 +383,24 @@ def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, 
             for _ in range(legal):
                 jump, low, high = _next_jump(low, high, pair)
                 rank = rank_of(_least(images, flip_images, jump), counts, targets, shifts, masks,
-                               low_ranks, top)
-                plane[rank >> _SIX] |= np.uint64(1) << (rank & _LOW_SIX)
+                               low_ranks, top) - base
+                if rank < span:
+                    plane[rank >> _SIX] |= np.uint64(1) << (rank & _LOW_SIX)
 
 
 def expand_into_bits(tables: BoardTables, positions: np.ndarray, held: BitmapTables) -> None:
-    """The map and the reduce of a bitmap level in one step, for a level whose whole bitmap `held`
-    keeps a plane for every core (WORKERS): each core sets the bits of its share of the parents'
-    children in its own plane, merged when the level ends (`BitmapTables.merge`). No child is
-    written to memory or routed, which costs more than making it (see `expand_routed`)."""
-    if held.lo != 0 or held.width << held.space.rbits < held.ranks.count or len(held.others) < WORKERS - 1:
-        raise ValueError("expand_into_bits needs the whole level's bitmap, a plane per core")
+    """The map and the reduce of a bitmap level in one step, into `held`, a bitmap of a range of
+    the level's ranks (the whole level, or a pass's or a Spark map task's share) with a plane for
+    every core (WORKERS): each core sets the bits of its share of the parents' children in its
+    own plane, merged when the level or pass ends (`BitmapTables.merge`); children outside the
+    range are dropped. No child is written to memory or routed, which costs more than making it
+    (see `expand_routed`)."""
+    if len(held.others) < WORKERS - 1:
+        raise ValueError("expand_into_bits needs a plane per core")
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
     spread(_expand_into_bits, len(positions), positions, *tables.jump_words, tables.flip_images,
-           tables.byte_images, held.ranks.args, held.bits, held.others)
+           tables.byte_images, held.ranks.args, np.uint64(held.lo << held.space.rbits), held.bits,
+           held.others)
 
 
 def expand_distinct(tables: BoardTables, positions: np.ndarray, values: np.ndarray,

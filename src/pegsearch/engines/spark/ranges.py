@@ -4,8 +4,9 @@ bitmap slices, and no hash pass on either side.
 A level dense enough for a bitmap (kernel.bitmap; the same choice as the local engine's) is cut
 into the shuffle's partitions by rank: partition p is a contiguous range of the level's ranks, made
 of the cache-sized slices the local engine uses. A map task expands its parent part with the shared
-kernel routed by rank, sets the children's bits in a bitmap of the ranges (as the local engine's
-`BitmapTables`), and sends one range block a range (blocks.encode_range). A reduce task ORs its
+kernel, which sets the children's bits itself in a bitmap of the task's ranges, children of other
+ranges dropped (kernel.expand.expand_into_bits: a plane a core, one on an executor, where Spark
+runs a task a core), and sends one range block a range (blocks.encode_range). A reduce task ORs its
 range's blocks into its slice of the bitmap and drains it by unranking, which gives its part's
 positions sorted with no sort. A map task holds its ranges' bitmap (a bit per position the level
 can hold); where the whole level's bitmap exceeds what a task may hold, it covers the ranges in
@@ -20,9 +21,10 @@ from dataclasses import dataclass
 from pegsearch.engines.spark.blocks import encode_range, or_range
 from pegsearch.engines.spark.job import BATCH_ROWS, Plan, written_part
 from pegsearch.kernel.bitmap import BitmapTables, rank_space
-from pegsearch.kernel.expand import Scratch, expand_routed
+from pegsearch.kernel.expand import expand_into_bits
 from pegsearch.kernel.ranks import LevelRanks, level_ranks
 from pegsearch.kernel.reduce import MAX_PBITS, Keyspace
+from pegsearch.kernel.threads import WORKERS
 from pegsearch.kernel.values import NO_VALUES, Carry
 from pegsearch.store.parts import iter_parts
 
@@ -84,17 +86,17 @@ class Ranges:
 def map_ranges(plan: Plan, ranges: Ranges, entries: Iterator[dict]) -> Iterator[tuple[int, bytes]]:
     """A map task of a bitmap level: its parent parts expanded with the shared kernel into a bitmap
     of the ranges (a pass at a time), then one range block a range that received a child."""
-    ranks, scratch = ranges.ranks(), Scratch()
+    ranks = ranges.ranks()
     folder = plan.folder(plan.level)
     where = f"level {plan.level} of {plan.uri}"
     slices = ranges.slices
     for entry in entries:
         for first in range(0, ranges.partitions, ranges.per_pass):
             last = min(first + ranges.per_pass, ranges.partitions)
-            held = BitmapTables(ranges.space, *ranges.slices_of(first, last), ranks)
-            for parents, values in iter_parts(folder, [entry], BATCH_ROWS, Carry.NOTHING, where):
-                held.add(*expand_routed(plan.tables, parents, values, Carry.NOTHING, ranges.space,
-                                        held.lo, held.hi, scratch, ranks))
+            held = BitmapTables(ranges.space, *ranges.slices_of(first, last), ranks, WORKERS)
+            for parents, _ in iter_parts(folder, [entry], BATCH_ROWS, Carry.NOTHING, where):
+                expand_into_bits(plan.tables, parents, held)
+            held.merge()
             for partition in range(first, last):
                 begin = (partition - first) * slices
                 end = min(begin + slices, held.width)
