@@ -84,13 +84,10 @@ def one_line_back(run: Run, goal: np.ndarray) -> Iterator[tuple[int, np.ndarray]
     kept = goal[:1]
     yield last, kept
     for level in range(last - 1, -1, -1):
-        before = predecessors(tables, kept)
-        found = np.empty(0, dtype=np.uint64)
-        for parents, _ in run.iter_level(level, CHUNK):
-            found = parents[contains(before, parents)]
-            if len(found):
-                break
-        kept = found[:1]  # none only in a damaged run: the replay then finds no line
+        held = (found for found in _held_among(run, level, predecessors(tables, kept), CHUNK)
+                if len(found))
+        # none only in a damaged run: the replay then finds no line
+        kept = next(held, np.empty(0, dtype=np.uint64))[:1]
         yield level, kept
 
 
@@ -160,9 +157,14 @@ def winnable_parents(run: Run, level: int, winnable: np.ndarray, chunk: int = CH
     else:
         kept = []
         for start in range(0, len(winnable), SLICE):
-            before = predecessors(tables, winnable[start:start + SLICE])
-            kept += [parents[contains(before, parents)] for parents, _ in run.iter_level(level, chunk)]
+            kept += _held_among(run, level, predecessors(tables, winnable[start:start + SLICE]), chunk)
     return sorted_distinct(np.concatenate(kept)) if kept else np.empty(0, dtype=np.uint64)
+
+
+def _held_among(run: Run, level: int, wanted: np.ndarray, chunk: int) -> Iterator[np.ndarray]:
+    """The positions of `level` that are in `wanted` (sorted), a chunk of the level at a time."""
+    for parents, _ in run.iter_level(level, chunk):
+        yield parents[contains(wanted, parents)]
 
 
 def counted_parents(run: Run, level: int, winnable: np.ndarray, values: np.ndarray,

@@ -144,8 +144,10 @@ class BitmapTables(PassPartitions):
         return self.bits[first * words:last * words]
 
     def merge(self) -> None:
-        """Fold the other planes into `bits`, then count each partition's positions."""
-        spread(_merge, len(self.bits), self.bits, self.others)
+        """Fold the other planes into `bits` (when there are others: a Spark map task has one),
+        then count each partition's positions."""
+        if len(self.others):
+            spread(_merge, len(self.bits), self.bits, self.others)
         self.recount()
 
     def recount(self) -> None:
