@@ -9,7 +9,8 @@ default, kills the process without unwinding, leaving the manifest saying "runni
 gives both signals one handler that raises `Interrupted` (a KeyboardInterrupt, so every ``except
 KeyboardInterrupt`` and ``except BaseException`` cleanup already applies); `interruption` finds it
 again behind a SystemError; and `check`, called between kernel calls and levels, raises it again should a
-dispatcher have swallowed it, so a signal can delay a search by one block but never be lost. A
+dispatcher (or a weakref callback, which Python only prints) have swallowed it, so a signal can
+delay a search by one block but never be lost. A
 search stops once: signals after the first are ignored while it records how it ended.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -42,6 +44,7 @@ def install() -> None:
     A signal the process was started ignoring (``nohup``, a shell's background job) stays ignored.
     """
     _installed.append(True)
+    sys.unraisablehook = partial(_unless_interrupted, sys.unraisablehook)
     for signum in HANDLED:
         before = signal.getsignal(signum)
         if before in (signal.SIG_IGN, None) or before is _handle:  # None: set outside Python
@@ -57,6 +60,15 @@ def install() -> None:
 def _handle(signum: int, _frame: FrameType | None) -> None:
     _stopping(signum)
     raise Interrupted(signum)
+
+
+def _unless_interrupted(previous: Callable[[object], None], unraisable: object) -> None:
+    """`sys.unraisablehook`, quiet for `Interrupted`: a signal handled where Python cannot raise
+    (a weakref callback, a `__del__`) came out as an "Exception ignored in" traceback before the
+    search's one line. It is recorded before it is raised, so `check` raises it again; any other
+    exception goes to the hook there was before."""
+    if not isinstance(getattr(unraisable, "exc_value", None), Interrupted):
+        previous(unraisable)
 
 
 def _stopping(signum: int) -> None:
