@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from pegsearch.kernel.path_counts import NO_PATHS
-from pegsearch.kernel.ranks import LevelRanks, pop_lowest, popcount, unrank_run
+from pegsearch.kernel.ranks import LevelRanks, popcount, unrank_run
 from pegsearch.kernel.reduce import Keyspace, PassPartitions
 from pegsearch.kernel.threads import slice_start, spread
 
@@ -72,26 +72,6 @@ def _count(bits, filled, words):
         for word in range(q * words, (q + 1) * words):
             total += popcount(bits[word])
         filled[q] = total
-
-
-@numba.njit(cache=True, nogil=True)
-def ones(bits, out):
-    """The offsets of the set bits of `bits`, ascending, into `out`; returns how many."""
-    written = 0
-    for word in range(bits.shape[0]):
-        remaining = bits[word]
-        while remaining:
-            offset, remaining = pop_lowest(remaining)
-            out[written] = np.uint64(word) * np.uint64(64) + offset
-            written += 1
-    return written
-
-
-@numba.njit(cache=True, nogil=True)
-def set_ones(bits, offsets):
-    """Set the bits of `bits` at `offsets`."""
-    for offset in offsets:
-        bits[np.int64(offset >> np.uint64(6))] |= np.uint64(1) << (offset & np.uint64(63))
 
 
 @numba.njit(cache=True, nogil=True)
