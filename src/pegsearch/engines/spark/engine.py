@@ -117,7 +117,8 @@ class SparkEngine:
         writer.notes["reduce"] = choice.note
         shuffle = self._shuffle(run, level, choice.ranks)
         writer.notes["shuffle"] = shuffle.note()
-        plan = Plan(run.uri, level, run.tables(), run.carry, shuffle.bits, writer.metadata)
+        plan = Plan(run.uri, level, run.tables(), run.carry, shuffle.bits, writer.metadata,
+                    expected_states(run, level), run.levels[level]["states"])
         if choice.ranks is None:
             partitions = 1 << shuffle.bits
             mapper, reducer = partial(map_task, plan), partial(reduce_task, plan)

@@ -3,7 +3,7 @@
 - map: one task per parent part. It reads the part from the run's store itself (checked against
   the manifest), expands it with the shared kernel routed to the level's partitions, drops repeats
   (merging the values positions carry) in each partition with the reduce's hash tables, and emits
-  one block per partition (sorted deltas, zstd; see blocks.py);
+  one block per partition (sorted positions as varint gaps, zstd; see blocks.py);
 - the shuffle moves those blocks by partition;
 - reduce: one task per partition merges its blocks with the same tables and writes its part file
   straight into the store under a name unique to the attempt, and returns the part's entry.
@@ -41,8 +41,8 @@ OVERFLOW = "pegsearch-path-count-overflow-in-"
 @dataclass(frozen=True)
 class Plan:
     """What every task of one level's job needs: where the run is, which level it reads, the
-    kernel's tables, what positions carry, the partitions (``2**pbits``) of the shuffle, and what
-    the parts it writes say of themselves."""
+    kernel's tables, what positions carry, the partitions (``2**pbits``) of the shuffle, what
+    the parts it writes say of themselves, and the positions the level is expected to hold."""
 
     uri: str
     level: int
@@ -50,6 +50,15 @@ class Plan:
     carry: Carry
     pbits: int
     metadata: dict[str, str] | None = None
+    expected: int = 1
+    parents: int = 1
+
+    def combined(self, rows: int) -> int:
+        """Distinct children expected of a map task's `rows` parents, to size its combiner's
+        tables once rather than grow them: its share of the level's, doubled, since parents
+        split by hash reach most of the level each (two map tasks each reached 91 % of triangle-9's
+        level 12), and never more than the level."""
+        return max(1, min(self.expected, 2 * rows * self.expected // max(1, self.parents)))
 
     def folder(self, level: int) -> Location:
         return Location.parse(self.uri) / level_name(level)
@@ -71,7 +80,7 @@ def map_task(plan: Plan, entries: Iterator[dict]) -> Iterator[tuple[int, bytes]]
     folder = plan.folder(plan.level)
     where = f"level {plan.level} of {plan.uri}"
     for entry in entries:
-        combiner = Combiner(plan.tables, plan.pbits, plan.carry, 2 * entry["rows"])
+        combiner = Combiner(plan.tables, plan.pbits, plan.carry, plan.combined(entry["rows"]))
         for parents, values in iter_parts(folder, [entry], BATCH_ROWS, plan.carry, where):
             try:
                 combiner.add(parents, values)
