@@ -33,6 +33,16 @@ def _put(out, at, gap):
 
 
 @numba.njit(inline="always")
+def _size(gap):
+    """The bytes `_put` takes for `gap`."""
+    size = 1
+    while gap >= _MORE:
+        gap >>= _SEVEN
+        size += 1
+    return size
+
+
+@numba.njit(inline="always")
 def _get(stream, at):
     """The gap that starts at byte `at` of `stream`, and the byte after it."""
     gap, shift = np.uint64(0), np.uint64(0)
@@ -51,12 +61,8 @@ def pack_sorted(keys):
     are sparse in the 64-bit space, so no small bound on a gap's bytes holds)."""
     size, previous = 0, np.uint64(0)
     for key in keys:
-        gap = key - previous
+        size += _size(key - previous)
         previous = key
-        size += 1
-        while gap >= _MORE:
-            gap >>= _SEVEN
-            size += 1
     out = np.empty(size, np.uint8)
     at, previous = 0, np.uint64(0)
     for key in keys:
