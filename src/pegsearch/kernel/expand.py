@@ -17,7 +17,7 @@ from pegsearch.kernel import path_counts
 from pegsearch.kernel.bitmap import BitmapTables
 from pegsearch.kernel.lanes import least_of_lanes
 from pegsearch.kernel.members import Members, member, sorted_distinct
-from pegsearch.kernel.ranks import LevelRanks, popcount, rank_all, rank_of
+from pegsearch.kernel.ranks import LOW_MASK, LevelRanks, popcount, rank_all, rank_chunks
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
 from pegsearch.kernel.tables import ROW, BoardTables
 from pegsearch.kernel.threads import WORKERS, slice_start, spread
@@ -374,6 +374,7 @@ def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, 
     images = np.empty(byte_images.shape[2], dtype=np.uint64)
     plane = bits if first == 0 else others[first - 1]
     span = np.uint64(64 * bits.shape[0])
+    one_chunk = shifts.shape[0] == 1
     n = positions.shape[0]
     for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
         p = positions[i]
@@ -382,8 +383,11 @@ def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, 
             low, high, legal = _legal_pair(p, need, flip, pair)
             for _ in range(legal):
                 jump, low, high = _next_jump(low, high, pair)
-                rank = rank_of(_least(images, flip_images, jump), counts, targets, shifts, masks,
-                               low_ranks, top) - base
+                key = _least(images, flip_images, jump)
+                if one_chunk:
+                    rank = counts[key >> top] + low_ranks[key & LOW_MASK] - base
+                else:
+                    rank = rank_chunks(key, counts, targets, shifts, masks, low_ranks) - base
                 if rank < span:
                     plane[rank >> _SIX] |= np.uint64(1) << (rank & _LOW_SIX)
 

@@ -31,7 +31,7 @@ import numba
 import numpy as np
 
 LOW_BITS = 16
-_LOW = np.uint64((1 << LOW_BITS) - 1)
+LOW_MASK = np.uint64((1 << LOW_BITS) - 1)
 # The most upper bits one chunk takes: a board of up to 16 + TOP_BITS holes has a single upper chunk
 # (today's boards up to 37 holes: two table reads a rank). Past that, MIDDLE_BITS-bit chunks sit
 # between the top chunk and the low bits, so every table is at most 2**TOP_BITS entries. (12 rather
@@ -269,11 +269,20 @@ def pop_lowest(remaining):
 
 
 @numba.njit(cache=True, nogil=True)
-def _rank_chunks(key, counts, targets, shifts, masks, low):
-    """`rank_of` past one upper chunk: a table read a chunk, each naming the next chunk's slab.
-    A call, not inlined: inlined in the map's loop it made that loop several times slower."""
+def rank_chunks(key, counts, targets, shifts, masks, low):
+    """A position's rank in its level past one upper chunk (LevelRanks.args, unpacked once by the
+    caller): a table read a chunk, each naming the next chunk's slab. A call, not inlined:
+    inlined in the map's loop it made that loop several times slower.
+
+    With one upper chunk (up to 37 holes) a rank is ``counts[key >> top] + low[key & LOW_MASK]``,
+    two reads, which the kernels write out in place, the choice between the two made once a call
+    rather than a position: a helper taking the tables as arguments, inlined in a loop, binds
+    each array again, and the reference counts numba adds for that were left in the loop by
+    some compile targets (LLVM's znver3 and znver4 hoisted them above the choice, where numba's
+    pruning no longer pairs them): ten atomic calls a child, twice the map's time on AMD Zen.
+    """
     last = shifts.shape[0] - 1
-    rank = np.uint64(low[key & _LOW])
+    rank = np.uint64(low[key & LOW_MASK])
     slab = np.int64(0)
     for j in range(last + 1):
         entry = slab + np.int64((key >> shifts[j]) & masks[j])
@@ -283,22 +292,16 @@ def _rank_chunks(key, counts, targets, shifts, masks, low):
     return rank
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def rank_of(key, counts, targets, shifts, masks, low, top):
-    """A position's rank in its level (LevelRanks.args, unpacked once by the caller: unpacking
-    takes a reference to each array): a table read an upper chunk, one for the low bits, and
-    their sum."""
-    if shifts.shape[0] == 1:  # one upper chunk (up to 37 holes): two reads, no loop, 2x faster
-        return counts[key >> top] + low[key & _LOW]
-    return _rank_chunks(key, counts, targets, shifts, masks, low)
-
-
 @numba.njit(cache=True, nogil=True)
 def rank_all(keys, count, by):
     """Replace ``keys[:count]``, positions of one level, by their ranks (`by`: LevelRanks.args)."""
     counts, targets, shifts, masks, low, top = by
-    for i in range(count):
-        keys[i] = rank_of(keys[i], counts, targets, shifts, masks, low, top)
+    if shifts.shape[0] == 1:
+        for i in range(count):
+            keys[i] = counts[keys[i] >> top] + low[keys[i] & LOW_MASK]
+    else:
+        for i in range(count):
+            keys[i] = rank_chunks(keys[i], counts, targets, shifts, masks, low)
 
 
 @numba.njit(cache=True, nogil=True)
