@@ -161,15 +161,14 @@ def medians(pairs: list[Pair]) -> dict:
 
 
 def machine() -> str:
-    """The machine the figures come from, for the README."""
-    model = platform.machine()
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        names = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
-                 if line.startswith("model name")]
-        model = names[0] if names else model
+    """The machine the figures come from, for the README: the CPU, cores, memory, and the model
+    the kernels are compiled for here (kernel.target), since that alone can change a figure
+    twofold on one CPU."""
     from pegsearch.engines.local import physical_memory  # the kernels' imports, paid by a benchmark only
+    from pegsearch.kernel.target import choose
 
+    choice = choose()
     memory = physical_memory() / 2**30
-    return (f"{model}, {os.cpu_count()} cores, {memory:.0f} GiB, Python {platform.python_version()},"
-            f" {platform.system()} {platform.release()}")
+    return (f"{choice.cpu}, {os.cpu_count()} cores, {memory:.0f} GiB, Python {platform.python_version()},"
+            f" {platform.system()} {platform.release()}; kernels compiled for {choice.target}"
+            f" ({choice.how}; host model {choice.host})")

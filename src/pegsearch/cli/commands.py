@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 from dataclasses import asdict
@@ -54,6 +55,7 @@ from pegsearch.cli.text import (
 from pegsearch.engines import Engine, make_engine
 from pegsearch.engines.driver import Progress, search
 from pegsearch.errors import UsageError
+from pegsearch.kernel.target import CHOSEN, tune, wisdom_file
 from pegsearch.store import Carry, Location, Run
 from pegsearch.store.sets import VALUES, set_values, stored_sets
 from pegsearch.words import plural
@@ -364,6 +366,21 @@ def command_compare(args: argparse.Namespace) -> int:
               + f"  against  {args.peer}")
         print(f"pegsearch found {states:,} states (reduced, all levels)")
         print(compare_table(pairs, middle))
+    return 0
+
+
+def command_tune(args: argparse.Namespace) -> int:
+    choice = tune()
+    if args.json:
+        print(json.dumps(choice.as_json(), indent=1))
+        return 0
+    print(f"{choice.cpu}: LLVM's model for it is {choice.host}")
+    for model, ns in sorted(choice.timings.items(), key=lambda item: item[1]):
+        print(f"  {model:<16} {ns:6.2f} CPU-ns a child (the map's one step)")
+    print(f"kept: {choice.target} ({choice.how}, in {choice.seconds:.1f} s), for every later process"
+          f" on this machine; {wisdom_file()}")
+    if os.environ.get("NUMBA_CPU_NAME") and os.environ.get(CHOSEN) != os.environ["NUMBA_CPU_NAME"]:
+        print(f"note: NUMBA_CPU_NAME={os.environ['NUMBA_CPU_NAME']} is set here, and wins while it is")
     return 0
 
 

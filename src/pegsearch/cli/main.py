@@ -68,6 +68,9 @@ ABOUT = {
               "CPU-second and peak memory, per board and engine."),
     "compare": ("Time pegsearch and another program side by side, alternating runs, and print both "
                 "sides' medians and the ratios pegsearch / other."),
+    "tune": ("Time the hot kernel compiled for the host's CPU model and a few portable ones, and keep "
+             "the fastest for this machine: every later pegsearch process here compiles for it (a "
+             "NUMBA_CPU_NAME you set still wins). Done once by itself on a machine not seen before."),
     "boards": ("List the boards shipped with pegsearch, with their holes, jumps and symmetries."),
     "show": ("Draw a board with its hole numbers, then with its default start."),
     "serve": ("Serve searches over HTTP: a JSON API and a dashboard over a folder of run "
@@ -289,6 +292,11 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--repeat", type=int, default=5, help="pairs of runs (default 5)")
     compare.add_argument("--json", action="store_true", help="print the figures as JSON")
     compare.set_defaults(handler="command_compare", run_options=[])
+
+    tune = commands.add_parser("tune", description=ABOUT["tune"],
+                               help="choose the kernels' compile target for this machine by measurement")
+    tune.add_argument("--json", action="store_true", help="print the choice as JSON")
+    tune.set_defaults(handler="command_tune")
 
     boards = commands.add_parser("boards", description=ABOUT["boards"],
                                help="list the shipped boards")

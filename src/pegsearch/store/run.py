@@ -26,6 +26,7 @@ from pegsearch import __version__
 from pegsearch.board.files import board_from_definition
 from pegsearch.board.spec import SIGNATURES, SYMMETRY_MODES, SearchSpec
 from pegsearch.errors import UsageError
+from pegsearch.kernel import target
 from pegsearch.kernel.digest import as_text, combined
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import NO_VALUES, Carry, merge_summaries
@@ -121,7 +122,8 @@ class Run:
                 run._refuse_unless(spec, resume)
                 run.discard_unlisted()
                 run.check_parts()
-                run.manifest.update(engine=engine, options=options, status="running")
+                run.manifest.update(engine=engine, options=options, status="running",
+                                    compile_target=compiled_for())
             elif resume:
                 raise UsageError(f"{location} holds no run to resume; drop --resume to start one")
             else:
@@ -129,6 +131,7 @@ class Run:
                 manifest = {"format": FORMAT, "pegsearch": __version__, **spec.as_json(),
                             "holes": spec.board.holes, "symmetries": len(spec.group),
                             "engine": engine, "options": options, "status": "running",
+                            "compile_target": compiled_for(),
                             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "levels": []}
                 run = cls(location, manifest, lock)
             run.save()
@@ -559,3 +562,11 @@ def _guard(location: Location, what: str, action: Callable[[], T], kept: bool = 
         after = ("; the levels already made are kept: fix it and continue with --resume" if kept
                  else "; choose another --out")
         raise UsageError(f"cannot {what} in {location}: {reason(exc)}{after}") from None
+
+
+def compiled_for() -> dict:
+    """What this process's kernels are compiled for (kernel.target), for the manifest: the CPU,
+    the model and how it was chosen, so a run's seconds can be read against the machine. The
+    process that writes the run says it; a Spark or mrjob task elsewhere chooses for its own."""
+    choice = target.choose()
+    return {"cpu": choice.cpu, "host": choice.host, "target": choice.target, "how": choice.how}
