@@ -66,12 +66,15 @@ class Choice:
 
 
 def cpu_model() -> str:
-    """The CPU's model name (/proc/cpuinfo on Linux), else the platform's word for it."""
+    """The CPU's model name (/proc/cpuinfo on Linux, else the platform's word for it) and the
+    architecture this process runs as: under emulation (qemu-user) the name is the host's."""
+    name = platform.processor()
     with contextlib.suppress(OSError):
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
+                name = line.split(":", 1)[1].strip()
+                break
+    return f"{name or 'unknown CPU'} ({platform.machine()})"
 
 
 def machine_key() -> str:
@@ -133,12 +136,22 @@ def _locked(path: Path):
         yield
 
 
-def _probe(model: str) -> subprocess.Popen:
-    """kernel.probe in a child process compiling for `model`, on one core."""
-    env = {**os.environ, "NUMBA_CPU_NAME": model, "NUMBA_NUM_THREADS": "1"}
+def probe(model: str, **settings: str) -> subprocess.Popen:
+    """kernel.probe in a child process compiling for `model` (with the host's features unless
+    `settings` give NUMBA_CPU_FEATURES, or another cache), on one core."""
+    env = {**os.environ, "NUMBA_CPU_NAME": model, "NUMBA_NUM_THREADS": "1", **settings}
     env.pop(CHOSEN, None)
     return subprocess.Popen([sys.executable, "-m", "pegsearch.kernel.probe"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def one_step(probed: subprocess.Popen) -> float:
+    """A probe's CPU-ns a child, once it ends; ValueError with its last line if it failed."""
+    out, err = probed.communicate()
+    try:
+        return float(json.loads(out.strip().splitlines()[-1])["one_step"])
+    except (ValueError, IndexError, KeyError, TypeError):
+        raise ValueError((err.strip().splitlines() or [f"exit {probed.returncode}"])[-1]) from None
 
 
 def measure(models: list[str]) -> tuple[dict[str, float], dict[str, str]]:
@@ -147,13 +160,12 @@ def measure(models: list[str]) -> tuple[dict[str, float], dict[str, str]]:
     timings, failed = {}, {}
     at_once = max(1, min(2, os.cpu_count() or 1))
     for first in range(0, len(models), at_once):
-        running = {model: _probe(model) for model in models[first:first + at_once]}
-        for model, probe in running.items():
-            out, err = probe.communicate()
+        running = {model: probe(model) for model in models[first:first + at_once]}
+        for model, probed in running.items():
             try:
-                timings[model] = float(json.loads(out.strip().splitlines()[-1])["one_step"])
-            except (ValueError, IndexError, KeyError, TypeError):
-                failed[model] = (err.strip().splitlines() or [f"exit {probe.returncode}"])[-1]
+                timings[model] = one_step(probed)
+            except ValueError as exc:
+                failed[model] = str(exc)
     return timings, failed
 
 
