@@ -78,7 +78,7 @@ def test_the_fastest_target_is_measured_once_kept_and_used_by_later_processes(tm
 # Each forced as a user would force it, in a cache of its own: LLVM's Zen 3 model with Zen 3's
 # features (AVX2, no AVX-512), Haswell's with its own (AVX2 alone), and the portable x86-64 (SSE2).
 FORCED = [("znver3", ""), ("haswell", ""), ("generic", "")]
-ASM = ("from pegsearch.kernel.probe import measure; measure();"
+ASM = ("from pegsearch.kernel.probe import OneStep; OneStep();"
        " from pegsearch.kernel.expand import _expand_into_bits;"
        " print(any('zmm' in asm for asm in _expand_into_bits.inspect_asm().values()))")
 

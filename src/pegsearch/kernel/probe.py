@@ -2,8 +2,9 @@
 
     NUMBA_CPU_NAME=haswell NUMBA_NUM_THREADS=1 python -m pegsearch.kernel.probe
 
-prints one JSON line: the CPU-ns a child of the map that sets its children's bits itself (the one
-step that makes every bitmap level, where nearly all of a large search's time goes).
+prints "ready" once the kernel is compiled, then a JSON line for each line it reads: the CPU-ns a
+child of the map that sets its children's bits itself (the one step that makes every bitmap
+level, where nearly all of a large search's time goes).
 `kernel.target` runs it once per compile target it considers, each in its own process (numba
 compiles for one target a process), and keeps the fastest.
 
@@ -21,6 +22,7 @@ ROUNDS is kept: the first includes loading or compiling the kernel.
 from __future__ import annotations
 
 import json
+import sys
 import time
 
 import numpy as np
@@ -50,25 +52,44 @@ def level_and_children(tables: BoardTables, start: int) -> tuple[np.ndarray, int
         level = np.unique(np.concatenate(children))
 
 
-def measure() -> dict[str, float]:
-    """CPU-ns a child of the one step, compiled for this process's target: the least of ROUNDS."""
-    board = load_board(BOARD)
-    start = board.start_position()
-    tables = BoardTables.for_board(board, board.symmetries)
-    level, children = level_and_children(tables, start)
-    basis = invariants(board)
-    ranks = level_ranks(board.holes, basis, int(np.bitwise_count(level[0])) - 1,
-                        class_of(start, basis))
-    space = rank_space(ranks.count, 2, 14)
-    planes = Scratch()
-    seconds = []
-    for _ in range(ROUNDS):
-        held = BitmapTables(space, 0, space.partitions, ranks, WORKERS, planes.take)
+class OneStep:
+    """The one step on English's level, ready to time: made (and the kernel compiled or loaded)
+    when constructed, so that timing it later measures the kernel alone."""
+
+    def __init__(self) -> None:
+        board = load_board(BOARD)
+        start = board.start_position()
+        self.tables = BoardTables.for_board(board, board.symmetries)
+        self.level, self.children = level_and_children(self.tables, start)
+        basis = invariants(board)
+        self.ranks = level_ranks(board.holes, basis, int(np.bitwise_count(self.level[0])) - 1,
+                                 class_of(start, basis))
+        self.space = rank_space(self.ranks.count, 2, 14)
+        self.planes = Scratch()
+        self.run()
+
+    def run(self) -> float:
+        """One call of the kernel on the level: its CPU seconds."""
+        held = BitmapTables(self.space, 0, self.space.partitions, self.ranks, WORKERS,
+                            self.planes.take)
         began = time.process_time()
-        expand_into_bits(tables, level, held)
-        seconds.append(time.process_time() - began)
-    return {"one_step": round(1e9 * min(seconds) / children, 2)}
+        expand_into_bits(self.tables, self.level, held)
+        return time.process_time() - began
+
+    def measure(self) -> dict[str, float]:
+        """CPU-ns a child: the least of ROUNDS calls."""
+        return {"one_step": round(1e9 * min(self.run() for _ in range(ROUNDS)) / self.children, 2)}
+
+
+def main() -> None:
+    """Say "ready" once compiled, then measure each time a line asks, until the input ends: the
+    caller compiles every target at once and times them one at a time, so no timing shares the
+    machine with a compilation."""
+    step = OneStep()
+    print("ready", flush=True)
+    for _ in sys.stdin:
+        print(json.dumps(step.measure()), flush=True)
 
 
 if __name__ == "__main__":
-    print(json.dumps(measure()))
+    main()

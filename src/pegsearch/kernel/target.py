@@ -6,11 +6,11 @@ optimise a loop (on an AMD EPYC, LLVM's znver3 and znver4 models once left ten r
 calls a child in the map's loop that its haswell model kept out, see kernel.ranks.rank_chunks).
 No one model is best everywhere, so the first process that loads the kernels on a machine not
 seen before (its CPU, numba and llvmlite, and these kernels' source) times the hot kernel
-(kernel.probe) compiled for the host's model and a few portable ones, in child processes two at
-a time, and keeps the fastest in a small file beside numba's cache, as FFTW keeps its wisdom.
-Every later process on that machine (a command, a service worker, a Spark or mrjob task) reads
-it and compiles for that model. The features are always the host's: only the model that tunes
-the code changes, never the instructions it may use.
+(kernel.probe) compiled for the host's model and a few portable ones, in child processes (two
+compiling at a time, then each timed alone), and keeps the fastest in a small file beside
+numba's cache, as FFTW keeps its wisdom. Every later process on that machine (a command, a
+service worker, a Spark or mrjob task) reads it and compiles for that model. The features are
+always the host's: only the model that tunes the code changes, never the instructions it may use.
 
 A NUMBA_CPU_NAME the user set wins and is never measured; `pegsearch tune` measures again.
 """
@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 
 import llvmlite
@@ -36,13 +37,15 @@ KERNEL = Path(__file__).parent
 # Set beside NUMBA_CPU_NAME when the model was chosen here, so a child process that inherits both
 # (a Spark worker, an mrjob task) knows the choice is this file's and not the user's.
 CHOSEN = "PEGSEARCH_COMPILE_TARGET"
-# The portable models tried beside the host's on x86-64: haswell and x86-64-v3 (AVX2's, what
-# most clouds' AMD and Intel machines run best, by the measurements in docs/performance.md), and
-# on a CPU with AVX-512 one model made for it.
+# The portable models tried beside the host's on x86-64: haswell and x86-64-v3 (AVX2's, which ran
+# the one step fastest or within noise of it on the AMD EPYC and Intel Xeon machines measured, see
+# the README's Performance section), and on a CPU with AVX-512 one model made for it.
 PORTABLE = ("haswell", "x86-64-v3")
 AVX512 = ("icelake-server",)
 FILE = "pegsearch-targets.json"
 USER = "set by NUMBA_CPU_NAME"
+_CHOICE: list[Choice] = []  # this process's choice, once made
+_MEASURED: list[Choice] = []  # what this process measured, if it did
 
 
 @dataclass(frozen=True)
@@ -78,14 +81,14 @@ def cpu_model() -> str:
 
 
 def machine_key() -> str:
-    """What a choice holds for: the CPU (its model name, LLVM's model and its features), numba's
-    code generator (llvmlite's version) and the kernels' source; a change to any measures again."""
+    """What a choice holds for: the CPU (its model name, LLVM's model and its features), numba and
+    its code generator (llvmlite), and the kernels' source; a change to any measures again."""
     source = hashlib.sha256()
     for path in sorted(KERNEL.glob("*.py")):
         source.update(path.read_bytes())
     features = hashlib.sha256(llvm.get_host_cpu_features().flatten().encode()).hexdigest()[:12]
-    return (f"{cpu_model()} | {llvm.get_host_cpu_name()} {features} | llvmlite"
-            f" {llvmlite.__version__} | kernels {source.hexdigest()[:12]}")
+    return (f"{cpu_model()} | {llvm.get_host_cpu_name()} {features} | numba {version('numba')},"
+            f" llvmlite {llvmlite.__version__} | kernels {source.hexdigest()[:12]}")
 
 
 def candidates() -> list[str]:
@@ -136,41 +139,76 @@ def _locked(path: Path):
         yield
 
 
-def probe(model: str, **settings: str) -> subprocess.Popen:
+class Probe:
     """kernel.probe in a child process compiling for `model` (with the host's features unless
-    `settings` give NUMBA_CPU_FEATURES, or another cache), on one core."""
-    env = {**os.environ, "NUMBA_CPU_NAME": model, "NUMBA_NUM_THREADS": "1", **settings}
-    env.pop(CHOSEN, None)
-    return subprocess.Popen([sys.executable, "-m", "pegsearch.kernel.probe"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    `settings` give NUMBA_CPU_FEATURES, or another cache), on one core, kept until `close`."""
 
+    def __init__(self, model: str, **settings: str) -> None:
+        env = {**os.environ, "NUMBA_CPU_NAME": model, "NUMBA_NUM_THREADS": "1", **settings}
+        env.pop(CHOSEN, None)
+        self.process = subprocess.Popen([sys.executable, "-m", "pegsearch.kernel.probe"], env=env,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
 
-def one_step(probed: subprocess.Popen) -> float:
-    """A probe's CPU-ns a child, once it ends; ValueError with its last line if it failed."""
-    out, err = probed.communicate()
-    try:
-        return float(json.loads(out.strip().splitlines()[-1])["one_step"])
-    except (ValueError, IndexError, KeyError, TypeError):
-        raise ValueError((err.strip().splitlines() or [f"exit {probed.returncode}"])[-1]) from None
+    def ready(self) -> None:
+        """Wait until the kernel is compiled; ValueError with the probe's last line if it died."""
+        if self.process.stdout.readline().strip() != "ready":
+            raise ValueError(self._failure())
+
+    def time(self) -> float:
+        """The one step's CPU-ns a child, best of the probe's rounds, measured now."""
+        self.process.stdin.write("time\n")
+        self.process.stdin.flush()
+        try:
+            return float(json.loads(self.process.stdout.readline())["one_step"])
+        except (ValueError, KeyError, TypeError):
+            raise ValueError(self._failure()) from None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()
+        self.process.wait()
+
+    def _failure(self) -> str:
+        self.close()
+        return (self.process.stderr.read().strip().splitlines() or
+                [f"exit {self.process.returncode}"])[-1]
 
 
 def measure(models: list[str]) -> tuple[dict[str, float], dict[str, str]]:
     """Each model's CPU-ns a child of the one step, and the models whose probe failed, with the
-    last line it printed: two probes at a time where there are two cores (each on one core)."""
-    timings, failed = {}, {}
+    last line it printed. The probes compile as many at a time as there are cores (at most two:
+    each compiles on one); then each is timed alone, in turn, and again in the reverse order (a
+    drifting load falls on all alike), keeping its best."""
     at_once = max(1, min(2, os.cpu_count() or 1))
-    for first in range(0, len(models), at_once):
-        running = {model: probe(model) for model in models[first:first + at_once]}
-        for model, probed in running.items():
+    probes = {model: Probe(model) for model in models[:at_once]}
+    timings: dict[str, float] = {}
+    failed: dict[str, str] = {}
+    for index, model in enumerate(models):
+        try:
+            probes[model].ready()
+        except ValueError as exc:
+            failed[model] = str(exc)
+        if index + at_once < len(models):
+            probes[models[index + at_once]] = Probe(models[index + at_once])
+    for model in [*probes, *reversed(probes)]:
+        if model not in failed:
             try:
-                timings[model] = one_step(probed)
+                timings[model] = min(probes[model].time(), timings.get(model, float("inf")))
             except ValueError as exc:
                 failed[model] = str(exc)
+                timings.pop(model, None)
+    for probed in probes.values():
+        probed.close()
     return timings, failed
 
 
 def tune() -> Choice:
-    """Measure the candidates now and keep the fastest for this machine (`pegsearch tune`)."""
+    """Measure the candidates now and keep the fastest for this machine (`pegsearch tune`): once a
+    process, so one that measured as it loaded the kernels (a machine not seen before) gives that
+    measurement rather than making a second."""
+    if _MEASURED:
+        return _MEASURED[0]
     path, key = wisdom_file(), machine_key()
     with _locked(path):
         return _tune(path, key)
@@ -193,6 +231,7 @@ def _tune(path: Path, key: str) -> Choice:
         else:
             choice = Choice(cpu_model(), host, host, "host model: every probe failed ("
                             + "; ".join(f"{m}: {line}" for m, line in failed.items()) + ")")
+    _MEASURED.append(choice)
     kept = _read(path)
     kept[key] = choice.as_json()
     with contextlib.suppress(OSError):  # unwritable: this process still uses what it measured
@@ -207,13 +246,23 @@ def chosen() -> Choice:
     if named and os.environ.get(CHOSEN) != named:
         return Choice(cpu_model(), llvm.get_host_cpu_name(), named, USER)
     path, key = wisdom_file(), machine_key()
-    kept = _read(path).get(key)
+    kept = _kept(path, key)
     if kept is None:
         with _locked(path):  # another process may have measured while this one waited
-            kept = _read(path).get(key)
+            kept = _kept(path, key)
             if kept is None:
                 return _tune(path, key)
-    return Choice(**kept)
+    return kept
+
+
+def _kept(path: Path, key: str) -> Choice | None:
+    """The choice kept in `path` for `key`, if there is a whole one (an entry an older pegsearch
+    wrote in another shape is measured again, not trusted)."""
+    entry = _read(path).get(key)
+    try:
+        return Choice(**entry) if isinstance(entry, dict) else None
+    except TypeError:
+        return None
 
 
 def apply(choice: Choice) -> None:
@@ -225,9 +274,6 @@ def apply(choice: Choice) -> None:
     config = sys.modules.get("numba.core.config")
     if config is not None:
         config.CPU_NAME = choice.target
-
-
-_CHOICE: list[Choice] = []
 
 
 def choose() -> Choice:
