@@ -61,6 +61,18 @@ def test_a_truncated_level_file_is_caught(tmp_path: Path) -> None:
     assert not any("level 6" in line or "level 8" in line for line in lines)
 
 
+def test_a_truncated_level_part_of_a_run_with_kept_sets_is_a_problem_line(tmp_path: Path) -> None:
+    """It was one `error:` line telling the user to run verify, and exit 2: with winnable sets
+    kept, the sets' check read the damaged level whole."""
+    out = make_run(tmp_path / "run")
+    assert pegsearch("winnable", str(out)).returncode == 0
+    part = part_file(out, 2)
+    part.write_bytes(part.read_bytes()[:-100])
+    lines = problems(out)
+    assert any(f"level 2 {part.name}: checksum does not match" in line for line in lines), lines
+    assert not any("run `pegsearch verify`" in line for line in lines)
+
+
 def test_a_level_from_another_board_is_caught(tmp_path: Path) -> None:
     out = make_run(tmp_path / "run")
     other = make_run(tmp_path / "other", board="triangle-6")

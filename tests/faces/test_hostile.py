@@ -345,6 +345,20 @@ def test_a_keyboard_interrupt_wrapped_by_a_dispatcher_is_found() -> None:
 # --- Spark masters that cannot work -------------------------------------------------------------
 
 
+@pytest.mark.parametrize("port", ["99999", "65536", "-1"])
+def test_serve_on_a_port_that_is_none_is_one_line(port: str, tmp_path: Path) -> None:
+    """It was a traceback ending in OverflowError, exit 1."""
+    result = run_pegsearch("serve", "--runs", str(tmp_path / "runs"), f"--port={port}", timeout=60)
+    assert_one_line(result, f"--port {port}: not a TCP port")
+
+
+def test_run_into_a_complete_run_points_at_its_answers_not_at_resume(tmp_path: Path) -> None:
+    assert run_board("triangle-5", tmp_path / "run").returncode == 0
+    result = run_board("triangle-5", tmp_path / "run")
+    assert_one_line(result, "complete): read it with `pegsearch counts")
+    assert "--resume" not in result.stderr
+
+
 @pytest.mark.parametrize(("master", "says"), [
     ("nonsense://x", "--master nonsense://x: not a Spark master"),
     ("local[abc]", "--master local[abc]: not a Spark master"),

@@ -135,12 +135,18 @@ def test_a_damaged_stored_run_is_a_state_answered_and_hides_its_paths(server: Se
     assert pegsearch("run", "triangle-5", "--out", str(root / "damaged-here")).returncode == 0
     part = next((root / "damaged-here" / "level-004").glob("part-*.parquet"))
     part.write_bytes(part.read_bytes()[:-7])
-    for route in ("solution", "counts"):
+    for route in ("solution", "counts", "hint?position=1,2"):
         status, answer = server.json("GET", f"/api/searches/damaged-here/{route}")
         assert status == 409 and "the run is damaged" in answer["error"]
         assert "level 4 of damaged-here: part" in answer["error"] and str(root) not in answer["error"]
     document = server.get("/api/searches/damaged-here")
     assert document["status"] == "damaged" and "level 4 of damaged-here" in document["error"]
+    # One rule everywhere: the listing, the search and `pegsearch runs` all say damaged.
+    listed = {row["id"]: row for row in server.get("/api/searches")}
+    assert listed["damaged-here"]["status"] == "damaged"
+    rows = json.loads(pegsearch("runs", str(root), "--json").stdout)["runs"]
+    assert {row["location"].rsplit("/", 1)[-1]: row["status"] for row in rows}["damaged-here"] == \
+        "damaged"
     assert [level["level"] for level in document["levels"]] == [0, 1, 2, 3]
     assert str(root) not in document["error"] and "verdict" not in document
     assert server.json("DELETE", "/api/searches/damaged-here")[0] == 200  # and deletable
@@ -157,6 +163,9 @@ def test_a_run_whose_manifest_is_garbled_is_listed_damaged_and_deletable(server:
     assert document["error"].startswith("garbled/manifest.json: damaged manifest (not JSON")
     listed = {row["id"]: row for row in server.get("/api/searches")}
     assert listed["garbled"]["status"] == "damaged"
+    for route in ("hint?position=1,2", "counts", "solution"):  # the run's state, as for a cut part
+        status, answer = server.json("GET", f"/api/searches/garbled/{route}")
+        assert status == 409 and "damaged manifest" in answer["error"], (route, answer)
     assert pegsearch("runs", str(root), "--json").returncode == 0
     assert server.json("DELETE", "/api/searches/garbled")[0] == 200
     assert not (root / "garbled").exists()

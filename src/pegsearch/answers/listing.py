@@ -60,14 +60,18 @@ def _survey_row(folder: Location, starts: list[dict]) -> dict:
 
 
 def _row(folder: Location) -> dict:
-    """A run's entry, read from its manifest alone."""
+    """A run's entry, read from its manifest and one listing of its folder: a run with a listed
+    part missing or not its listed size is damaged, as every reader and the service say."""
     try:
         run = Run.open(folder, check_parts=False)
     except UsageError as exc:
         return {"location": folder.uri, "kind": "run", "status": "damaged", "error": str(exc)}
     carries = "paths" if run.count_paths else "moves" if run.fewest_moves else ""
-    return {"location": run.uri, "kind": "run", "board": run.board.name, "start": list(run.start),
-            "symmetry": run.spec.symmetry, "carries": carries, "status": run.status,
-            "levels": len(run.levels), "states": sum(r["states"] for r in run.levels),
-            "bytes": sum(f.get("bytes", 0) for r in run.levels for f in r["files"]),
-            "created": run.manifest.get("created", "")}
+    damage = run.first_damage()
+    row = {"location": run.uri, "kind": "run", "board": run.board.name, "start": list(run.start),
+           "symmetry": run.spec.symmetry, "carries": carries,
+           "status": run.status if damage is None else "damaged",
+           "levels": len(run.levels), "states": sum(r["states"] for r in run.levels),
+           "bytes": sum(f.get("bytes", 0) for r in run.levels for f in r["files"]),
+           "created": run.manifest.get("created", "")}
+    return row if damage is None else {**row, "error": damage.line()}

@@ -65,6 +65,7 @@ def verify(path: str | Path) -> Verification:
                                f" definition ({run.board.digest})")
     tables = run.tables()
     expected_start = tables.signatures(np.array([run.board.start_position(run.start)], np.uint64))
+    readable = set()  # the levels whose parts all passed: the sets' checks read only those
     for index, record in enumerate(run.levels):
         where = f"level {index}"
         if record.get("level") != index or record.get("pegs") != run.pegs_at(index):
@@ -72,6 +73,8 @@ def verify(path: str | Path) -> Verification:
                                    f" {record.get('pegs')} pegs, expected level {index} with"
                                    f" {run.pegs_at(index)} pegs")
         ok = _check_level(run, index, tables, checked.problems)
+        if ok:
+            readable.add(index)
         if index == 0 and ok and not np.array_equal(run.read_level(0), expected_start):
             checked.problems.append(f"{where}: does not hold the start position of"
                                    f" {run.describe()}")
@@ -82,7 +85,7 @@ def verify(path: str | Path) -> Verification:
         checked.states += record.get("states", 0)
     kept = run.manifest.get("winnable", {})
     for key in kept:
-        _check_sets(run, key, tables, checked.problems)
+        _check_sets(run, key, tables, checked.problems, readable)
     committed = {level_name(index) for index in range(len(run.levels))}
     for folder in run.location.folders():
         if folder.startswith("level-") and folder not in committed and run.location.files(folder):
@@ -300,11 +303,13 @@ def _check_part(folder: Location, entry: dict, where: str, run: Run, index: int,
     return positions, values
 
 
-def _check_sets(run: Run, key: str, tables: BoardTables, problems: list[str]) -> None:
+def _check_sets(run: Run, key: str, tables: BoardTables, problems: list[str],
+                readable: set[int]) -> None:
     """Check the kept winnable sets `key` (store.sets): each part against its entry and the
     level's rules, and the sets against the game: each winnable position is in its level and has
     a winnable child on the next, and the last level's are its one-peg finishes (on the hole's
-    class)."""
+    class). A set is checked against its level only where the level is `readable` (a damaged
+    level is a problem already named)."""
     record = run.manifest["winnable"][key]
     finish = record.get("finish")
     if len(record["levels"]) != len(run.levels):
@@ -332,11 +337,13 @@ def _check_sets(run: Run, key: str, tables: BoardTables, problems: list[str]) ->
                   else np.empty((0, 2), dtype=np.uint64))
         if len(kept) != level["states"]:
             problems.append(f"{where}: {len(kept):,} rows, the manifest says {level['states']:,}")
-        members = Members(kept)
-        found = sum(int(members.reached(batch, np.arange(1, len(batch) + 1)).sum())
-                    for batch in _parts(run, index, run.levels[index]["files"]))
-        if found != len(kept):
-            problems.append(f"{where}: {len(kept) - found:,} winnable positions are not in the level")
+        if index in readable:
+            members = Members(kept)
+            found = sum(int(members.reached(batch, np.arange(1, len(batch) + 1)).sum())
+                        for batch in _parts(run, index, run.levels[index]["files"]))
+            if found != len(kept):
+                problems.append(f"{where}: {len(kept) - found:,} winnable positions are not in the"
+                                " level")
         if after is None and index == len(run.levels) - 1:
             if not np.array_equal(np.sort(kept), targets(run, finish)):
                 problems.append(f"{where}: not the level's one-peg finishes"

@@ -40,7 +40,7 @@ from pegsearch.board.plots import board_strip, check_picture_path, level_plot
 from pegsearch.board.spec import SearchSpec, survey_name
 from pegsearch.board.symmetry import orbit
 from pegsearch.cli.bench import compare, machine, measure, medians
-from pegsearch.cli.main import RUNS
+from pegsearch.cli.defaults import RUNS
 from pegsearch.cli.text import (
     bench_table,
     compare_table,
@@ -385,6 +385,9 @@ def command_tune(args: argparse.Namespace) -> int:
 
 
 def command_serve(args: argparse.Namespace) -> int:
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port}: not a TCP port; give one from 1 to 65535 (0: any"
+                         " free one)")
     from pegsearch.service.server import serve
 
     serve(args.host, args.port, args.runs, args.state, args.jobs, args.token, args.engine, args.master)

@@ -23,13 +23,13 @@ from pegsearch import __version__
 from pegsearch.board.files import load_board, shipped_boards
 from pegsearch.board.pictures import render
 from pegsearch.board.spec import SYMMETRY_MODES
+from pegsearch.cli.defaults import RUNS
 from pegsearch.cli.text import boards_table
 from pegsearch.engines import ENGINES
 from pegsearch.errors import failure
 from pegsearch.interrupts import install
 from pegsearch.words import plural
 
-RUNS = Path("runs")
 RUN_HELP = "a run: its folder, or a URI such as s3://BUCKET/PATH"
 RUN_OPTIONS = "Options after -- are passed to `pegsearch run`, e.g. -- --memory 2G."
 DESCRIPTION = ("Exhaustive breadth-first search of peg-solitaire boards, one MapReduce job per level:"

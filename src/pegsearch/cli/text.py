@@ -123,7 +123,7 @@ def runs_table(rows: list[dict]) -> str:
     """One line per run: where, board, start, status, levels, states, megabytes, when made."""
     lines = [("run", "board", "start", "carries", "status", "levels", "states", "MB", "created")]
     for row in rows:
-        if row["status"] == "damaged":
+        if "board" not in row:  # damaged past reading its manifest
             lines.append((row["location"], "-", "-", "-", "damaged", "-", "-", "-", "-"))
             continue
         starts = ",".join(map(str, row["start"]))

@@ -74,7 +74,7 @@ class Searches:
         status = self.status(search_id, run, record)
         if self._is_survey(run, record):
             return self._survey(search_id, record, status)
-        damage = run.first_damage() if run is not None and answers else None
+        damage = run.first_damage() if run is not None else None
         if damage is not None:
             document = _with_status(search_document(run, answers=False), "damaged")
             document["levels"] = document["levels"][:damage.level]
@@ -101,7 +101,7 @@ class Searches:
     def counts(self, search_id: str, winnable: bool, finish: int | None) -> dict:
         """The level table of a search, as `pegsearch counts` prints it: of a search not finished,
         the levels made so far, with its status (and no verdict); winnable positions need it whole."""
-        run, record = self.find(search_id)
+        run, record = self._answerable(search_id)
         status = self.status(search_id, run, record)
         if self._is_survey(run, record):
             raise UsageError(f"{search_id} is a survey: its answers are the 'starts' of its document")
@@ -153,9 +153,19 @@ class Searches:
                    "created": document.get("created", "")})
         return sorted(rows, key=lambda row: (row["created"], row["id"]), reverse=True)
 
+    def _answerable(self, search_id: str) -> tuple[Run | None, Record | None]:
+        """`find`, for an answer: a manifest that cannot be read is refused as the run's state
+        (409), as a damaged part is, not as a fault of the request."""
+        try:
+            return self.find(search_id)
+        except NotFound:
+            raise
+        except UsageError as exc:
+            raise Conflict(f"{without_root(self.root, exc.line())}; the run is damaged") from None
+
     def complete_run(self, search_id: str) -> Run:
         """The run of a search whose answers are asked for; 409 while it is not complete."""
-        run, record = self.find(search_id)
+        run, record = self._answerable(search_id)
         status = self.status(search_id, run, record)
         if self._is_survey(run, record):
             raise UsageError(f"{search_id} is a survey: its answers are the 'starts' of its document")

@@ -150,6 +150,10 @@ class Run:
             raise UsageError(f"{self.location} holds this run ({self.describe()}) and is being written"
                              f" by {writer} now; wait for it to finish (or stop it), or choose another"
                              " --out")
+        if not resume and self.status == "complete":
+            raise UsageError(f"{self.location} already holds this run ({self.describe()}, complete):"
+                             f" read it with `pegsearch counts {self.location}`, or choose another"
+                             " --out")
         if not resume:
             raise UsageError(f"{self.location} already holds this run ({self.describe()},"
                              f" {self.status}); pass --resume to continue it or choose another"
