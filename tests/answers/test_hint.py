@@ -289,8 +289,23 @@ def test_a_position_given_as_jumps_or_a_picture_is_the_same_position(tmp_path: P
     out = triangle_run(tmp_path, 1, "board")
     by_jumps = hint_json(out, "4-2-1,6-5-4")
     assert by_jumps["position"] == [1, 3, 4, 7, 8, 9, 10, 11, 12, 13, 14, 15]
-    assert hint_json(out, by_jumps["picture"]) == by_jumps
-    assert hint_json(out, ",".join(map(str, by_jumps["position"]))) == by_jumps
+    by_picture = hint_json(out, by_jumps["picture"])
+    assert hint_json(out, ",".join(map(str, by_jumps["position"]))) == by_picture
+    assert by_jumps == by_picture
+    ended = pegsearch("hint", "--json", str(out), "--", "4-2-1,6-5-4")  # `--` ends the options
+    assert ended.returncode == 0 and json.loads(ended.stdout) == by_jumps, ended.stderr
+
+
+def test_jumps_from_the_start_prove_the_position_itself_reachable(tmp_path: Path) -> None:
+    """Skippy XL's run is reduced by symmetries that move its start: holes prove only that the
+    position or one of its images is reachable, a line of jumps from the start the position."""
+    out = tmp_path / "skippy"
+    assert pegsearch("run", "skippy-xl", "--out", str(out)).returncode == 0
+    by_jumps = hint_json(out, "4-2-1")
+    by_holes = hint_json(out, ",".join(map(str, [1, 3, *range(5, 29)])))
+    assert by_jumps["position"] == by_holes["position"]
+    assert by_jumps["exact"] and "note" not in by_jumps
+    assert not by_holes["exact"] and "one of its images" in by_holes["note"]
 
 
 def test_a_hint_refuses_in_one_line(tmp_path: Path) -> None:
@@ -303,6 +318,8 @@ def test_a_hint_refuses_in_one_line(tmp_path: Path) -> None:
                                ("1-2-4", "jump 1 (1-2-4) is not a legal jump there"),
                                ("o o\no", "a picture of triangle-5 has 15 holes"),
                                ("x,y", "give the holes with pegs as numbers"),
+                               ("1,1,2,3", "hole 1 is named more than once"),
+                               ("-1,2", "jump 1 (-1) is not a legal jump there"),
                                (unreached, "is not reachable from the start")):
         assert_one_line_error(pegsearch("hint", str(out), position), fragment)
     assert_one_line_error(pegsearch("hint", str(out), "1,2", "--finish", "16"), "--finish 16")

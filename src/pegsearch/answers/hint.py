@@ -54,12 +54,22 @@ def read_position(run: Run, text: str) -> int:
     if PEG in text or EMPTY in text:
         return _from_picture(board, text)
     pieces = [piece.strip() for piece in text.split(",")]
-    if any("-" in piece for piece in pieces):
+    if played(text):
         return _from_jumps(run, pieces)
     if not all(piece.isdigit() for piece in pieces):
         raise InputError("position {text!r}: give the holes with pegs as numbers (2,3,5), a"
                          " picture, or jumps from the start (5-9-14,...)", text=text)
-    return sum(1 << (board.hole_of(int(piece), "position") - 1) for piece in set(pieces))
+    holes = [board.hole_of(int(piece), "position") for piece in pieces]
+    twice = sorted({hole for hole in holes if holes.count(hole) > 1})
+    if twice:
+        raise InputError("position {text!r}: hole {twice} is named more than once; name each hole"
+                         " with a peg once", text=text, twice=", ".join(map(str, twice)))
+    return sum(1 << (hole - 1) for hole in holes)
+
+
+def played(text: str) -> bool:
+    """Whether a position is written as jumps from the start (which prove it reachable)."""
+    return PEG not in text and EMPTY not in text and "-" in text
 
 
 def _from_picture(board: Board, text: str) -> int:
@@ -88,9 +98,11 @@ def _from_jumps(run: Run, pieces: list[str]) -> int:
     return position
 
 
-def hint(run: Run, position: int, finish: int | None = None) -> dict:
+def hint(run: Run, position: int, finish: int | None = None, from_start: bool = False) -> dict:
     """What a player asks of `position`: whether the run reaches it, whether it can still be won
-    (down to one peg, on `finish` when given), and each legal jump with whether it keeps it so."""
+    (down to one peg, on `finish` when given), and each legal jump with whether it keeps it so.
+    `from_start`: the position was written as jumps from the start (see `played`), so it is
+    reachable itself, not only one of its images."""
     board = run.board
     if finish is not None:
         board.hole_of(finish, "finish")
@@ -124,7 +136,7 @@ def hint(run: Run, position: int, finish: int | None = None) -> dict:
         winnable = bool(keeps.any()) if moves else position == 1 << (finish - 1)
     elif not moves:
         winnable = winnable and (finish is None or position == 1 << (finish - 1))
-    fixed = all(image_of_position(perm, start) == start for perm in run.spec.signing)
+    fixed = from_start or all(image_of_position(perm, start) == start for perm in run.spec.signing)
     jumps = [{"jump": str(jump), "winnable": bool(good), "position": holes_with_pegs(child)}
              for (jump, child), good in zip(moves, keeps, strict=True)]
     document.update(reachable=True, exact=fixed, winnable=winnable, jumps=jumps)

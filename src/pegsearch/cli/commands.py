@@ -27,10 +27,10 @@ from pegsearch.answers.documents import (
 )
 from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.finishes import exact_per_hole, finishes
-from pegsearch.answers.hint import hint, read_position
+from pegsearch.answers.hint import hint, played, read_position
 from pegsearch.answers.listing import runs_document
 from pegsearch.answers.solve import solve
-from pegsearch.answers.survey import store_answers, survey
+from pegsearch.answers.survey import start_runs, store_answers, survey
 from pegsearch.answers.verdict import verdict
 from pegsearch.answers.verify import against, recompute, same_signatures, verify
 from pegsearch.answers.winnable import kept_sets
@@ -92,7 +92,7 @@ def _engine(args: argparse.Namespace) -> Engine:
 
 
 def command_counts(args: argparse.Namespace) -> int:
-    run = Run.open(args.run)
+    run = open_run(args.run)
     if args.by_moves:
         return _print_by_moves(run, args)
     if args.plot:
@@ -138,7 +138,7 @@ def _winnable_meaning(run: Run, finish: int | None) -> str:
 
 
 def command_winnable(args: argparse.Namespace) -> int:
-    run = require_complete(Run.open(args.run), "winnable positions")
+    run = require_complete(open_run(args.run), "winnable positions")
     if args.finish is not None:
         run.board.hole_of(args.finish, "finish")
     kept = stored_sets(run, args.finish) is not None
@@ -156,8 +156,12 @@ def command_winnable(args: argparse.Namespace) -> int:
 
 
 def command_hint(args: argparse.Namespace) -> int:
-    run = require_complete(Run.open(args.run), "a hint")
-    document = hint(run, read_position(run, args.position), args.finish)
+    run = require_complete(open_run(args.run), "a hint")
+    position = read_position(run, args.position)
+    if stored_sets(run, args.finish) is None and sys.stderr.isatty():
+        print("keeping the run's winnable sets first (once a run; later hints read them)",
+              file=sys.stderr)
+    document = hint(run, position, args.finish, from_start=played(args.position))
     if args.json:
         print(json.dumps({**document, "location": run.uri}, indent=1))
         return 0
@@ -184,7 +188,7 @@ def command_hint(args: argparse.Namespace) -> int:
 
 
 def command_solve(args: argparse.Namespace) -> int:
-    run = Run.open(args.run)
+    run = open_run(args.run)
     if args.finish is not None:
         run.board.hole_of(args.finish, "finish")
     pictures = [check_picture_path(path, (kind,))
@@ -256,7 +260,7 @@ def command_verify(args: argparse.Namespace) -> int:
         print(f"{args.run}: {problem}")
     if not checked.ok:
         return 1
-    run = Run.open(args.run)
+    run = open_run(args.run)
     incomplete = "" if run.status == "complete" else f" (the run is {run.status}: resume it to finish)"
     print(f"ok: {args.run}: {checked.levels} levels, {checked.states:,} states; checksums, row counts,"
           f" order, pegs, signatures{VALUES_CHECKED[run.carry]} agree with"
@@ -296,7 +300,7 @@ def command_runs(args: argparse.Namespace) -> int:
 
 
 def command_files(args: argparse.Namespace) -> int:
-    document = files_document(Run.open(args.run), args.level)
+    document = files_document(open_run(args.run), args.level)
     if args.json:
         print(json.dumps(document, indent=1))
     else:
@@ -305,7 +309,7 @@ def command_files(args: argparse.Namespace) -> int:
 
 
 def command_positions(args: argparse.Namespace) -> int:
-    run = Run.open(args.run)
+    run = open_run(args.run)
     document = positions_document(run, args.level, args.limit)
     if args.json:
         print(json.dumps(document, indent=1))
@@ -411,6 +415,21 @@ def _print_run(run: Run, document: dict | None, winnable: list[int] | None = Non
         paused = f" after level {len(run.levels) - 1}" if run.status == "paused" else ""
         print(f"incomplete run ({run.status}{paused}): continue it with"
               f" `pegsearch run {run.board.name} --out {run.uri} --resume [--until LEVEL]`")
+
+
+def open_run(where: str) -> Run:
+    """`Run.open`, a survey's folder named as one (the service's words for it): its answers are
+    the survey's, a position's hint is one of its start runs'."""
+    try:
+        return Run.open(where)
+    except UsageError:
+        location = Location.parse(where)
+        starts = start_runs(location) if location.exists() else []
+        if starts:
+            raise UsageError(f"{where} is a survey: its answers are `pegsearch survey`'s; for a"
+                             f" run's answers give one of its start runs ({starts[0].uri}, ...)"
+                             ) from None
+        raise
 
 
 class LevelBar:

@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     run_options: list[str] = []
-    if "--" in argv:
+    if "--" in argv and argv[0] in ("bench", "compare"):  # elsewhere `--` is argparse's own
         cut = argv.index("--")
         argv, run_options = argv[:cut], argv[cut + 1:]
     args = parser.parse_args(argv)
@@ -225,6 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
     hint.add_argument("--finish", type=int, metavar="HOLE", help="won means one peg on this hole")
     hint.add_argument("--json", action="store_true", help="print the hint as JSON")
     hint.set_defaults(handler="command_hint")
+    # A position written as jumps or holes may start with '-' (`-1,2`): a value, not an option.
+    hint._negative_number_matcher = re.compile(r"^-\d[\d,\-\s]*$")
 
     survey = commands.add_parser("survey", description=ABOUT["survey"],
                                help="search every start hole (one per symmetry class)")

@@ -31,7 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pegsearch import __version__
 from pegsearch.answers.documents import board_document, moves_document, solution_document
-from pegsearch.answers.hint import hint, read_position
+from pegsearch.answers.hint import hint, played, read_position
 from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
 from pegsearch.board.spec import SearchSpec, check_values
@@ -228,7 +228,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         is reached by the search, can still be won (to one peg, on `finish` when given), and
         which of its legal jumps keep it so. The first hint of a search keeps its winnable sets."""
         run = searches.complete_run(search_id)
-        return hint(run, read_position(run, position), finish)
+        return hint(run, read_position(run, position), finish, from_start=played(position))
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,
              responses=answers(schema.LevelParts, 404))
