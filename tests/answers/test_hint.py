@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pegsearch.answers.hint import hint
 from pegsearch.answers.winnable import targets, winnable_counts, winnable_sets
 from pegsearch.board.classes import class_of, invariants
 from pegsearch.board.pictures import holes_with_pegs
@@ -172,6 +173,26 @@ def test_hints_agree_with_every_line_played_out(tmp_path: Path, start: int, symm
         expected = {jump: can_finish(after, finish) for jump, after in jumps_of(pegs)}
         assert {j["jump"]: j["winnable"] for j in document["jumps"]} == expected
         assert document["exact"] or (symmetry == "board" and "note" in document)
+
+
+@pytest.mark.parametrize(("start", "symmetry"), [(1, "board"), (4, "start"), (5, "none")])
+def test_a_hint_names_every_hole_the_last_peg_can_end_on(tmp_path: Path, start: int,
+                                                        symmetry: str) -> None:
+    """The finishing holes kept with each winnable position (carried through the symmetry that
+    makes each child's signature) are, for every hole at once, what an independent solver finds
+    hole by hole, on holes the symmetries move and holes they keep; and `--finish H` agrees."""
+    run = Run.open(triangle_run(tmp_path, start, symmetry))
+    for level, pegs in sampled(run, start + 10):
+        position = sum(1 << (hole - 1) for hole in pegs)
+        assert hint(run, position)["finishes"] == [h for h in range(1, HOLES + 1)
+                                                   if can_finish(pegs, h)], (level, sorted(pegs))
+        for hole in range(1, HOLES + 1):
+            document = hint(run, position, hole)
+            assert document["winnable"] == can_finish(pegs, hole), (level, sorted(pegs), hole)
+            assert {j["jump"]: j["winnable"] for j in document["jumps"]} == \
+                {jump: can_finish(after, hole) for jump, after in jumps_of(pegs)}
+    checked = pegsearch("verify", run.location.path())
+    assert "ok: winnable sets finishes: " in checked.stdout, checked.stdout
 
 
 @pytest.mark.parametrize(("start", "symmetry", "finish"),

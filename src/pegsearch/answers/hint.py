@@ -38,7 +38,7 @@ from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import Carry
 from pegsearch.store import Run
 from pegsearch.store.lookup import Lookups
-from pegsearch.store.sets import set_folder, set_parts, set_values
+from pegsearch.store.sets import EVERY_HOLE, set_folder, set_parts
 
 LOOKUPS = Lookups()  # the process's open parts and row groups, shared by its hints
 JUMP = re.compile(r"(\d+)-(\d+)-(\d+)")
@@ -111,7 +111,6 @@ def hint(run: Run, position: int, finish: int | None = None, from_start: bool = 
     document = {"board": board.name, "position": holes_with_pegs(position),
                 "picture": render(board, position), "pegs": pegs, "level": level,
                 "finish": finish}
-    record = kept_sets(run, finish)  # walked back and kept by the first hint that needs them
     if not 0 <= level < len(run.levels):
         raise _unreachable(run, position, f"positions with {pegs} pegs are not in it")
     start = board.start_position(run.start)
@@ -121,32 +120,42 @@ def hint(run: Run, position: int, finish: int | None = None, from_start: bool = 
                            " jump changes a position's class)")
     tables = run.tables()
     moves = legal_jumps(board, position)
-    signs = tables.signatures(np.array([position, *(child for _, child in moves)], dtype=np.uint64))
-    exact_finish = finish is None or orbit(run.spec.signing, finish) == (finish,)
-    carry = set_values(record) if exact_finish else Carry.NOTHING
-    found, values = _look_up(run, finish, level, signs[:1], carry)
-    winnable = bool(found[0])
-    if not winnable and not _in_level(run, level, signs[:1])[0]:
+    held = np.array([position, *(child for _, child in moves)], dtype=np.uint64)
+    images = tables.images(held)
+    signs, frames = images.min(axis=1), images.argmin(axis=1)
+    kept_sets(run, EVERY_HOLE)  # walked back and kept by the first hint that needs them
+    found, ends = _look_up(run, EVERY_HOLE, level, signs[:1], Carry.FINISHES)
+    if not found[0] and not _in_level(run, level, signs[:1])[0]:
         raise _unreachable(run, position, f"level {level} does not hold it")
-    keeps, after = (_look_up(run, finish, level + 1, signs[1:], carry) if winnable and moves
-                    else (np.zeros(len(moves), dtype=bool), np.zeros((len(moves), 2), np.uint64)))
-    if not exact_finish:
-        keeps = np.array([_finishes(run, finish, child, level + 1, {}) if good else False
-                          for (_, child), good in zip(moves, keeps, strict=True)], dtype=bool)
-        winnable = bool(keeps.any()) if moves else position == 1 << (finish - 1)
-    elif not moves:
-        winnable = winnable and (finish is None or position == 1 << (finish - 1))
+    after, child_ends = _look_up(run, EVERY_HOLE, level + 1, signs[1:], Carry.FINISHES)
+    # A set of holes in a signature's frame, brought back to the position's (kernel.tables).
+    back = tables.inverses[frames]
+    ends = [_holes_in(tables, int(row[0]), int(g)) for row, g in zip(
+        np.concatenate([ends, child_ends]), back, strict=True)]
+    reaches = [bool(hit) and (finish is None or finish in holes)
+               for hit, holes in zip([found[0], *after], ends, strict=True)]
+    winnable, keeps = reaches[0], np.array(reaches[1:], dtype=bool)
+    document["finishes"] = sorted(ends[0]) if found[0] else []
+    # Solutions or moves left are kept per signature, so per finishing hole only where the
+    # symmetries keep that hole (see the module notes).
+    exact_finish = finish is None or orbit(run.spec.signing, finish) == (finish,)
+    carry = run.carry if exact_finish else Carry.NOTHING
+    values = after_values = np.zeros((len(held), 2), dtype=np.uint64)
+    if carry:
+        kept_sets(run, finish)
+        values = _look_up(run, finish, level, signs[:1], carry)[1]
+        after_values = _look_up(run, finish, level + 1, signs[1:], carry)[1]
     fixed = from_start or all(image_of_position(perm, start) == start for perm in run.spec.signing)
     jumps = [{"jump": str(jump), "winnable": bool(good), "position": holes_with_pegs(child)}
              for (jump, child), good in zip(moves, keeps, strict=True)]
     document.update(reachable=True, exact=fixed, winnable=winnable, jumps=jumps)
     if carry is Carry.PATHS:
         document["solutions"] = as_int(values[0])
-        for jump, left in zip(jumps, after, strict=True):
+        for jump, left in zip(jumps, after_values, strict=True):
             jump["solutions"] = as_int(left)
     elif carry is Carry.MOVES and winnable:
         document["moves_left"] = int(values[0, 1])
-        for jump, (move, child), sign, left, good in zip(jumps, moves, signs[1:], after, keeps,
+        for jump, (move, child), sign, left, good in zip(jumps, moves, signs[1:], after_values, keeps,
                                                           strict=True):
             if good:
                 jump["moves_left"] = _moves_after(tables, move, child, int(sign), left)
@@ -165,26 +174,10 @@ def _moves_after(tables: BoardTables, jump: Jump, child: int, sign: int, left: n
     return int(left[1]) - bool(int(left[0]) & int(images[1, g]))
 
 
-def _finishes(run: Run, finish: int, position: int, level: int, dead: dict[int, bool]) -> bool:
-    """Whether `position` (whose signature is winnable to finish's class) can be played down to
-    one peg on `finish` itself: a line followed through the winnable children, each real
-    position judged once."""
-    if position in dead:
-        return dead[position]
-    moves = legal_jumps(run.board, position)
-    if not moves:
-        return position == 1 << (finish - 1)
-    children = np.array([child for _, child in moves], dtype=np.uint64)
-    good = _in_set(run, finish, level + 1, run.tables().signatures(children))
-    found = any(_finishes(run, finish, child, level + 1, dead)
-                for (_, child), ok in zip(moves, good, strict=True) if ok)
-    dead[position] = found
-    return found
-
-
-def _in_set(run: Run, finish: int | None, level: int, signs: np.ndarray) -> np.ndarray:
-    """Whether each signature is in the kept winnable set of `level`."""
-    return _look_up(run, finish, level, signs, Carry.NOTHING)[0]
+def _holes_in(tables: BoardTables, holes: int, g: int) -> set[int]:
+    """The holes of the set `holes` after symmetry `g`, as hole numbers."""
+    moved = int(tables.images(np.array([holes], dtype=np.uint64))[0, g])
+    return {hole for hole in range(1, tables.holes + 1) if moved >> (hole - 1) & 1}
 
 
 def _look_up(run: Run, finish: int | None, level: int, signs: np.ndarray,

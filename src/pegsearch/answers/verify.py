@@ -31,7 +31,7 @@ from pegsearch.kernel.values import Carry, merge_summaries
 from pegsearch.store import PART_ROWS, POSITION, Location, Run, level_name, positions_of
 from pegsearch.store.parts import check_part, iter_parts
 from pegsearch.store.run import level_digest
-from pegsearch.store.sets import FOLDER, VALUES, set_folder, set_values
+from pegsearch.store.sets import EVERY_HOLE, FOLDER, VALUES, set_folder, set_values
 
 # What an unlisted file is and does, for `verify`'s report of one.
 UNLISTED = ("left by an interrupted attempt: readers that take level-*/*.parquet would count it;"
@@ -346,9 +346,9 @@ def _check_sets(run: Run, key: str, tables: BoardTables, problems: list[str],
                                 " level")
         if after is None and index == len(run.levels) - 1:
             if not np.array_equal(np.sort(kept), targets(run, finish)):
-                problems.append(f"{where}: not the level's one-peg finishes"
-                                f"{'' if finish is None else f' on hole {finish} or its images'}")
-            elif carry and not np.array_equal(values, finished(carry, len(kept))):
+                hole = "" if finish in (None, EVERY_HOLE) else f" on hole {finish} or its images"
+                problems.append(f"{where}: not the level's one-peg finishes{hole}")
+            elif carry and not np.array_equal(values, finished(carry, kept)):
                 problems.append(f"{where}: a finish's {VALUES[carry]} are not those of a finish")
         elif after is not None:
             _check_children(tables, carry, kept, values, after, after_values, where, problems)
@@ -374,6 +374,8 @@ def _check_children(tables: BoardTables, carry: Carry, kept: np.ndarray, values:
 
 
 def _value_text(carry: Carry, row: np.ndarray) -> str:
+    if carry is Carry.FINISHES:
+        return f"holes {int(row[0]):#x}"
     return f"{as_int(row):,}" if carry is Carry.PATHS else f"{int(row[1])} (holes {int(row[0]):#x})"
 
 

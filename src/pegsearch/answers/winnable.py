@@ -20,13 +20,19 @@ from pegsearch.board.symmetry import orbit
 from pegsearch.engines import engine_class, make_engine
 from pegsearch.errors import UsageError
 from pegsearch.kernel import moves, path_counts
-from pegsearch.kernel.expand import moves_reaching, parents_reaching, predecessors, solutions_reaching
+from pegsearch.kernel.expand import (
+    finishes_reaching,
+    moves_reaching,
+    parents_reaching,
+    predecessors,
+    solutions_reaching,
+)
 from pegsearch.kernel.members import Members, contains, sorted_distinct
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import NO_VALUES, Carry
 from pegsearch.store import Run
 from pegsearch.store.parts import iter_parts
-from pegsearch.store.sets import SetWriter, set_folder, stored_sets
+from pegsearch.store.sets import EVERY_HOLE, SetWriter, set_folder, stored_sets
 
 CHUNK = 1 << 20
 # Winnable positions walked back at once: their predecessors take about 100 bytes each.
@@ -38,7 +44,7 @@ BACKWARDS_SHARE = 4
 def targets(run: Run, finish: int | None = None) -> np.ndarray:
     """The last level's signatures that finish the game: one peg (on `finish`'s symmetry class:
     a stored one-peg position stands on a hole of finish's orbit under the symmetries signatures
-    are taken under).
+    are taken under; anywhere for None or EVERY_HOLE).
 
     Empty when the run never reaches one peg or no final position is in `finish`'s class.
     """
@@ -46,7 +52,7 @@ def targets(run: Run, finish: int | None = None) -> np.ndarray:
     if run.levels[last]["pegs"] != 1:
         return np.empty(0, dtype=np.uint64)
     final = np.sort(run.read_level(last))
-    if finish is None:
+    if finish is None or finish == EVERY_HOLE:
         return final
     wanted = np.array([1 << (hole - 1) for hole in orbit(run.spec.signing, finish)], dtype=np.uint64)
     return final[contains(wanted, final)]
@@ -102,7 +108,7 @@ def counted_sets(run: Run, goal: np.ndarray,
     class), so one signature carries it for its class.
     """
     step = reaching(carry)
-    return _walk(run, goal, finished(carry, len(goal)),
+    return _walk(run, goal, finished(carry, goal),
                  lambda level, kept, values: counted_parents(run, level, kept, values, step))
 
 
@@ -111,12 +117,16 @@ Reaching = Callable[[BoardTables, np.ndarray, np.ndarray, np.ndarray], tuple[np.
 
 def reaching(carry: Carry) -> Reaching:
     """The kernel step that makes a level's values from the next level's (kernel.expand)."""
-    return solutions_reaching if carry is Carry.PATHS else moves_reaching
+    return {Carry.PATHS: solutions_reaching, Carry.MOVES: moves_reaching,
+            Carry.FINISHES: finishes_reaching}[carry]
 
 
-def finished(carry: Carry, count: int) -> np.ndarray:
-    """The values of `count` finishes: one solution each (the empty one), or no move left."""
-    return path_counts.ones(count) if carry is Carry.PATHS else moves.starting(count)
+def finished(carry: Carry, finishes: np.ndarray) -> np.ndarray:
+    """The values of the one-peg positions `finishes`: one solution each (the empty one), no move
+    left, or the hole the peg stands on."""
+    if carry is Carry.FINISHES:
+        return np.stack([finishes, np.zeros_like(finishes)], axis=1)
+    return path_counts.ones(len(finishes)) if carry is Carry.PATHS else moves.starting(len(finishes))
 
 
 def _walk(run: Run, goal: np.ndarray, values: np.ndarray,
@@ -200,8 +210,9 @@ def kept_sets(run: Run, finish: int | None = None, engine: str | None = None,
     if stored is not None:
         return stored
     require_complete(run, "winnable positions")
-    with walker(run, engine, master) as step:
-        carry = run.carry if step is None else Carry.NOTHING
+    every = finish == EVERY_HOLE  # the finishing holes are carried, in this process
+    with walker(run, None if every else engine, master) as step:
+        carry = Carry.FINISHES if every else run.carry if step is None else Carry.NOTHING
         writer = SetWriter(run, finish, carry)
         try:
             meanwhile = writer.kept_meanwhile()

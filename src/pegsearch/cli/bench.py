@@ -161,7 +161,7 @@ def medians(pairs: list[Pair]) -> dict:
 
 
 def machine() -> str:
-    """The machine the figures come from, for the README: the CPU, cores, memory, and the model
+    """The machine the figures come from, for docs/performance.md: the CPU, cores, memory, and the model
     the kernels are compiled for here (kernel.target), since that alone can change a figure
     twofold on one CPU."""
     from pegsearch.engines.local import physical_memory  # the kernels' imports, paid by a benchmark only

@@ -503,6 +503,61 @@ def _moves_left(parents, keys, left, need, flip, flip_images, byte_images, leave
             out[i, 1] = fewest + np.uint64(1)
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _image_of(position, byte_images, g):
+    """The image of `position` under symmetry g alone."""
+    image = np.uint64(0)
+    rest = position
+    for byte in range(byte_images.shape[0]):
+        image |= byte_images[byte, rest & _BYTE, g]
+        rest >>= _EIGHT
+    return image
+
+
+@numba.njit(cache=True, nogil=True)
+def _finishes_left(parents, keys, finishes, need, flip, flip_images, byte_images, inverses, out,
+                   reached):
+    """For each parent with a child in `keys` (sorted; `finishes` row for row), the holes its
+    last peg can end on, in its own frame: out rows ``[holes, 0]`` (see `finishes_reaching`)."""
+    symmetries = byte_images.shape[2]
+    images = np.empty(symmetries, dtype=np.uint64)
+    legal = np.empty(need.shape[0], dtype=np.int64)
+    for i in range(len(parents)):
+        p = parents[i]
+        _images(p, byte_images, images)
+        holes = np.uint64(0)
+        for t in range(_legal_jumps(p, need, flip, legal)):
+            j = legal[t]
+            best = images[0] ^ flip_images[j, 0]
+            by = 0
+            for g in range(1, symmetries):
+                candidate = images[g] ^ flip_images[j, g]
+                if candidate < best:
+                    best, by = candidate, g
+            at = np.searchsorted(keys, best)
+            if at < len(keys) and keys[at] == best:
+                holes |= _image_of(finishes[at, 0], byte_images, inverses[by])
+        if holes:
+            reached[i] = True
+            out[i, 0] = holes
+
+
+def finishes_reaching(tables: BoardTables, parents: np.ndarray, keys: np.ndarray,
+                      finishes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The parents with at least one child whose signature is in `keys` (sorted), and for each
+    the holes its last peg can end on: the union over its winnable children of theirs (`finishes`,
+    row for row with `keys`, each in its signature's frame), carried into the child's own frame
+    by the symmetry undoing the one that made its signature. Any of several such symmetries
+    gives the same holes: a position's finishing holes are as symmetric as it is."""
+    parents = np.ascontiguousarray(parents, dtype=np.uint64)
+    out = np.zeros((len(parents), 2), dtype=np.uint64)
+    reached = np.zeros(len(parents), dtype=bool)
+    _finishes_left(parents, keys, np.ascontiguousarray(finishes, dtype=np.uint64),
+                   *tables.jump_words, tables.flip_images, tables.byte_images, tables.inverses, out,
+                   reached)
+    return parents[reached], out[reached]
+
+
 def moves_reaching(tables: BoardTables, parents: np.ndarray, keys: np.ndarray,
                    left: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The parents with at least one child whose signature is in `keys` (sorted), and for each

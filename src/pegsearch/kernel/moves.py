@@ -43,24 +43,33 @@ def keep_fewest(kept, j, values, k):
 def to_arrow(values: np.ndarray) -> tuple[pa.Array, pa.Array]:
     """The `moves` and `last_holes` columns of a level's values."""
     values = np.ascontiguousarray(values, dtype=np.uint64)
-    last = np.ascontiguousarray(values[:, 0])
     moves = values[:, 1].astype(np.int16)
     return (pa.Array.from_buffers(MOVES_TYPE, len(moves), [None, pa.py_buffer(moves)]),
-            pa.Array.from_buffers(pa.int64(), len(last), [None, pa.py_buffer(last)]))
+            holes_to_arrow(values[:, 0]))
 
 
 def from_arrow(moves: pa.Array | pa.ChunkedArray, last: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """Values from the `moves` and `last_holes` columns (a null is a damaged level file)."""
-    columns = []
-    for column, what in ((last, "last-peg set"), (moves, "move count")):
-        if isinstance(column, pa.ChunkedArray):
-            column = column.combine_chunks()
-        if column.null_count:
-            raise ValueError(f"a {what} is missing (null) in a level file")
-        columns.append(column.to_numpy(zero_copy_only=False).astype(np.int64).view(np.uint64))
-    values = np.empty((len(columns[0]), 2), dtype=np.uint64)
-    values[:, 0], values[:, 1] = columns
+    values = np.empty((len(last), 2), dtype=np.uint64)
+    values[:, 0] = words_from_arrow(last, "last-peg set")
+    values[:, 1] = words_from_arrow(moves, "move count")
     return values
+
+
+def holes_to_arrow(holes: np.ndarray) -> pa.Array:
+    """Sets of holes (bit i-1 is hole i) as an int64 column holding the unsigned bits, as
+    `position` is stored."""
+    holes = np.ascontiguousarray(holes, dtype=np.uint64)
+    return pa.Array.from_buffers(pa.int64(), len(holes), [None, pa.py_buffer(holes)])
+
+
+def words_from_arrow(column: pa.Array | pa.ChunkedArray, what: str) -> np.ndarray:
+    """An integer column as unsigned 64-bit words (a null, `what` missing, is a damaged file)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if column.null_count:
+        raise ValueError(f"a {what} is missing (null) in a level file")
+    return column.to_numpy(zero_copy_only=False).astype(np.int64).view(np.uint64)
 
 
 def by_moves(values: np.ndarray) -> dict[int, int]:

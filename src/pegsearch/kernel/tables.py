@@ -66,6 +66,17 @@ class BoardTables:
         return np.ascontiguousarray(np.stack([self.images(np.array([f], np.uint64))[0]
                                               for f in self.flip]))
 
+    @cached_property
+    def inverses(self) -> np.ndarray:
+        """int64 [symmetries]: for each symmetry g, a symmetry undoing it (the group holds every
+        inverse), so a set of holes in a signature's frame is carried back to the position's."""
+        holes = np.array([1 << hole for hole in range(self.holes)], dtype=np.uint64)
+        moved = self.images(holes)  # [hole, g]: the hole's image under g
+        count = moved.shape[1]
+        return np.array([next(h for h in range(count)
+                              if np.array_equal(self.images(moved[:, g])[:, h], holes))
+                         for g in range(count)], dtype=np.int64)
+
     def images(self, positions: np.ndarray) -> np.ndarray:
         """uint64 [positions, symmetries]: every image of every position."""
         positions = np.asarray(positions, dtype=np.uint64)

@@ -39,7 +39,7 @@ KERNEL = Path(__file__).parent
 CHOSEN = "PEGSEARCH_COMPILE_TARGET"
 # The portable models tried beside the host's on x86-64: haswell and x86-64-v3 (AVX2's, which ran
 # the one step fastest or within noise of it on the AMD EPYC and Intel Xeon machines measured, see
-# the README's Performance section), and on a CPU with AVX-512 one model made for it.
+# docs/performance.md), and on a CPU with AVX-512 one model made for it.
 PORTABLE = ("haswell", "x86-64-v3")
 AVX512 = ("icelake-server",)
 FILE = "pegsearch-targets.json"

@@ -4,7 +4,7 @@ Every kernel is compiled serial and `nogil`, and this module calls one per core 
 Python threads, each taking one contiguous slice of the items (blocks or partitions): contiguous,
 so no two threads write the same cache line. Why not numba's parallel loops: they compile slower,
 and their OpenMP threads were the suspects when a process aborted at exit after its work was done
-(the README's Performance section has the figures).
+(docs/performance.md has the figures).
 """
 
 from __future__ import annotations

@@ -20,18 +20,25 @@ from pegsearch.kernel import moves, path_counts
 NO_VALUES = path_counts.NO_PATHS
 
 
+# A kept winnable set's column of finishing holes (Carry.FINISHES).
+FINISHES = "finishes"
+
+
 class Carry(IntEnum):
-    """What a run carries per position (an int, so the compiled kernels branch on it)."""
+    """What a run carries per position (an int, so the compiled kernels branch on it); and
+    FINISHES, which only a kept winnable set carries: the holes a position's last peg can end
+    on (a row ``[holes, 0]``, the holes in the frame of the stored position, see answers.winnable)."""
 
     NOTHING = 0
     PATHS = 1
     MOVES = 2
+    FINISHES = 3
 
     @property
     def columns(self) -> tuple[str, ...]:
         """The part files' value columns, after `position`."""
         return {Carry.NOTHING: (), Carry.PATHS: (path_counts.PATHS,),
-                Carry.MOVES: (moves.MOVES, moves.LAST_HOLES)}[self]
+                Carry.MOVES: (moves.MOVES, moves.LAST_HOLES), Carry.FINISHES: (FINISHES,)}[self]
 
     def starting(self, count: int) -> np.ndarray:
         """The values of `count` start positions: one path each, or no move made."""
@@ -43,12 +50,17 @@ class Carry(IntEnum):
         """The value columns of a part."""
         if self is Carry.PATHS:
             return [path_counts.to_arrow(values)]
+        if self is Carry.FINISHES:
+            return [moves.holes_to_arrow(values[:, 0])]
         return list(moves.to_arrow(values)) if self is Carry.MOVES else []
 
     def from_arrow(self, columns: list[pa.Array | pa.ChunkedArray]) -> np.ndarray:
         """Values from a part's value columns, in the order of `columns`."""
         if self is Carry.PATHS:
             return path_counts.from_arrow(columns[0])
+        if self is Carry.FINISHES:
+            holes = moves.words_from_arrow(columns[0], "finishing-hole set")
+            return np.stack([holes, np.zeros_like(holes)], axis=1)
         return moves.from_arrow(*columns) if self is Carry.MOVES else NO_VALUES
 
     def summary(self, values: np.ndarray) -> dict:

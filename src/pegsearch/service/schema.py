@@ -185,6 +185,8 @@ class Hint(Document):
     exact: bool = Field(description="false when the run is reduced by symmetries that move the"
                                     " start: reachable then means from the start or an image of it")
     winnable: bool
+    finishes: list[int] = Field(description="the holes the last peg can still end on from this"
+                                " position (empty: none, it cannot be won)")
     jumps: list[HintJump]
     solutions: int | None = Field(None, description="(a --count-paths run, the finish exact) the jump"
                                   " sequences from the position down to the finish")

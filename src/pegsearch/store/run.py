@@ -52,7 +52,7 @@ FORMAT = 1
 # How often a manifest that is not JSON is read again on an object store, and the pause between.
 REREADS, REREAD_SECONDS = 5, 0.2
 # "paused": stopped on purpose after a chosen level (`--until`); "interrupted": by a signal or error.
-# How a part's metadata says what a `position` is (the README's "Levels other tools can read").
+# How a part's metadata says what a `position` is (docs/formats.md, "Levels other tools can read").
 POSITION_MEANING = ("bit i-1 set: hole i holds a peg; int64 holding the unsigned 64-bit value; one"
                     " position per symmetry class under the stated symmetry: the smallest of its"
                     " images under those symmetries that keep the start's position class"

@@ -5,7 +5,8 @@ of walking the levels back again.
 They are kept as the levels are (see store.run): parts written under names unique to the attempt,
 in `winnable-KEY/level-NNN/` beside the levels, and committed by one manifest write that lists every
 level's parts with rows, bytes, SHA-256 and digest, under manifest["winnable"][KEY]. KEY is `any`
-(one peg anywhere) or `hole-N`, so sets for one finishing hole sit beside sets for another. A
+(one peg anywhere), `hole-N`, or `finishes` (one peg anywhere, each position with the holes its
+last peg can end on), so sets for one finishing hole sit beside sets for another. A
 set's parts are consecutive ranges of it, each entry naming its first and last position, so a
 position is looked for in one part. Sets of a `--count-paths` run also keep each position's
 solutions (a `paths` column: the jump sequences from it down to the finish), those of a
@@ -29,9 +30,15 @@ from pegsearch.store.parts import PART_ROWS, new_attempt, part_name, write_part
 from pegsearch.store.run import Run, _read_manifest, level_name
 
 FOLDER = "winnable-"
+# The `finish` of the sets to one peg anywhere that keep each position's finishing holes (KEY
+# `finishes`): any finishing hole is then one lookup (answers.hint).
+EVERY_HOLE = 0
 # What a set's values are, in the manifest's record and in its parts' metadata.
-VALUES = {Carry.NOTHING: "none", Carry.PATHS: "solutions", Carry.MOVES: "moves left"}
+VALUES = {Carry.NOTHING: "none", Carry.PATHS: "solutions", Carry.MOVES: "moves left",
+          Carry.FINISHES: "finishing holes"}
 MEANINGS = {Carry.NOTHING: "none",
+            Carry.FINISHES: "finishes: the holes the position's last peg can end on (bit i-1 is"
+                            " hole i, in the frame of the stored position)",
             Carry.PATHS: "paths: the jump sequences from the position down to one peg (on the"
                          " finishing hole's class), its solutions",
             Carry.MOVES: "moves: the fewest moves from the position down to one peg (on the"
@@ -46,8 +53,9 @@ def set_values(record: dict) -> Carry:
 
 
 def set_key(finish: int | None) -> str:
-    """The manifest's name for the sets to one peg anywhere, or on `finish`'s class."""
-    return "any" if finish is None else f"hole-{finish}"
+    """The manifest's name for the sets to one peg anywhere, or on `finish`'s class, or anywhere
+    with the finishing holes (EVERY_HOLE)."""
+    return "any" if finish is None else "finishes" if finish == EVERY_HOLE else f"hole-{finish}"
 
 
 def set_folder(run: Run, finish: int | None, level: int) -> Location:
