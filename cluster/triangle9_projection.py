@@ -3,7 +3,7 @@ Spark, per level: positions, bitmap bytes, map passes, CPU core-hours, stored by
 
     python cluster/triangle9_projection.py [TASK-GiB ...]
 
-Measured inputs (this repository's runs, README "Scale: triangle-9"): levels 12-15, and 0.36
+Measured inputs (this repository's runs, docs/scale.md, "Triangle-9, in stages"): levels 12-15, and 0.36
 CPU-µs a parent a pass on the local engine (Spark's map tasks at its rate: triangle-9's level 12
 took 0.90-0.98 times the local engine's time on `local[2]`). Projected: a level k past 15
 holds triangle-8's share at level k - 3 of the C(45, pegs) / 8 positions one class holds up to the

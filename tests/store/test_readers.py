@@ -1,6 +1,6 @@
-"""Levels other tools read: the README's DuckDB, Polars and pyarrow examples, run as written with
-the real libraries; the parts' self-description; and the listed parts only, never an unfinished
-attempt's file."""
+"""Levels other tools read: the DuckDB, Polars and pyarrow examples of docs/formats.md, run as
+written with the real libraries; the parts' self-description; and the listed parts only, never an
+unfinished attempt's file."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pegsearch.board.files import load_board
 from pegsearch.store import Run
 from tests.helpers import pegsearch, values_by_position
 
-README = Path(__file__).parents[2] / "README.md"
+FORMATS = Path(__file__).parents[2] / "docs" / "formats.md"
 
 
 @pytest.fixture(scope="module")
@@ -27,20 +27,20 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     return Run.open(out)
 
 
-def readme_examples() -> list[str]:
-    """The Python blocks of the README's section on levels other tools can read."""
-    text = README.read_text()
+def formats_examples() -> list[str]:
+    """The Python blocks of docs/formats.md's section on levels other tools can read."""
+    text = FORMATS.read_text()
     section = text[text.index("## Levels other tools can read"):]
     section = section[:section.index("\n## ", 4)]
     return re.findall(r"```python\n(.*?)```", section, re.S)
 
 
-def test_the_readme_examples_read_exactly_the_listed_levels(run: Run, tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_formats_examples_read_exactly_the_listed_levels(run: Run, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     # An interrupted attempt's file in a committed level, which a glob would take.
     shutil.copy(run.part_paths(5)[0], Path(run.part_paths(3)[0]).parent / "part-00007-0dd.parquet")
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    examples = readme_examples()
+    examples = formats_examples()
     assert len(examples) == 3
     scope: dict = {}
     for example in examples:
