@@ -201,6 +201,18 @@ def test_play_the_english_centre_game_by_its_hints(server: Server, page: Page) -
     page.locator("#play-finish").select_option("17")
     played(page, 0)
     assert page.locator("#play-board circle.peg").count() == 32
+    # "Won means" offers the holes the last peg can still end on (the hint's), not all 33.
+    start = ",".join(str(hole) for hole in range(1, 34) if hole != 17)
+    finishes = server.get(f"/api/searches/{search_id}/hint?position={start}")["finishes"]
+    assert 17 in finishes and len(finishes) < 33
+    offered = page.locator("#play-finish option").evaluate_all("options => options.map(o => o.value)")
+    assert offered == ["", *map(str, sorted(finishes))]
+    # Before any click the pegs that can move are marked; a stuck peg says it has no jump.
+    movable = page.locator("#play-board circle.movable").all()
+    assert sorted(int(circle.get_attribute("data-hole")) for circle in movable) == [5, 15, 19, 29]
+    page.locator('#play-board circle[data-hole="1"]').click()
+    assert page.locator("#play-note").inner_text() == "The peg on hole 1 has no jump from here."
+    assert page.locator("#play-board svg").bounding_box()["width"] > 460  # fills its card
     for jumps in range(31):
         keeping = page.locator("#play-jumps li.keeps")
         assert keeping.count() > 0 and page.locator("#play-verdict").inner_text().startswith("Can")

@@ -51,7 +51,7 @@ function drawBoard(container, board, pegs, options = {}) {
   const width = (Math.max(...cols) - minC) * dx + 2 * pad, height = (Math.max(...rows) - minR) * dy + 2 * pad;
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  svg.setAttribute("width", Math.min(width * 1.2, 460));
+  if (!options.fill) svg.setAttribute("width", Math.min(width * 1.2, 460));  // else as wide as its box
   board.cells.forEach(([c, row], index) => {
     const hole = index + 1;
     const circle = document.createElementNS(SVG, "circle");
@@ -442,23 +442,45 @@ async function showPlay(id) {
       hint: null, selected: null };
     $("play-title").textContent = `Play ${d.board}, start: hole${d.start.length > 1 ? "s" : ""} ${d.start.join(", ")}`;
     $("play-back").href = `#/search/${id}`;
-    $("play-finish").replaceChildren(new Option("one peg anywhere", ""),
-      ...all.map((h) => new Option(`one peg on hole ${h}`, String(h))));
+    $("play-finish").replaceChildren(new Option("one peg anywhere", ""));
     await askHint();
   } catch (error) { say(error.message); }
 }
 
 const pegsNow = () => (play.line.length ? play.line[play.line.length - 1].pegs : play.start);
 
+// While an answer is pending the page says so and takes no move: a click then would act on the
+// marks of the position before.
+function working(pending) {
+  play.pending = pending;
+  $("play").classList.toggle("working", pending);
+  for (const id of ["play-finish", "play-undo", "play-restart"]) $(id).disabled = pending;
+}
+
 async function askHint() {
   const pegs = [...pegsNow()].sort((a, b) => a - b);
   const finish = $("play-finish").value;
   $("play-verdict").textContent = "asking…";
+  $("play-note").textContent = "";
+  working(true);
   try {
     play.hint = await getJSON(`/api/searches/${play.id}/hint?position=${pegs.join(",")}${finish ? `&finish=${finish}` : ""}`);
     play.selected = null;
+    working(false);
+    offerFinishes(finish);
     renderPlay();
-  } catch (error) { $("play-verdict").textContent = ""; say(error.message); }
+  } catch (error) { working(false); $("play-verdict").textContent = ""; say(error.message); }
+}
+
+// "Won means" offers the holes the last peg can still end on from here (and the one chosen, while
+// it is chosen, even once it cannot be reached any more).
+function offerFinishes(chosen) {
+  const holes = new Set(play.hint.finishes.map(String));
+  if (chosen) holes.add(chosen);
+  $("play-finish").replaceChildren(new Option("one peg anywhere", ""),
+    ...[...holes].sort((a, b) => a - b).map((h) => new Option(
+      `one peg on hole ${h}${play.hint.finishes.includes(Number(h)) ? "" : " (no longer possible)"}`, h)));
+  $("play-finish").value = chosen;
 }
 
 function renderPlay() {
@@ -476,11 +498,11 @@ function renderPlay() {
   const marks = new Map();
   for (const j of hint.jumps) {
     const [from, , to] = j.jump.split("-").map(Number);
-    if (play.selected === null && !marks.has(from)) marks.set(from, "pick");
+    if (play.selected === null && !marks.has(from)) marks.set(from, "movable");
     if (play.selected === from) marks.set(to, j.winnable ? "keeps" : "loses");
   }
   if (play.selected !== null) marks.set(play.selected, "selected");
-  drawBoard($("play-board"), play.board, pegsNow(), { marks, onPick: pickHole });
+  drawBoard($("play-board"), play.board, pegsNow(), { marks, onPick: pickHole, fill: true });
   $("play-jumps").replaceChildren(...hint.jumps.map((j) => {
     const item = document.createElement("li");
     item.className = j.winnable ? "keeps" : "loses";
@@ -496,14 +518,19 @@ function renderPlay() {
 }
 
 function pickHole(hole) {
+  if (play.pending) return;
   const jumps = play.hint.jumps.map((j) => ({ j, holes: j.jump.split("-").map(Number) }));
   const landing = jumps.find(({ holes }) => holes[0] === play.selected && holes[2] === hole);
   if (landing) { playJump(landing.j); return; }
-  play.selected = hole !== play.selected && jumps.some(({ holes }) => holes[0] === hole) ? hole : null;
+  const movable = jumps.some(({ holes }) => holes[0] === hole);
+  $("play-note").textContent = pegsNow().has(hole) && !movable
+    ? `The peg on hole ${hole} has no jump from here.` : "";
+  play.selected = hole !== play.selected && movable ? hole : null;
   renderPlay();
 }
 
 function playJump(j) {
+  if (play.pending) return;
   play.line.push({ jump: j.jump, pegs: new Set(j.position) });
   askHint();
 }
