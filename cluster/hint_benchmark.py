@@ -1,6 +1,7 @@
 """Time hints over HTTP: random reachable positions of a stored run asked of a real `pegsearch serve`.
 
     python cluster/hint_benchmark.py [BOARD] [--samples 1000] [--seed 1] [--s3] [--keep DIR]
+                                     [--levels FIRST LAST] [--every-finish]
 
 Makes the run (`pegsearch run BOARD`) and its winnable sets (`pegsearch winnable`) under a runs
 root, a local folder or, with `--s3`, a bucket of SeaweedFS started on 127.0.0.1 (the tests' S3
@@ -9,7 +10,10 @@ positions drawn uniformly from every position the run stores (each a reachable o
 one per symmetry class, and on English from the centre every symmetry fixes the start). One
 keep-alive connection, one request at a time, as the Play page asks. The first request is timed
 apart (it opens the run and its footers); the table gives the others' median, 90th and 99th
-percentile and maximum, and the server's resident memory after them.
+percentile and maximum, and the server's resident memory after them. With --every-finish, each
+position is asked once for every hole of the board as its finish (`&finish=H`): the holes a
+symmetry moves and those it keeps, each one lookup of the kept finishing holes (made, with the
+sets, before the timing).
 """
 
 from __future__ import annotations
@@ -47,20 +51,25 @@ def pegsearch(*arguments: str, env: dict[str, str] | None = None) -> None:
         sys.exit(f"pegsearch {' '.join(arguments)} failed: {done.stderr.strip()}")
 
 
-def sample_positions(location: str, count: int, seed: int) -> list[int]:
-    """COUNT positions drawn uniformly (with replacement) from all the run's stored levels."""
+def sample_positions(location: str, count: int, seed: int,
+                     chosen: tuple[int, int] | None = None) -> list[int]:
+    """COUNT positions drawn uniformly (with replacement) from the run's stored levels (those from
+    `chosen`'s first to its last, when given)."""
     run = Run.open(location)
-    levels = [run.read_level(level["level"]) for level in run.levels]
+    first, last = chosen or (0, len(run.levels) - 1)
+    levels = [run.read_level(level["level"]) for level in run.levels if first <= level["level"] <= last]
     everything = np.concatenate(levels)
     picks = np.random.default_rng(seed).integers(0, len(everything), count)
     return [int(everything[i]) for i in picks]
 
 
-def ask(connection: http.client.HTTPConnection, position: int) -> tuple[float, dict]:
+def ask(connection: http.client.HTTPConnection, position: int,
+        finish: int | None = None) -> tuple[float, dict]:
     """One hint request: its wall seconds and its document."""
     holes = ",".join(map(str, holes_with_pegs(position)))
     began = time.perf_counter()
-    connection.request("GET", f"/api/searches/{ID}/hint?position={holes}")
+    connection.request("GET", f"/api/searches/{ID}/hint?position={holes}"
+                              + ("" if finish is None else f"&finish={finish}"))
     response = connection.getresponse()
     body = response.read()
     seconds = time.perf_counter() - began
@@ -84,6 +93,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--s3", action="store_true", help="the runs root on a SeaweedFS bucket")
     parser.add_argument("--keep", type=Path, help="a folder for the run and logs (default: temporary)")
+    parser.add_argument("--levels", type=int, nargs=2, metavar=("FIRST", "LAST"),
+                        help="draw the positions from these levels only (e.g. 3 8: early in the game)")
+    parser.add_argument("--every-finish", action="store_true",
+                        help="ask each position once for every hole of the board as its finish")
     options = parser.parse_args()
 
     with ExitStack() as stack:
@@ -101,25 +114,31 @@ def main() -> None:
         began = time.perf_counter()
         pegsearch("run", options.board, "--out", location, env=env)
         pegsearch("winnable", location, env=env)
+        start = Run.open(location)
+        first_position = start.board.start_position(start.start)
+        pegsearch("hint", location, ",".join(map(str, holes_with_pegs(first_position))), env=env)
         print(f"{options.board}: run and winnable sets made in {time.perf_counter() - began:.1f} s"
               f" at {location}")
         if env:
             os.environ.update(env)
-        positions = sample_positions(location, options.samples, options.seed)
+        positions = sample_positions(location, options.samples, options.seed, options.levels)
 
         server = Server(runs, "--jobs", "1", logs=folder, env=env)
         stack.callback(server.stop)
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
         first, _ = ask(connection, positions[0])
+        finishes = range(1, start.board.holes + 1) if options.every_finish else [None]
         times = []
         winnable = 0
         for position in positions[1:]:
-            seconds, document = ask(connection, position)
-            times.append(seconds)
-            winnable += document["winnable"]
+            for finish in finishes:
+                seconds, document = ask(connection, position, finish)
+                times.append(seconds)
+                winnable += document["winnable"]
         times_ms = np.array(times) * 1000
         store = "S3 (SeaweedFS on 127.0.0.1)" if options.s3 else "local disk"
-        print(f"{len(positions)} hints over HTTP ({store}),"
+        asked = "every hole as the finish" if options.every_finish else "one peg anywhere"
+        print(f"{len(times) + 1} hints over HTTP ({store}; {asked}),"
               f" {winnable} of the {len(times)} after the first winnable")
         print(f"  first request  {first * 1000:8.1f} ms")
         for name, value in (("median", statistics.median(times_ms)),
