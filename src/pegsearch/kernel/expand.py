@@ -465,6 +465,19 @@ def solutions_reaching(tables: BoardTables, parents: np.ndarray, keys: np.ndarra
     return parents[reached], sums[reached]
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _least_and_frame(images, flip_images, j):
+    """The signature of the child jump j makes from a parent whose images are `images`, and the
+    symmetry that makes it (the first, where several do): the frame its kept values are in."""
+    best = images[0] ^ flip_images[j, 0]
+    by = 0
+    for g in range(1, flip_images.shape[1]):
+        candidate = images[g] ^ flip_images[j, g]
+        if candidate < best:
+            best, by = candidate, g
+    return best, by
+
+
 @numba.njit(cache=True, nogil=True)
 def _moves_left(parents, keys, left, need, flip, flip_images, byte_images, leave, landing_images,
                 out, reached):
@@ -481,12 +494,8 @@ def _moves_left(parents, keys, left, need, flip, flip_images, byte_images, leave
         holes = np.uint64(0)
         for t in range(_legal_jumps(p, need, flip, legal)):
             j = legal[t]
-            best = images[0] ^ flip_images[j, 0]
-            landing = landing_images[j, 0]
-            for g in range(1, symmetries):
-                candidate = images[g] ^ flip_images[j, g]
-                if candidate < best:
-                    best, landing = candidate, landing_images[j, g]
+            best, by = _least_and_frame(images, flip_images, j)
+            landing = landing_images[j, by]
             at = np.searchsorted(keys, best)
             if at == len(keys) or keys[at] != best:
                 continue
@@ -519,21 +528,14 @@ def _finishes_left(parents, keys, finishes, need, flip, flip_images, byte_images
                    reached):
     """For each parent with a child in `keys` (sorted; `finishes` row for row), the holes its
     last peg can end on, in its own frame: out rows ``[holes, 0]`` (see `finishes_reaching`)."""
-    symmetries = byte_images.shape[2]
-    images = np.empty(symmetries, dtype=np.uint64)
+    images = np.empty(byte_images.shape[2], dtype=np.uint64)
     legal = np.empty(need.shape[0], dtype=np.int64)
     for i in range(len(parents)):
         p = parents[i]
         _images(p, byte_images, images)
         holes = np.uint64(0)
         for t in range(_legal_jumps(p, need, flip, legal)):
-            j = legal[t]
-            best = images[0] ^ flip_images[j, 0]
-            by = 0
-            for g in range(1, symmetries):
-                candidate = images[g] ^ flip_images[j, g]
-                if candidate < best:
-                    best, by = candidate, g
+            best, by = _least_and_frame(images, flip_images, legal[t])
             at = np.searchsorted(keys, best)
             if at < len(keys) and keys[at] == best:
                 holes |= _image_of(finishes[at, 0], byte_images, inverses[by])
