@@ -88,7 +88,8 @@ def test_out_holding_another_run(tmp_path: Path) -> None:
     before = (out / MANIFEST).read_text()
     assert_one_line_error(pegsearch("run", "triangle-6", "--out", str(out)),
                           "already holds a different run (triangle-5 from hole 1)")
-    assert_one_line_error(pegsearch("run", "triangle-5", "--out", str(out)), "pass --resume")
+    assert_one_line_error(pegsearch("run", "triangle-5", "--out", str(out)),  # complete: its answers
+                          f"complete): read it with `pegsearch counts {out}`")
     assert (out / MANIFEST).read_text() == before
     stray = tmp_path / "stray"
     stray.mkdir()
