@@ -130,8 +130,8 @@ def hint(run: Run, position: int, finish: int | None = None, from_start: bool = 
     after, child_ends = _look_up(run, EVERY_HOLE, level + 1, signs[1:], Carry.FINISHES)
     # A set of holes in a signature's frame, brought back to the position's (kernel.tables).
     back = tables.inverses[frames]
-    ends = [_holes_in(tables, int(row[0]), int(g)) for row, g in zip(
-        np.concatenate([ends, child_ends]), back, strict=True)]
+    moved = tables.images(np.concatenate([ends, child_ends])[:, 0])[np.arange(len(held)), back]
+    ends = [set(holes_with_pegs(int(holes))) for holes in moved]
     reaches = [bool(hit) and (finish is None or finish in holes)
                for hit, holes in zip([found[0], *after], ends, strict=True)]
     winnable, keeps = reaches[0], np.array(reaches[1:], dtype=bool)
@@ -155,29 +155,22 @@ def hint(run: Run, position: int, finish: int | None = None, from_start: bool = 
             jump["solutions"] = as_int(left)
     elif carry is Carry.MOVES and winnable:
         document["moves_left"] = int(values[0, 1])
-        for jump, (move, child), sign, left, good in zip(jumps, moves, signs[1:], after_values, keeps,
-                                                          strict=True):
+        for jump, (move, _), frame, left, good in zip(jumps, moves, frames[1:], after_values, keeps,
+                                                       strict=True):
             if good:
-                jump["moves_left"] = _moves_after(tables, move, child, int(sign), left)
+                jump["moves_left"] = _moves_after(tables, move, int(frame), left)
     if not fixed:
         document["note"] = ("reachable from the start or from one of its images under the run's"
                             " symmetries: the run is reduced by symmetries that move the start")
     return document
 
 
-def _moves_after(tables: BoardTables, jump: Jump, child: int, sign: int, left: np.ndarray) -> int:
+def _moves_after(tables: BoardTables, jump: Jump, frame: int, left: np.ndarray) -> int:
     """The fewest moves left after `jump`, its peg free to go on: the child's kept moves, one
-    fewer when the landing hole, seen in the frame of the child's signature `sign`, is one of the
-    holes whose peg may begin them (kept row `left`: [holes, moves])."""
-    images = tables.images(np.array([child, 1 << (jump.to - 1)], dtype=np.uint64))
-    g = int(np.flatnonzero(images[0] == sign)[0])
-    return int(left[1]) - bool(int(left[0]) & int(images[1, g]))
-
-
-def _holes_in(tables: BoardTables, holes: int, g: int) -> set[int]:
-    """The holes of the set `holes` after symmetry `g`, as hole numbers."""
-    moved = int(tables.images(np.array([holes], dtype=np.uint64))[0, g])
-    return {hole for hole in range(1, tables.holes + 1) if moved >> (hole - 1) & 1}
+    fewer when the landing hole, seen in the frame of the child's signature (symmetry `frame`
+    makes it), is one of the holes whose peg may begin them (kept row `left`: [holes, moves])."""
+    landing = int(tables.images(np.array([1 << (jump.to - 1)], dtype=np.uint64))[0, frame])
+    return int(left[1]) - bool(int(left[0]) & landing)
 
 
 def _look_up(run: Run, finish: int | None, level: int, signs: np.ndarray,

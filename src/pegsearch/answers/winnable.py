@@ -29,7 +29,7 @@ from pegsearch.kernel.expand import (
 )
 from pegsearch.kernel.members import Members, contains, sorted_distinct
 from pegsearch.kernel.tables import BoardTables
-from pegsearch.kernel.values import NO_VALUES, Carry
+from pegsearch.kernel.values import NO_VALUES, Carry, finish_rows
 from pegsearch.store import Run
 from pegsearch.store.parts import iter_parts
 from pegsearch.store.sets import EVERY_HOLE, SetWriter, set_folder, stored_sets
@@ -125,7 +125,7 @@ def finished(carry: Carry, finishes: np.ndarray) -> np.ndarray:
     """The values of the one-peg positions `finishes`: one solution each (the empty one), no move
     left, or the hole the peg stands on."""
     if carry is Carry.FINISHES:
-        return np.stack([finishes, np.zeros_like(finishes)], axis=1)
+        return finish_rows(finishes)
     return path_counts.ones(len(finishes)) if carry is Carry.PATHS else moves.starting(len(finishes))
 
 

@@ -59,8 +59,7 @@ class Carry(IntEnum):
         if self is Carry.PATHS:
             return path_counts.from_arrow(columns[0])
         if self is Carry.FINISHES:
-            holes = moves.words_from_arrow(columns[0], "finishing-hole set")
-            return np.stack([holes, np.zeros_like(holes)], axis=1)
+            return finish_rows(moves.words_from_arrow(columns[0], "finishing-hole set"))
         return moves.from_arrow(*columns) if self is Carry.MOVES else NO_VALUES
 
     def summary(self, values: np.ndarray) -> dict:
@@ -71,6 +70,11 @@ class Carry(IntEnum):
         if self is Carry.MOVES:
             return {"by_moves": {str(n): c for n, c in moves.by_moves(values).items()}}
         return {}
+
+
+def finish_rows(holes: np.ndarray) -> np.ndarray:
+    """Carry.FINISHES values: a row ``[holes, 0]`` for each set of finishing holes."""
+    return np.stack([holes, np.zeros_like(holes)], axis=1)
 
 
 def merge_summaries(one: dict, other: dict) -> dict:
