@@ -16,6 +16,7 @@ search stops once: signals after the first are ignored while it records how it e
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -45,6 +46,7 @@ def install() -> None:
     """
     _installed.append(True)
     sys.unraisablehook = partial(_unless_interrupted, sys.unraisablehook)
+    logging.getLogger().addFilter(_not_the_interrupt)
     for signum in HANDLED:
         before = signal.getsignal(signum)
         if before in (signal.SIG_IGN, None) or before is _handle:  # None: set outside Python
@@ -69,6 +71,14 @@ def _unless_interrupted(previous: Callable[[object], None], unraisable: object) 
     exception goes to the hook there was before."""
     if not isinstance(getattr(unraisable, "exc_value", None), Interrupted):
         previous(unraisable)
+
+
+def _not_the_interrupt(record: logging.LogRecord) -> bool:
+    """A root-logger filter: drop a record that carries `Interrupted` as its exception. py4j logs
+    the KeyboardInterrupt it was sending a command through ("KeyboardInterrupt while sending
+    command.", with a traceback) before passing it on; a Ctrl-C that lands in a py4j call outside
+    a Spark job (`cancelling` covers the jobs) printed that ahead of the search's one line."""
+    return not (record.exc_info and isinstance(record.exc_info[1], Interrupted))
 
 
 def _stopping(signum: int) -> None:

@@ -329,6 +329,28 @@ def test_a_signal_handled_where_python_cannot_raise_is_kept_not_printed() -> Non
     assert (result.returncode, result.stdout, result.stderr) == (0, "stopped by SIGINT\n", "")
 
 
+def test_a_library_logging_the_interrupt_prints_nothing() -> None:
+    """py4j logs a KeyboardInterrupt it was sending a command through, with its traceback, on the
+    root logger before passing it on (a CI run saw it ahead of the one line when Ctrl-C landed in
+    a py4j call between Spark jobs): the record is dropped, other errors are still logged."""
+    code = ("import logging, os, signal\n"
+            "from pegsearch.interrupts import Interrupted, install\n"
+            "install()\n"
+            "try:\n"
+            "    try:\n"
+            "        os.kill(os.getpid(), signal.SIGINT)\n"
+            "        for _ in range(10_000): pass\n"
+            "    except KeyboardInterrupt:\n"
+            "        logging.exception('KeyboardInterrupt while sending command.')\n"
+            "        raise\n"
+            "except Interrupted as stopped:\n"
+            "    print('stopped by', stopped)\n"
+            "logging.error('a real error')\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "stopped by SIGINT\n",
+                                                                 "ERROR:root:a real error\n")
+
+
 def test_a_keyboard_interrupt_wrapped_by_a_dispatcher_is_found() -> None:
     """What numba's dispatcher raises when Ctrl-C lands inside it: a SystemError caused by it."""
     try:
