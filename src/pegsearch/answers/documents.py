@@ -34,6 +34,11 @@ def search_document(run: Run, winnable: list[int] | None = None, answers: bool =
                 "fewest_moves": run.fewest_moves, "engine": run.manifest["engine"],
                 "created": run.manifest["created"],
                 "status": run.status, "levels": levels}
+    checkpoint = run.in_progress
+    if checkpoint is not None:
+        document["in_progress"] = {key: checkpoint[key] for key in
+                                   ("level", "pegs", "states", "passes_done", "passes")}
+        document["in_progress"]["note"] = run.passes_note()
     if run.status == "complete":
         found = verdict(run)
         document.update(verdict=found.sentence(), solvable=found.solvable)

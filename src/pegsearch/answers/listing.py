@@ -74,4 +74,6 @@ def _row(folder: Location) -> dict:
            "levels": len(run.levels), "states": sum(r["states"] for r in run.levels),
            "bytes": sum(f.get("bytes", 0) for r in run.levels for f in r["files"]),
            "created": run.manifest.get("created", "")}
+    if run.in_progress is not None:
+        row["in_progress"] = run.passes_note()
     return row if damage is None else {**row, "error": damage.line()}

@@ -83,10 +83,17 @@ def verify(path: str | Path) -> Verification:
                                     " parts' sum")
         checked.levels += 1
         checked.states += record.get("states", 0)
+    checkpoint = run.in_progress
+    if checkpoint is not None:
+        index = checkpoint["level"]
+        _check_level(run, index, tables, checked.problems, in_progress=True)
+        if checkpoint.get("digest") != level_digest(checkpoint["files"]):
+            checked.problems.append(f"level {index} (in progress): its digest {checkpoint.get('digest')}"
+                                    " is not its parts' sum")
     kept = run.manifest.get("winnable", {})
     for key in kept:
         _check_sets(run, key, tables, checked.problems, readable)
-    committed = {level_name(index) for index in range(len(run.levels))}
+    committed = {level_name(index) for index in range(len(run.levels) + bool(checkpoint))}
     for folder in run.location.folders():
         if folder.startswith("level-") and folder not in committed and run.location.files(folder):
             checked.problems.append(f"{folder}/ is not listed in the manifest (a level never"
@@ -191,13 +198,17 @@ def _move_problems(index: int, positions: np.ndarray, values: np.ndarray) -> lis
     return problems
 
 
-def _check_level(run: Run, index: int, tables: BoardTables, problems: list[str]) -> bool:
+def _check_level(run: Run, index: int, tables: BoardTables, problems: list[str],
+                 in_progress: bool = False) -> bool:
     """Check one level's files, a part at a time (a level may be larger than memory): each part
     against its entry and the rules, the parts together against the manifest's count and values'
-    summary, and no position in two parts. True when every part could be read."""
-    record = run.levels[index]
+    summary, and no position in two parts. True when every part could be read. The level in
+    progress (`in_progress`) is checked as far as its committed passes go: their parts, rows and
+    digest; its values' summary is the level's only once its last pass is made."""
+    record = run.in_progress if in_progress else run.levels[index]
     folder = run.level_folder(index)
-    where = f"level {index}"
+    where = (f"level {index} (in progress, {record['passes_done']} of {record['passes']} passes)"
+             if in_progress else f"level {index}")
     present = folder.files()
     if not present and record["files"]:  # on an object store, a folder is its objects
         problems.append(f"{where}: folder {folder} is missing")
@@ -225,7 +236,7 @@ def _check_level(run: Run, index: int, tables: BoardTables, problems: list[str])
     if not spans.disjoint(lambda: _parts(run, index, readable)):
         problems.append(f"{where}: a position appears in more than one part")
     complete = len(readable) == len(record["files"])
-    if run.carry and complete:
+    if run.carry and complete and not in_progress:
         problems += [f"{where}: {problem}"
                      for problem in _summary_problems(run, index, summary) + sorted(moves)]
     return complete

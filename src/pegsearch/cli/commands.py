@@ -262,6 +262,8 @@ def command_verify(args: argparse.Namespace) -> int:
         return 1
     run = open_run(args.run)
     incomplete = "" if run.status == "complete" else f" (the run is {run.status}: resume it to finish)"
+    if run.in_progress is not None:
+        incomplete += f"; {run.passes_note()}, its parts checked too"
     print(f"ok: {args.run}: {checked.levels} levels, {checked.states:,} states; checksums, row counts,"
           f" order, pegs, signatures{VALUES_CHECKED[run.carry]} agree with"
           f" the manifest{incomplete}")
@@ -413,6 +415,8 @@ def _print_run(run: Run, document: dict | None, winnable: list[int] | None = Non
             print(finish_table(finishes(run), exact_per_hole(run)))
     else:
         paused = f" after level {len(run.levels) - 1}" if run.status == "paused" else ""
+        if run.in_progress is not None:
+            print(f"{run.passes_note()}: --resume continues it at the next pass")
         print(f"incomplete run ({run.status}{paused}): continue it with"
               f" `pegsearch run {run.board.name} --out {run.uri} --resume [--until LEVEL]`")
 

@@ -129,12 +129,18 @@ def runs_table(rows: list[dict]) -> str:
         starts = ",".join(map(str, row["start"]))
         lines.append((row["location"], row["board"],
                       f"survey of {starts}" if row["kind"] == "survey" else starts,
-                      row["carries"] or "-", row["status"], str(row["levels"]), f"{row['states']:,}",
+                      row["carries"] or "-", _status(row), str(row["levels"]), f"{row['states']:,}",
                       f"{row['bytes'] / 1e6:,.1f}", row["created"]))
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     return "\n".join("  ".join(cell.ljust(width) if i < 5 else cell.rjust(width)
                                for i, (cell, width) in enumerate(zip(line, widths, strict=True)))
                      for line in lines)
+
+
+def _status(row: dict) -> str:
+    """A run's status, with its level in progress: "interrupted (level 7: pass 2 of 4 done)"."""
+    note = row.get("in_progress")
+    return f"{row['status']} ({note.split(',')[0]})" if note else row["status"]
 
 
 def aligned(rows: list[tuple[str, ...]]) -> str:

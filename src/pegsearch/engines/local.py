@@ -136,6 +136,13 @@ class LevelPlan:
     ranks: LevelRanks | None
     note: str
 
+    @property
+    def cut(self) -> dict:
+        """How the level is cut into partitions, as a checkpoint records it: a resumed level adds
+        passes to a checkpoint only when it would cut the level the same way."""
+        return {"reduce": "bitmap" if self.ranks is not None else "tables",
+                "nbits": self.space.nbits, "pbits": self.space.pbits, "partitions": self.partitions}
+
 
 def prefetched(items: Iterator[T]) -> Iterator[T]:
     """`items`, the next one made in a thread while the caller works on the current one.
@@ -267,9 +274,12 @@ class LocalEngine:
         parents = run.levels[level]["states"]
         plan = self.plan(run, level)
         parts = plan.partitions
+        # A killed attempt's committed passes are kept: this one makes the partitions after them.
+        lo = writer.resume_at(plan.cut)
+        written, before = writer.parts, writer.passes_done
         # A bitmap level whose bitmap fits the budget once a core is made in one step, each core
         # setting its children's bits in its own plane (kernel.expand.expand_into_bits).
-        planes = plan.ranks is not None and parts * plan.partition_bytes * WORKERS <= self.budget
+        planes = plan.ranks is not None and (parts - lo) * plan.partition_bytes * WORKERS <= self.budget
         writer.notes["reduce"] = plan.note
         if planes:
             writer.notes["planes"] = WORKERS
@@ -281,11 +291,12 @@ class LocalEngine:
         chunk = self.chunk or (ONE_STEP_CHUNK if planes else
                                max(1 << 12, mapping // ((slot_bytes + 2) * fanout)))
         arena = self.budget - mapping
-        written, lo, passes = 0, 0, 0
+        passes = 0
         with ThreadPoolExecutor(self.workers) as pool:
             while lo < parts:
                 if planes:
-                    held = BitmapTables(plan.space, 0, parts, plan.ranks, WORKERS, self.scratch.take)
+                    held = BitmapTables(plan.space, lo, parts - lo, plan.ranks, WORKERS,
+                                        self.scratch.take)
                 else:
                     held = plan.make(lo, min(parts - lo, max(1, arena // plan.partition_bytes)),
                                      arena)
@@ -302,11 +313,13 @@ class LocalEngine:
                 if planes:
                     held.merge()
                 written = self._write(held, writer, written, pool)
-                lo = held.hi
+                lo, width = held.hi, held.hi - held.lo
                 passes += 1
                 self.passes += 1
                 del held
-        writer.notes["passes"] = passes  # more than one: the level outgrew --memory
+                if lo < parts:  # a checkpoint: a kill from here on costs at most the next pass
+                    writer.commit_pass(lo, before + passes + -(-(parts - lo) // width), plan.cut)
+        writer.notes["passes"] = before + passes  # more than one: the level outgrew --memory
 
     def plan(self, run: Run, level: int) -> LevelPlan:
         """How level `level + 1` drops repeats: a bitmap over ranks, or hash tables."""

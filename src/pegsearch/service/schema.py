@@ -59,6 +59,17 @@ class Level(Document):
                                                  " engine made in its driver (none for level 0)")
 
 
+class InProgress(Document):
+    """The level a search is making in passes, as far as its committed passes (checkpoints) go."""
+
+    level: int
+    pegs: int
+    states: int = Field(description="positions in the passes committed so far")
+    passes_done: int
+    passes: int = Field(description="passes planned for the level (re-estimated after each pass)")
+    note: str
+
+
 class Finish(Document):
     hole: int | None = None
     holes: list[int] | None = None
@@ -86,6 +97,7 @@ class RunDocument(Document):
     start: list[int]
     status: str
     levels: list[Level]
+    in_progress: InProgress | None = None
     engine: str
     count_paths: bool
     fewest_moves: bool = False
@@ -133,6 +145,8 @@ class SearchRow(Document):
     symmetry: str | None = None
     verdict: str | None = None
     created: str | None = None
+    in_progress: str | None = Field(None, description="the level made in passes, as far as its"
+                                                      " committed passes go")
 
 
 class MovesCount(Document):

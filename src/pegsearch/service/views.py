@@ -150,7 +150,8 @@ class Searches:
                 "status", "verdict")}
                 | {"levels": len(document["levels"]),
                    "states": sum(level["states"] for level in document["levels"]),
-                   "created": document.get("created", "")})
+                   "created": document.get("created", ""),
+                   "in_progress": (document.get("in_progress") or {}).get("note")})
         return sorted(rows, key=lambda row: (row["created"], row["id"]), reverse=True)
 
     def _answerable(self, search_id: str) -> tuple[Run | None, Record | None]:

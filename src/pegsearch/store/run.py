@@ -227,6 +227,21 @@ class Run:
     def levels(self) -> list[dict]:
         return self.manifest["levels"]
 
+    @property
+    def in_progress(self) -> dict | None:
+        """The level being made in passes, with the passes committed so far (its parts, rows and
+        digest, as a level's record), or None: readers of levels never see it."""
+        return self.manifest.get("in_progress")
+
+    def passes_note(self) -> str | None:
+        """How far the level in progress is, for `runs`, `counts` and the service: "level 7: pass
+        2 of 4 done, 8,475 positions so far"; None when no level is in progress."""
+        checkpoint = self.in_progress
+        if checkpoint is None:
+            return None
+        return (f"level {checkpoint['level']}: pass {checkpoint['passes_done']} of"
+                f" {checkpoint['passes']} done, {checkpoint['states']:,} positions so far")
+
     def level_folder(self, level: int) -> Location:
         return self.location / level_name(level)
 
@@ -311,7 +326,8 @@ class Run:
             sync_folder(writer.folder.local)  # the parts' names survive a crash before the manifest
         record = {"level": level, "pegs": self.pegs_at(level),
                   "states": sum(f["rows"] for f in files), "files": files,
-                  "digest": level_digest(files), "seconds": round(seconds, 3), **writer.notes}
+                  "digest": level_digest(files),
+                  "seconds": round(writer.earlier_seconds + seconds, 3), **writer.notes}
         if self.count_paths:
             record["paths"] = str(writer.summary.get("paths", 0))
         if self.fewest_moves:
@@ -319,12 +335,48 @@ class Run:
             record["moves"] = min(map(int, by_moves), default=0)
             record["by_moves"] = by_moves
         self.levels.append(record)
+        checkpoint = self.manifest.pop("in_progress", None)
         try:
             self.save()
         except BaseException:
             self.levels.pop()  # not committed: the manifest on the store does not list it
+            if checkpoint is not None:
+                self.manifest["in_progress"] = checkpoint
             raise
+        writer.committed()
         return record
+
+    def commit_pass(self, writer: LevelWriter, done: int, passes: int, cut: dict,
+                    seconds: float) -> None:
+        """A checkpoint: list the parts of a level's passes so far (partitions ``[0, done)`` of the
+        level `cut` describes, `passes` planned in all) in the manifest as its level in progress,
+        in the same one-write commit as a level's, so a killed level resumes at its next pass."""
+        files = writer.entries()
+        if writer.folder.local is not None:
+            sync_folder(writer.folder.local)
+        before = self.manifest.get("in_progress")
+        self.manifest["in_progress"] = {
+            "level": writer.level, "pegs": self.pegs_at(writer.level),
+            "states": sum(f["rows"] for f in files), "files": files, "digest": level_digest(files),
+            "seconds": round(writer.earlier_seconds + seconds, 3), "passes_done": writer.passes_done + 1,
+            "passes": passes, "done": done, "cut": cut, "summary": summary_as_json(writer.summary)}
+        try:
+            self.save()
+        except BaseException:
+            self.manifest["in_progress"] = before
+            raise
+        writer.committed()
+
+    def drop_in_progress(self) -> None:
+        """Forget the level in progress (it cannot be continued as cut now): the manifest first,
+        then its parts, so no moment lists a part that is gone."""
+        checkpoint = self.manifest.pop("in_progress", None)
+        if checkpoint is None:
+            return
+        self.save()
+        folder = self.level_folder(checkpoint["level"])
+        for entry in checkpoint["files"]:
+            folder.remove(entry["name"])
 
     def check_parts(self) -> None:
         """Refuse the run, in one line, if a part its manifest lists is missing or not its listed
@@ -383,12 +435,13 @@ class Run:
     def discard_unlisted(self) -> None:
         """Remove what the manifest does not list: parts of unfinished or failed attempts, level
         folders of uncommitted levels, temporary manifests."""
-        listed = {f"{level_name(r['level'])}/{f['name']}" for r in self.levels for f in r["files"]}
+        records = [*self.levels, *([self.in_progress] if self.in_progress else [])]
+        listed = {f"{level_name(r['level'])}/{f['name']}" for r in records for f in r["files"]}
         for name in self.location.files():
             stray = name.startswith("level-") and name not in listed
             if stray or (name.startswith(f"{MANIFEST}.") and name.endswith(".tmp")):
                 self.location.remove(name)
-        kept = {level_name(r["level"]) for r in self.levels}
+        kept = {level_name(r["level"]) for r in records}
         for folder in self.location.folders():
             if folder.startswith("level-") and folder not in kept:
                 self.location.remove_tree(folder)
@@ -410,8 +463,55 @@ class LevelWriter:
         self.summary: dict = {}  # the values written so far, summed up (Carry.summary)
         self.notes: dict[str, str | int] = {}  # what the engine says of how it made the level (manifest)
         self._entries: dict[int, dict] = {}
+        self._kept: set[int] = set()  # parts a checkpoint (or the level's commit) lists
+        self.began = time.perf_counter()
         self._guard = threading.Lock()
+        # A level a killed attempt left in progress: its committed passes are this writer's first.
+        checkpoint = run.in_progress if (run.in_progress or {}).get("level") == level else None
+        self.checkpoint = checkpoint
+        self.earlier_seconds = checkpoint["seconds"] if checkpoint else 0.0
+        self.passes_done = checkpoint["passes_done"] if checkpoint else 0
+        if checkpoint:
+            self._entries = dict(enumerate(checkpoint["files"]))
+            self._kept = set(self._entries)
+            self.summary = summary_from_json(checkpoint["summary"])
         _guard(self.folder, "create the level folder", self.folder.make)
+
+    def resume_at(self, cut: dict) -> int:
+        """Where this level's making continues: the partitions its committed passes made, when a
+        checkpoint of a level cut as `cut` says (its keyspace and partitions: an engine that
+        would cut the level otherwise, on another machine or with another --reduce, cannot add
+        to it), else 0, the checkpoint dropped."""
+        if self.checkpoint is None:
+            return 0
+        present = self.folder.files()
+        whole = all(present.get(entry["name"]) == entry["bytes"] for entry in self.checkpoint["files"])
+        if self.checkpoint["cut"] == cut and whole:
+            self.notes["resumed"] = (f"at pass {self.passes_done + 1} of"
+                                     f" {self.checkpoint['passes']}, {self.checkpoint['states']:,}"
+                                     " positions kept")
+            return self.checkpoint["done"]
+        _guard(self.run.location, "drop the level in progress", self.run.drop_in_progress)
+        self.checkpoint, self.earlier_seconds, self.passes_done = None, 0.0, 0
+        self._entries, self._kept, self.summary = {}, set(), {}
+        self.notes["resumed"] = ("from its start: its committed passes were cut otherwise" if whole
+                                 else "from its start: a part of its committed passes was damaged")
+        return 0
+
+    def commit_pass(self, done: int, passes: int, cut: dict) -> None:
+        """Commit the passes made so far (partitions ``[0, done)``, of `passes` planned), as a
+        checkpoint the run resumes at (Run.commit_pass)."""
+        self.run.commit_pass(self, done, passes, cut, time.perf_counter() - self.began)
+
+    def committed(self) -> None:
+        """The manifest now lists every part written so far: `discard` keeps them."""
+        self._kept = set(self._entries)
+        self.passes_done += 1
+
+    @property
+    def parts(self) -> int:
+        """Parts taken so far; the next part's number."""
+        return len(self._entries)
 
     def write(self, index: int, positions: np.ndarray, values: np.ndarray = NO_VALUES) -> None:
         """Write part number `index` of the level (numbers order the parts in the manifest), with
@@ -448,12 +548,22 @@ class LevelWriter:
                 self.folder.remove(name)
 
     def discard(self) -> None:
-        """Drop what this attempt wrote (an empty level is not committed)."""
-        for entry in self._entries.values():
-            self.folder.remove(entry["name"])
-        if not self.folder.files():
+        """Drop what this attempt wrote and no checkpoint lists (an empty level is not committed;
+        a failed one keeps its committed passes for `--resume`)."""
+        for index in set(self._entries) - self._kept:
+            self.folder.remove(self._entries.pop(index)["name"])
+        if not self._entries and not self.folder.files():
             self.folder.remove_tree("")
-        self._entries.clear()
+
+
+def summary_as_json(summary: dict) -> dict:
+    """A level's summed-up values as the manifest holds them: path totals as decimal text (they
+    outgrow what other JSON readers hold exactly), positions by fewest moves as they are."""
+    return {key: str(value) if key == "paths" else value for key, value in summary.items()}
+
+
+def summary_from_json(stored: dict) -> dict:
+    return {key: int(value) if key == "paths" else value for key, value in stored.items()}
 
 
 def _read_manifest(location: Location) -> dict:
@@ -532,10 +642,25 @@ def _manifest_problem(manifest: dict) -> str | None:
         files = record.get("files")
         if not isinstance(files, list) or not all(_part_entry_ok(f) for f in files):
             return f"level {index} lists its part files wrongly"
+    checkpoint = manifest.get("in_progress")
+    if checkpoint is not None and not _in_progress_ok(checkpoint, len(manifest["levels"])):
+        return "'in_progress' does not record the level after the last rightly"
     sets = manifest.get("winnable", {})
     if not isinstance(sets, dict) or not all(_sets_ok(record) for record in sets.values()):
         return "'winnable' does not list its sets rightly"
     return None
+
+
+def _in_progress_ok(record: object, level: int) -> bool:
+    """A level in progress (Run.commit_pass): the level after the last committed one, its passes
+    done and planned, the partitions done, how it was cut, and its parts so far."""
+    return (isinstance(record, dict) and record.get("level") == level
+            and all(type(record.get(key)) is int
+                    for key in ("pegs", "states", "passes_done", "passes", "done"))
+            and 0 < record["passes_done"] <= record["passes"]
+            and isinstance(record.get("cut"), dict) and isinstance(record.get("summary"), dict)
+            and isinstance(record.get("seconds"), int | float) and isinstance(record.get("files"), list)
+            and all(_part_entry_ok(f) and type(f.get("bytes")) is int for f in record["files"]))
 
 
 def _sets_ok(record: object) -> bool:

@@ -206,6 +206,8 @@ function renderHeading() {
   if (surveying && d.starts) renderStarts(d);
   $("status").textContent = d.status;
   $("status").className = `status ${d.status}`;
+  // A level made in passes: how far its committed passes (checkpoints) go.
+  $("in-progress").textContent = d.in_progress ? d.in_progress.note : "";
   $("verdict").textContent = d.verdict || "";
   $("error").textContent = d.error || "";
   $("cancel").disabled = !["queued", "running"].includes(d.status);

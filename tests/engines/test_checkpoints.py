@@ -1,0 +1,130 @@
+"""Checkpoints inside a level: a level made in passes commits each pass, so a search killed inside
+it (kill -9: no cleanup at all) resumes at its next pass and ends equal, digest for digest, to a
+search never interrupted; `verify`, `runs` and `counts` see the passes committed so far."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pegsearch.store import MANIFEST
+from tests.helpers import pegsearch
+
+# English from the centre at a 2 MiB budget: levels 13 to 18 take five or six passes each.
+BOARD, START, SMALL = "english-33", "17", 1 << 21
+SEARCH = ("import sys\n"
+          "from pegsearch.board.files import load_board\n"
+          "from pegsearch.board.spec import SearchSpec\n"
+          "from pegsearch.engines.driver import search\n"
+          "from pegsearch.engines.local import LocalEngine\n"
+          "search(SearchSpec(load_board(sys.argv[1]), (int(sys.argv[2]),)), sys.argv[3],\n"
+          "       LocalEngine(memory=int(sys.argv[4]), reduce=sys.argv[5]), resume=sys.argv[6] == 'resume')\n")
+
+
+def manifest(run: Path) -> dict:
+    return json.loads((run / MANIFEST).read_text())
+
+
+def start_small(run: Path, reduce: str = "auto", resume: bool = False) -> subprocess.Popen:
+    """The search in a process of its own at the small budget (below the command line's least, so
+    in Python): its levels are made in many passes."""
+    return subprocess.Popen([sys.executable, "-c", SEARCH, BOARD, START, str(run), str(SMALL), reduce,
+                             "resume" if resume else "new"])
+
+
+def kill_inside_a_level(run: Path, passes_done: int, reduce: str = "auto") -> dict:
+    """Start the small search and kill -9 it once a level from 14 on has `passes_done` passes
+    committed; returns that checkpoint, as the manifest left behind holds it."""
+    search = start_small(run, reduce)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and search.poll() is None:
+            try:
+                checkpoint = manifest(run).get("in_progress") or {}
+            except (OSError, ValueError):
+                checkpoint = {}
+            if checkpoint.get("level", 0) >= 14 and checkpoint["passes_done"] >= passes_done:
+                search.send_signal(signal.SIGKILL)
+                search.wait()
+                return manifest(run)["in_progress"]
+            time.sleep(0.01)
+        raise AssertionError("the search ended (or stalled) before a level had passes committed")
+    finally:
+        search.kill()
+        search.wait()
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The search never interrupted, at the command line's default budget."""
+    out = tmp_path_factory.mktemp("whole") / "run"
+    assert pegsearch("run", BOARD, "--start", START, "--out", str(out)).returncode == 0
+    return out
+
+
+def test_a_level_killed_inside_resumes_at_its_next_pass(whole: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    checkpoint = kill_inside_a_level(run, 2)
+    stored = manifest(run)
+    assert stored["status"] == "running" and len(stored["levels"]) == checkpoint["level"]
+    assert checkpoint["passes"] >= 4 and checkpoint["done"] > 0 and checkpoint["states"] > 0
+    kept = {entry["name"] for entry in checkpoint["files"]}
+    folder = run / f"level-{checkpoint['level']:03d}"
+    assert kept <= {path.name for path in folder.iterdir()}
+
+    listed = pegsearch("runs", str(tmp_path))
+    assert f"level {checkpoint['level']}: pass {checkpoint['passes_done']} of" in listed.stdout
+    counted = json.loads(pegsearch("counts", str(run), "--json").stdout)
+    assert counted["in_progress"]["passes_done"] == checkpoint["passes_done"]
+    checked = pegsearch("verify", str(run))
+    assert checked.returncode == 0 and "positions so far, its parts checked too" in checked.stdout
+
+    # Resumed at the command line's budget: the level's remaining partitions in one more pass.
+    resumed = pegsearch("run", BOARD, "--start", START, "--out", str(run), "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    record = manifest(run)["levels"][checkpoint["level"]]
+    assert record["resumed"].startswith(f"at pass {checkpoint['passes_done'] + 1} of")
+    assert kept <= {entry["name"] for entry in record["files"]}  # the committed passes, not redone
+    assert "in_progress" not in manifest(run)
+    compared = pegsearch("verify", str(run), "--against", str(whole))
+    assert compared.returncode == 0, compared.stdout
+
+
+def test_a_resume_that_would_cut_the_level_otherwise_starts_it_again(whole: Path,
+                                                                      tmp_path: Path) -> None:
+    """Passes of a bitmap level cannot be added to by tables: the checkpoint is dropped (its parts
+    too) and the level made whole, still equal to the search never interrupted."""
+    run = tmp_path / "run"
+    checkpoint = kill_inside_a_level(run, 1, reduce="bitmap")
+    resumed = pegsearch("run", BOARD, "--start", START, "--out", str(run), "--resume", "--reduce",
+                        "tables")
+    assert resumed.returncode == 0, resumed.stderr
+    record = manifest(run)["levels"][checkpoint["level"]]
+    assert record["resumed"] == "from its start: its committed passes were cut otherwise"
+    names = {path.name for path in (run / f"level-{checkpoint['level']:03d}").iterdir()}
+    assert names == {entry["name"] for entry in record["files"]}
+    assert not names & {entry["name"] for entry in checkpoint["files"]}
+    assert pegsearch("verify", str(run), "--against", str(whole)).returncode == 0
+
+
+def test_a_damaged_committed_pass_is_found_and_made_again(whole: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    checkpoint = kill_inside_a_level(run, 2)
+    folder = run / f"level-{checkpoint['level']:03d}"
+    first, second = (folder / entry["name"] for entry in checkpoint["files"][:2])
+    shutil.copyfile(second, first)  # a part swapped for another
+    checked = pegsearch("verify", str(run))
+    assert checked.returncode == 1
+    assert f"level {checkpoint['level']} (in progress, {checkpoint['passes_done']} of" in checked.stdout
+    resumed = pegsearch("run", BOARD, "--start", START, "--out", str(run), "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert manifest(run)["levels"][checkpoint["level"]]["resumed"] == (
+        "from its start: a part of its committed passes was damaged")
+    assert pegsearch("verify", str(run), "--against", str(whole)).returncode == 0
