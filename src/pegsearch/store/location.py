@@ -15,18 +15,24 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import os
 import re
 import secrets
 import shutil
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlparse
 
 import pyarrow.fs as pafs
 
 from pegsearch.errors import UsageError
+
+T = TypeVar("T")
 
 OBJECT_STORES = ("s3", "gs")
 # Seconds to open a connection and to finish one request, and tries per request: an unreachable
@@ -34,6 +40,17 @@ OBJECT_STORES = ("s3", "gs")
 CONNECT_SECONDS = 5
 REQUEST_SECONDS = 60
 ATTEMPTS = 3
+# How long an object store that does not answer (its gateway restarting, the network cut) is
+# asked again before the search gives up: the SDK's own retries cover a second or two, an outage
+# takes tens of seconds. PEGSEARCH_STORE_PATIENCE (seconds) sets it; the pauses between
+# attempts double from PAUSE_SECONDS up to PAUSE_MOST.
+PATIENCE_SECONDS = 120.0
+PAUSE_SECONDS, PAUSE_MOST = 0.5, 8.0
+# An object store's answers that say "not now", not "no": no connection, a timeout, a server's 5xx.
+TRANSIENT = re.compile(r"AWS Error (NETWORK_CONNECTION|INTERNAL_FAILURE|SERVICE_UNAVAILABLE|SLOW_DOWN"
+                       r"|THROTTLING|REQUEST_TIMEOUT)|HTTP (status|response code):? 5\d\d"
+                       r"|curlCode: (6|7|28|52|55|56)\b|Connection reset|Couldn't connect",
+                       re.IGNORECASE)
 URI_HELP = ("give a path, file:///..., s3://BUCKET/PATH, gs://BUCKET/PATH or"
             " hdfs://NAMENODE:PORT/PATH")
 
@@ -121,19 +138,60 @@ class Location:
             raise UsageError(f"{self.uri} is a file, not a folder for a run; choose another location")
 
     # ----- reading
+    def patiently(self, action: Callable[[], T]) -> T:
+        """Do a whole store action (a file read or written whole, a listing, a removal), and on an
+        object store that does not answer do it again, the pauses doubling, until it answers or
+        PATIENCE_SECONDS have passed; then its last error is raised as any store error is. Every
+        action here may be repeated: a file is written whole under its own name (a repeat writes
+        the same bytes again) and a manifest is one PUT.
+
+        A store once waited for in vain is asked once per action until it answers again: the
+        search's cleanup (recording how it ended, letting go of its lock) then fails at once
+        rather than waiting out its patience again for each request."""
+        if not self.object_store:
+            return action()
+        store = (self.scheme, self.base.split("/", 1)[0])
+        patience = 0.0 if store in _unanswered else float(
+            os.environ.get("PEGSEARCH_STORE_PATIENCE", PATIENCE_SECONDS))
+        deadline, pause, told = time.monotonic() + patience, PAUSE_SECONDS, False
+        while True:
+            try:
+                done = action()
+                _unanswered.discard(store)
+                return done
+            except OSError as exc:
+                if isinstance(exc, FileNotFoundError) or not TRANSIENT.search(str(exc)):
+                    raise
+                if time.monotonic() + pause > deadline:
+                    _unanswered.add(store)
+                    raise
+                if not told:  # once an outage: the user sees why the search waits
+                    _log.warning("pegsearch: %s does not answer (%s); trying again for up to"
+                                 " %.0f s", self.uri, _first_line(exc), patience)
+                    told = True
+            time.sleep(pause)
+            pause = min(2 * pause, PAUSE_MOST)
+
     def exists(self, name: str = "") -> bool:
-        return self.fs.get_file_info(self.path(name)).type != pafs.FileType.NotFound
+        return self.patiently(lambda: self.fs.get_file_info(self.path(name)).type
+                              != pafs.FileType.NotFound)
 
     def is_file(self, name: str) -> bool:
-        return self.fs.get_file_info(self.path(name)).type == pafs.FileType.File
+        return self.patiently(lambda: self.fs.get_file_info(self.path(name)).type
+                              == pafs.FileType.File)
 
     def read(self, name: str) -> bytes:
         """A whole file's bytes (FileNotFoundError when it is not there)."""
-        with self.fs.open_input_stream(self.path(name)) as stream:
-            return stream.read()
+        def whole() -> bytes:
+            with self.fs.open_input_stream(self.path(name)) as stream:
+                return stream.read()
+        return self.patiently(whole)
 
     def files(self, name: str = "") -> dict[str, int]:
         """Every file below `name`, recursively: its path relative to this folder and its size."""
+        return self.patiently(lambda: self._files(name))
+
+    def _files(self, name: str) -> dict[str, int]:
         top = self.path(name)
         if self.fs.get_file_info(top).type != pafs.FileType.Directory:
             return {}
@@ -146,6 +204,9 @@ class Location:
 
     def folders(self) -> list[str]:
         """The names of the folders directly in this one."""
+        return self.patiently(self._folders)
+
+    def _folders(self) -> list[str]:
         if self.fs.get_file_info(self.base).type != pafs.FileType.Directory:
             return []
         try:
@@ -157,7 +218,7 @@ class Location:
     # ----- writing
     def make(self) -> None:
         """Create the folder (and its parents). On an object store folders are only prefixes."""
-        self.fs.create_dir(self.base, recursive=True)
+        self.patiently(lambda: self.fs.create_dir(self.base, recursive=True))
 
     def write(self, name: str, data: bytes) -> None:
         """Write a new file whole; on local disk it is on the disk (fsync) before this returns, so
@@ -171,12 +232,15 @@ class Location:
                     handle.flush()
                     os.fsync(handle.fileno())
                 return
-            with self.fs.open_output_stream(target) as stream:
-                stream.write(data)
+            self.patiently(lambda: self._put(target, data))
         except BaseException:
-            with contextlib.suppress(OSError):
-                self.remove(name)
+            with contextlib.suppress(OSError):  # once: the store may be what failed
+                self.fs.delete_file(target)
             raise
+
+    def _put(self, target: str, data: bytes) -> None:
+        with self.fs.open_output_stream(target) as stream:
+            stream.write(data)
 
     def replace(self, name: str, data: bytes) -> None:
         """Replace a file whole, so a reader sees the old or the new bytes, never a mix."""
@@ -192,12 +256,18 @@ class Location:
             self.fs.move(self.path(temporary), self.path(name))  # HDFS: rename is atomic
 
     def remove(self, name: str) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            self.fs.delete_file(self.path(name))
+        def delete() -> None:
+            with contextlib.suppress(FileNotFoundError):
+                self.fs.delete_file(self.path(name))
+        self.patiently(delete)
 
     def remove_tree(self, name: str) -> None:
         if self.exists(name):
-            self.fs.delete_dir(self.path(name))
+            self.patiently(lambda: self.fs.delete_dir(self.path(name)))
+
+
+_log = logging.getLogger(__name__)
+_unanswered: set[tuple[str, str]] = set()  # (scheme, bucket) of stores waited for in vain
 
 
 def _bucket_path(text: str) -> str:

@@ -54,8 +54,12 @@ class WriterLock:
             self._stop.set()
             self._renewer.join()
             self._renewer = None
-            if self._holder().get("owner") == self._token:
-                self.location.remove(LEASE)
+            # A store that does not answer keeps the lease: it expires, and a resume on this
+            # host takes it over at once (its process is gone). Never an error in the cleanup
+            # that called this, over the one that ended the search.
+            with contextlib.suppress(OSError):
+                if self._holder().get("owner") == self._token:
+                    self.location.remove(LEASE)
 
     # ----- local disk
     def _take_file_lock(self) -> None:
