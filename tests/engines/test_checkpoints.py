@@ -17,8 +17,8 @@ import pytest
 from pegsearch.store import MANIFEST
 from tests.helpers import pegsearch
 
-# English from the centre at a 2 MiB budget: levels 13 to 18 take five or six passes each.
-BOARD, START, SMALL = "english-33", "17", 1 << 21
+# English from the centre at a 1 MiB budget: levels 12 to 19 take four to seven passes each.
+BOARD, START, SMALL = "english-33", "17", 1 << 20
 SEARCH = ("import sys\n"
           "from pegsearch.board.files import load_board\n"
           "from pegsearch.board.spec import SearchSpec\n"

@@ -48,6 +48,9 @@ FANOUT_SHARE = 4
 # next chunk is read and decoded while this one is expanded.
 ONE_STEP_CHUNK = 1 << 18
 REDUCES = ("auto", "bitmap", "tables")
+# A bitmap pass maps up to this many times its budget of ranks: pages its children never reach
+# cost nothing, and it gives up what outgrows the budget (kernel.bitmap.BitmapTables).
+MAPPED = 8
 T = TypeVar("T")
 # Below this many positions a pass writes a single part file.
 SMALL_PART = 1 << 16
@@ -126,13 +129,13 @@ def level_layout(expected: int, workers: int, holes: int) -> Layout:
 @dataclass(frozen=True)
 class LevelPlan:
     """How a level drops repeats: its keyspace, the bytes one partition takes, how a pass's
-    partitions are made (lo, width, bytes allowed), the rank tables of a bitmap level, and a note
-    for the manifest saying which was chosen and why."""
+    partitions are made from partition `lo` on within a budget of bytes, the rank tables of a
+    bitmap level, and a note for the manifest saying which was chosen and why."""
 
     space: Keyspace
     partitions: int
     partition_bytes: int
-    make: Callable[[int, int, int], HashTables | BitmapTables]
+    make: Callable[[int, int], HashTables | BitmapTables]
     ranks: LevelRanks | None
     note: str
 
@@ -298,8 +301,7 @@ class LocalEngine:
                     held = BitmapTables(plan.space, lo, parts - lo, plan.ranks, WORKERS,
                                         self.scratch.take)
                 else:
-                    held = plan.make(lo, min(parts - lo, max(1, arena // plan.partition_bytes)),
-                                     arena)
+                    held = plan.make(lo, arena)
                 done = 0
                 for keys, values in prefetched(run.iter_level(level, chunk, with_values=True)):
                     if planes:
@@ -327,13 +329,21 @@ class LocalEngine:
         ranks = choice.ranks
         if ranks is not None:
             space = rank_space(ranks.count, least_partition_bits(self.workers), MAX_PBITS)
-            return LevelPlan(space, -(-ranks.count >> space.rbits), BitmapTables.partition_bytes(space),
-                             lambda lo, width, arena: BitmapTables(space, lo, width, ranks), ranks,
-                             choice.note)
+            parts, each = -(-ranks.count >> space.rbits), BitmapTables.partition_bytes(space)
+
+            def bitmap(lo: int, arena: int) -> BitmapTables:
+                # Sized by the pages its children touch, not by its ranks (see BitmapTables):
+                # a pass maps up to MAPPED times its budget and keeps what fits.
+                width = min(parts - lo, max(1, MAPPED * arena // each))
+                return BitmapTables(space, lo, width, ranks, budget=arena)
+
+            return LevelPlan(space, parts, each, bitmap, ranks, choice.note)
         layout = level_layout(expected_states(run, level), self.workers, run.board.holes)
         slot_bytes = HashTables.slot_bytes(layout.space, run.carry)
-        return LevelPlan(layout.space, layout.space.partitions, (1 << layout.sbits) * slot_bytes,
-                         lambda lo, width, arena: layout.tables(run.carry, lo, width, arena),
+        each = (1 << layout.sbits) * slot_bytes
+        return LevelPlan(layout.space, layout.space.partitions, each,
+                         lambda lo, arena: layout.tables(run.carry, lo, min(
+                             layout.space.partitions - lo, max(1, arena // each)), arena),
                          None, choice.note)
 
     def _write(self, held: HashTables | BitmapTables, writer: LevelWriter, written: int,

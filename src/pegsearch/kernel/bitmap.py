@@ -12,6 +12,7 @@ Path counts need a value per position, so a counted level always uses tables.
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Callable
 
 import numba
@@ -30,6 +31,15 @@ TABLE_BYTES_PER_POSITION = 6
 # Below this many positions a level is made in moments either way: tables, which cost nothing to
 # set up, rather than the bitmap's ranking tables.
 SMALL_LEVEL = 1 << 16
+# Memory is counted in pages of 512 words (4 KiB): a page no child reaches is never touched, so it
+# costs nothing (a bitmap's memory is mapped, not reserved, and zero until written).
+PAGE_WORDS = 512
+# A pass past its budget keeps the partitions whose pages fit this share of it: the rest of the
+# pass's children still touch new pages in the partitions kept.
+KEEP_SHARE = 0.85
+# Linux's flag for a mapping not counted against the memory the kernel promises (mmap has no name
+# for it before Python 3.13): a pass maps more bitmap than it will touch.
+MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000)
 
 
 def prefer_bitmap(expected: int, possible: int) -> bool:
@@ -47,13 +57,15 @@ def rank_space(possible: int, least_pbits: int, max_pbits: int) -> Keyspace:
 
 
 @numba.njit(cache=True, nogil=True)
-def _set(bits, filled, codes, bounds, rbits, offset, first, step):
-    """Set the bits of routed children in slice `first` of `step` of the partitions."""
+def _set(bits, filled, pages, touched, codes, bounds, rbits, offset, first, step):
+    """Set the bits of routed children in slice `first` of `step` of the partitions, marking the
+    pages they touch (one byte a page, in cache beside its partition's words)."""
     words = np.int64(1) << np.int64(rbits - 6)
     width = filled.shape[0]
     for q in range(slice_start(width, first, step), slice_start(width, first + 1, step)):
         base = q * words
         new = 0
+        reached = 0
         for b in range(bounds.shape[0]):
             for k in range(bounds[b, q], bounds[b, q + 1]):
                 r = np.uint64(codes[k]) - offset
@@ -61,7 +73,12 @@ def _set(bits, filled, codes, bounds, rbits, offset, first, step):
                 mask = np.uint64(1) << (r & np.uint64(63))
                 new += (bits[word] & mask) == 0
                 bits[word] |= mask
+                page = word // PAGE_WORDS
+                if pages[page] == 0:
+                    pages[page] = 1
+                    reached += 1
         filled[q] += new
+        touched[q] += reached
 
 
 @numba.njit(cache=True, nogil=True)
@@ -97,16 +114,29 @@ class BitmapTables(PassPartitions):
     others into `bits` before draining."""
 
     def __init__(self, space: Keyspace, lo: int, width: int, ranks: LevelRanks, planes: int = 1,
-                 memory: Callable[[int], np.ndarray] | None = None) -> None:
+                 memory: Callable[[int], np.ndarray] | None = None, budget: int | None = None
+                 ) -> None:
+        """With a `budget` (bytes), the bitmap is mapped rather than allocated and may span more
+        partitions than the budget holds: the pages its children touch are counted, and once
+        they outgrow it the upper partitions are given up (their memory returned), so a pass
+        holds as many partitions as its positions leave room for, and `hi` says where the next
+        pass starts (as hash tables give up partitions)."""
         self.space, self.lo, self.ranks, self.unranking = space, lo, ranks, ranks.unranking()
+        self.budget, self._mapped = budget, None
         words = width << (space.rbits - 6)
-        if memory is None:
+        if budget is not None:
+            self._mapped = mmap.mmap(-1, max(8, 8 * words),
+                                     flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_NORESERVE)
+            block = np.frombuffer(self._mapped, dtype=np.uint64)[:words]
+        elif memory is None:
             block = np.zeros(planes * words, dtype=np.uint64)
         else:
             block = memory(planes * words)
             block.fill(0)
         self.bits, self.others = block[:words], block[words:].reshape(planes - 1, words)
         self.filled = np.zeros(width, dtype=np.int64)
+        self.pages = np.zeros(-(-words // PAGE_WORDS), dtype=np.uint8)
+        self.touched = np.zeros(width, dtype=np.int64)  # pages each partition's children reached
 
     @staticmethod
     def partition_bytes(space: Keyspace) -> int:
@@ -115,8 +145,27 @@ class BitmapTables(PassPartitions):
     def add(self, codes: np.ndarray, values: np.ndarray, bounds: np.ndarray) -> None:
         """Set the bits of routed children: ``bounds[b, q]:bounds[b, q + 1]`` is block b's share of
         partition ``lo + q`` in `codes` (values: none, a bitmap level counts no paths)."""
-        spread(_set, self.width, self.bits, self.filled, codes, bounds, self.space.rbits,
-               np.uint64(self.space.args[4]))
+        spread(_set, self.width, self.bits, self.filled, self.pages, self.touched, codes, bounds,
+               self.space.rbits, np.uint64(self.space.args[4]))
+        if self.budget is not None and self.touched_bytes > self.budget:
+            self._give_up()
+
+    @property
+    def touched_bytes(self) -> int:
+        """The bytes of the pages children have reached: the memory the bitmap takes."""
+        return int(self.touched.sum()) * PAGE_WORDS * 8
+
+    def _give_up(self) -> None:
+        """Keep the lowest partitions whose pages fit KEEP_SHARE of the budget (one at least) and
+        return the memory of the rest, made again by a later pass."""
+        reached = np.cumsum(self.touched) * (PAGE_WORDS * 8)
+        keep = max(1, int(np.searchsorted(reached, self.budget * KEEP_SHARE, side="right")))
+        words = keep << (self.space.rbits - 6)
+        start = -(-words // PAGE_WORDS) * PAGE_WORDS * 8  # the first whole page past the kept
+        if start < len(self._mapped):
+            self._mapped.madvise(mmap.MADV_DONTNEED, start, len(self._mapped) - start)
+        self.bits = self.bits[:words]
+        self.filled, self.touched = self.filled[:keep].copy(), self.touched[:keep].copy()
 
     def words(self, first: int, last: int) -> np.ndarray:
         """The bitmap of partitions ``[first, last)`` (offsets in this pass), a view."""
