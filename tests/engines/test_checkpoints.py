@@ -4,7 +4,9 @@ search never interrupted; `verify`, `runs` and `counts` see the passes committed
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -25,18 +27,17 @@ SEARCH = ("import sys\n"
           "from pegsearch.engines.driver import search\n"
           "from pegsearch.engines.local import LocalEngine\n"
           "search(SearchSpec(load_board(sys.argv[1]), (int(sys.argv[2]),)), sys.argv[3],\n"
-          "       LocalEngine(memory=int(sys.argv[4]), reduce=sys.argv[5]), resume=sys.argv[6] == 'resume')\n")
+          "       LocalEngine(memory=int(sys.argv[4]), reduce=sys.argv[5]))\n")
 
 
 def manifest(run: Path) -> dict:
     return json.loads((run / MANIFEST).read_text())
 
 
-def start_small(run: Path, reduce: str = "auto", resume: bool = False) -> subprocess.Popen:
+def start_small(run: Path, reduce: str = "auto") -> subprocess.Popen:
     """The search in a process of its own at the small budget (below the command line's least, so
     in Python): its levels are made in many passes."""
-    return subprocess.Popen([sys.executable, "-c", SEARCH, BOARD, START, str(run), str(SMALL), reduce,
-                             "resume" if resume else "new"])
+    return subprocess.Popen([sys.executable, "-c", SEARCH, BOARD, START, str(run), str(SMALL), reduce])
 
 
 def kill_inside_a_level(run: Path, passes_done: int, reduce: str = "auto") -> dict:
@@ -128,3 +129,47 @@ def test_a_damaged_committed_pass_is_found_and_made_again(whole: Path, tmp_path:
     assert manifest(run)["levels"][checkpoint["level"]]["resumed"] == (
         "from its start: a part of its committed passes was damaged")
     assert pegsearch("verify", str(run), "--against", str(whole)).returncode == 0
+
+
+@pytest.mark.slow
+def test_a_spark_driver_killed_inside_a_level_resumes_at_its_next_job(tmp_path: Path) -> None:
+    """Spark makes a bitmap level that outgrows a task's memory in passes, a job each, each
+    committed: the driver (and its JVM) killed with SIGKILL inside such a level resumes at the next
+    job, and the run equals the local engine's digest for digest."""
+    pytest.importorskip("pyspark")
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    # Triangle-8's levels 8 and 9 as bitmaps of 0.9 and 2.9 MB: two and four jobs at 1 MiB a task.
+    (conf / "spark-defaults.conf").write_text("spark.pegsearch.task.memory 1m\n")
+    board, until = "triangle-8", "9"
+    local = tmp_path / "local"
+    assert pegsearch("run", board, "--out", str(local), "--until", until).returncode == 0
+    run = tmp_path / "spark"
+    command = [sys.executable, "-m", "pegsearch", "run", board, "--out", str(run), "--until", until,
+               "--engine", "spark", "--master", "local[2]", "--driver-below", "0", "--reduce",
+               "bitmap"]
+    environment = {**os.environ, "SPARK_CONF_DIR": str(conf)}
+    driver = subprocess.Popen(command, env=environment, start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    checkpoint: dict = {}
+    try:
+        deadline = time.monotonic() + 600
+        while not checkpoint.get("passes_done") and driver.poll() is None:
+            assert time.monotonic() < deadline, "no level was made in passes"
+            with contextlib.suppress(OSError, ValueError):
+                checkpoint = manifest(run).get("in_progress") or {}
+            time.sleep(0.01)
+        os.killpg(driver.pid, signal.SIGKILL)  # the driver and its JVM, as a lost machine
+    finally:
+        driver.wait()
+    assert checkpoint, "the search ended before a level had a pass committed"
+    checkpoint = manifest(run)["in_progress"]
+    resumed = subprocess.run([*command, "--resume"], env=environment, capture_output=True,
+                             text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    record = manifest(run)["levels"][checkpoint["level"]]
+    assert record["resumed"].startswith(f"at pass {checkpoint['passes_done'] + 1} of")
+    assert "(a job each)" in record["shuffle"]
+    assert {entry["name"] for entry in checkpoint["files"]} <= {entry["name"] for entry in record["files"]}
+    compared = pegsearch("verify", str(run), "--against", str(local))
+    assert compared.returncode == 0, compared.stdout

@@ -491,12 +491,21 @@ class LevelWriter:
                                      f" {self.checkpoint['passes']}, {self.checkpoint['states']:,}"
                                      " positions kept")
             return self.checkpoint["done"]
+        self._start_over("its committed passes were cut otherwise" if whole
+                         else "a part of its committed passes was damaged")
+        return 0
+
+    def whole(self) -> None:
+        """For an engine that makes the level in one go: a checkpoint left by another engine's
+        passes (a run resumed on another engine) is dropped, its parts with it."""
+        if self.checkpoint is not None:
+            self._start_over("its committed passes were made by another engine")
+
+    def _start_over(self, why: str) -> None:
         _guard(self.run.location, "drop the level in progress", self.run.drop_in_progress)
         self.checkpoint, self.earlier_seconds, self.passes_done = None, 0.0, 0
         self._entries, self._kept, self.summary = {}, set(), {}
-        self.notes["resumed"] = ("from its start: its committed passes were cut otherwise" if whole
-                                 else "from its start: a part of its committed passes was damaged")
-        return 0
+        self.notes["resumed"] = f"from its start: {why}"
 
     def commit_pass(self, done: int, passes: int, cut: dict) -> None:
         """Commit the passes made so far (partitions ``[0, done)``, of `passes` planned), as a

@@ -117,6 +117,7 @@ class MRJobEngine:
     def next_level(self, run: Run, level: int, writer: LevelWriter,
                    report: LevelProgress = no_progress) -> None:
         assert self.work is not None, "next_level is called inside `with engine`"
+        writer.whole()  # one job a level: another engine's committed passes are not added to
         folder = self.work / level_name(level + 1)
         try:
             inputs = folder / "input"

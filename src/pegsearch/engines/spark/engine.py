@@ -26,6 +26,7 @@ run's store (`probe`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import numpy as np
@@ -120,13 +121,32 @@ class SparkEngine:
         plan = Plan(run.uri, level, run.tables(), run.carry, shuffle.bits, writer.metadata,
                     expected_states(run, level), run.levels[level]["states"])
         if choice.ranks is None:
-            partitions = 1 << shuffle.bits
-            mapper, reducer = partial(map_task, plan), partial(reduce_task, plan)
-        else:
-            ranges = Ranges.plan(choice.ranks, 1 << shuffle.bits, shuffle.memory)
-            writer.notes["shuffle"] += f"; {ranges.note()}"
-            partitions = ranges.partitions
-            mapper, reducer = partial(map_ranges, plan, ranges), partial(reduce_ranges, plan, ranges)
+            writer.whole()
+            self._job(run, level, entries, partial(map_task, plan), 1 << shuffle.bits,
+                      partial(reduce_task, plan), writer)
+            report(parents, parents)  # a Spark job reports nothing on its way
+            return
+        ranges = Ranges.plan(choice.ranks, 1 << shuffle.bits, shuffle.memory)
+        writer.notes["shuffle"] += f"; {ranges.note()}"
+        # A job a pass, each committed: a driver lost mid-level loses one pass, not the level.
+        first, passes = writer.resume_at(ranges.cut()), 0
+        while first < ranges.partitions:
+            last = min(first + ranges.per_pass, ranges.partitions)
+            self._job(run, level, entries, partial(map_ranges, plan, ranges, first, last),
+                      last - first, partial(reduce_ranges, plan, ranges, first), writer)
+            passes += 1
+            left = -(-(ranges.partitions - last) // ranges.per_pass)
+            report(passes * parents, (passes + left) * parents)
+            if last < ranges.partitions:
+                writer.commit_pass(last, ranges.passes, ranges.cut())
+            first = last
+        writer.notes["passes"] = writer.passes_done + 1
+
+    def _job(self, run: Run, level: int, entries: list[dict], mapper: Callable, partitions: int,
+             reducer: Callable, writer: LevelWriter) -> None:
+        """One Spark job of the level: map tasks (a parent part each) send blocks by partition,
+        reduce tasks write the parts, whose entries the writer takes."""
+        assert self.spark is not None
         # Named in Spark's UI and event log, where a level's shuffle bytes and memory are read.
         self.spark.sparkContext.setJobDescription(f"pegsearch level {level + 1} of {run.uri}")
         # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
@@ -143,7 +163,6 @@ class SparkEngine:
         for partition, entry, summary in made:
             writer.add(partition, entry, summary)
         writer.sweep()  # parts of failed or speculative task attempts: never listed
-        report(parents, parents)  # a Spark job reports nothing on its way
 
     def _cancel(self) -> None:
         """Stop the running job for a signal, quietly: its tasks' failures are ours, not news."""

@@ -9,8 +9,9 @@ ranges dropped (kernel.expand.expand_into_bits: a plane a core, one on an execut
 runs a task a core), and sends one range block a range (blocks.encode_range). A reduce task ORs its
 range's blocks into its slice of the bitmap and drains it by unranking, which gives its part's
 positions sorted with no sort. A map task holds its ranges' bitmap (a bit per position the level
-can hold); where the whole level's bitmap exceeds what a task may hold, it covers the ranges in
-several passes over its part (`Ranges.per_pass`), as the local engine does within its budget.
+can hold); where the whole level's bitmap exceeds what a task may hold, the level is made in
+several passes (`Ranges.per_pass` ranges each, as the local engine's passes within its budget):
+one job a pass, each committed as a checkpoint, so a driver lost mid-level loses one pass.
 """
 
 from __future__ import annotations
@@ -67,8 +68,13 @@ class Ranges:
 
     @property
     def passes(self) -> int:
-        """Passes a map task makes over its part."""
+        """Passes over the parents: jobs of `per_pass` ranges each."""
         return -(-self.partitions // self.per_pass)
+
+    def cut(self) -> dict:
+        """How the level is cut, as a checkpoint records it (Run.commit_pass)."""
+        return {"reduce": "rank ranges", "nbits": self.space.nbits, "pbits": self.space.pbits,
+                "partitions": self.partitions, "slices": self.slices}
 
     def slices_of(self, first: int, last: int) -> tuple[int, int]:
         """The slices of ranges ``[first, last)``: the first, and how many."""
@@ -79,37 +85,38 @@ class Ranges:
 
     def note(self) -> str:
         """For the manifest: how the level's ranks were cut."""
-        passes = "" if self.passes == 1 else f", map tasks in {self.passes} passes"
+        passes = "" if self.passes == 1 else f", in {self.passes} passes (a job each)"
         return f"{self.partitions} rank ranges of {self.slices << self.space.rbits:,} ranks{passes}"
 
 
-def map_ranges(plan: Plan, ranges: Ranges, entries: Iterator[dict]) -> Iterator[tuple[int, bytes]]:
-    """A map task of a bitmap level: its parent parts expanded with the shared kernel into a bitmap
-    of the ranges (a pass at a time), then one range block a range that received a child."""
+def map_ranges(plan: Plan, ranges: Ranges, first: int, last: int,
+               entries: Iterator[dict]) -> Iterator[tuple[int, bytes]]:
+    """A map task of one pass of a bitmap level: its parent parts expanded with the shared kernel
+    into a bitmap of ranges ``[first, last)``, then one range block a range that received a child,
+    keyed by its offset in the pass (the pass's shuffle partition)."""
     ranks = ranges.ranks()
     folder = plan.folder(plan.level)
     where = f"level {plan.level} of {plan.uri}"
     slices = ranges.slices
     for entry in entries:
-        for first in range(0, ranges.partitions, ranges.per_pass):
-            last = min(first + ranges.per_pass, ranges.partitions)
-            held = BitmapTables(ranges.space, *ranges.slices_of(first, last), ranks, WORKERS)
-            for parents, _ in iter_parts(folder, [entry], BATCH_ROWS, Carry.NOTHING, where):
-                expand_into_bits(plan.tables, parents, held)
-            held.merge()
-            for partition in range(first, last):
-                begin = (partition - first) * slices
-                end = min(begin + slices, held.width)
-                count = int(held.filled[begin:end].sum())
-                if count:
-                    yield partition, encode_range(held.words(begin, end), count)
-            del held
+        held = BitmapTables(ranges.space, *ranges.slices_of(first, last), ranks, WORKERS)
+        for parents, _ in iter_parts(folder, [entry], BATCH_ROWS, Carry.NOTHING, where):
+            expand_into_bits(plan.tables, parents, held)
+        held.merge()
+        for partition in range(first, last):
+            begin = (partition - first) * slices
+            end = min(begin + slices, held.width)
+            count = int(held.filled[begin:end].sum())
+            if count:
+                yield partition - first, encode_range(held.words(begin, end), count)
+        del held
 
 
-def reduce_ranges(plan: Plan, ranges: Ranges, partition: int,
+def reduce_ranges(plan: Plan, ranges: Ranges, first: int, offset: int,
                   pairs: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, dict, dict]]:
-    """A reduce task of a bitmap level: its range's blocks ORed into its slice of the bitmap, drained
-    sorted by unranking, and written as one part file (see job.written_part)."""
+    """A reduce task of a bitmap level: range ``first + offset``'s blocks ORed into its slice of the
+    bitmap, drained sorted by unranking, and written as one part file (see job.written_part)."""
+    partition = first + offset
     held = BitmapTables(ranges.space, *ranges.slices_of(partition, partition + 1), ranges.ranks())
     for _, block in pairs:
         or_range(block, held.bits)
