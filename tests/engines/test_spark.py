@@ -445,8 +445,8 @@ def test_range_blocks_carry_their_bits_in_either_form(density: float) -> None:
 
 
 def test_bitmap_levels_in_rank_ranges_on_s3_equal_the_local_engines(s3: str, tmp_path: Path) -> None:
-    """Every level a bitmap (--reduce bitmap) cut into several rank ranges, its map tasks in several
-    passes (tasks may hold 8 KiB), the run on S3: the levels equal the local engine's hash tables'
+    """Every level a bitmap (--reduce bitmap) cut into several rank ranges, made in several passes
+    (a job each, tasks may hold 8 KiB), the run on S3: the levels equal the local engine's hash tables'
     position for position, and `verify --against` finds them identical digest for digest."""
     conf = tmp_path / "conf"
     conf.mkdir()
@@ -465,7 +465,7 @@ def test_bitmap_levels_in_rank_ranges_on_s3_equal_the_local_engines(s3: str, tmp
     widest = max(range(1, len(run.levels)), key=lambda k: run.levels[k]["states"])
     assert int(notes[widest].split("; ")[1].split()[0]) >= 4, notes[widest]  # rank ranges
     assert len(run.levels[widest]["files"]) >= 4
-    assert any("map tasks in" in note for note in notes), notes
+    assert any("passes (a job each)" in note for note in notes), notes
     compared = pegsearch("verify", uri, "--against", str(tmp_path / "local"))
     assert compared.returncode == 0, compared.stderr
     assert compared.stdout.strip().endswith(f"identical: all {len(run.levels)} levels equal"
@@ -510,7 +510,7 @@ def test_boards_past_37_holes_route_bitmap_levels_by_rank_range(board: str, tmp_
     assert_same_levels(run, reference)
     notes = [record.get("shuffle", "") for record in run.levels[1:]]
     assert all(record["reduce"].startswith("bitmap") for record in run.levels[1:])
-    assert "map tasks in" in notes[-1] and len(run.levels[-1]["files"]) >= 2, notes[-1]
+    assert "passes (a job each)" in notes[-1] and len(run.levels[-1]["files"]) >= 2, notes[-1]
     compared = pegsearch("verify", str(out), "--against", str(tmp_path / "local"))
     assert compared.returncode == 0, compared.stderr
     assert "digest for digest" in compared.stdout

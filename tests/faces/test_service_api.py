@@ -16,6 +16,9 @@ import pytest
 
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import legal_jumps
+from pegsearch.board.spec import SearchSpec
+from pegsearch.engines.driver import search
+from pegsearch.engines.local import LocalEngine
 from pegsearch.store import Run
 from tests.helpers import pegsearch
 from tests.helpers.serving import Server, free_port
@@ -523,3 +526,32 @@ def test_a_survey_made_on_the_command_line_is_a_search_of_the_service(server: Se
     assert "start-01" not in listed  # its start runs are inside it, not searches of their own
     status, refused = server.json("GET", "/api/searches/survey-by-the-cli/solution")
     assert status == 400 and "is a survey" in refused["error"]
+
+
+def test_a_level_in_progress_shows_its_passes(server: Server) -> None:
+    """A search stopped inside a level made in passes: the service says how far its committed
+    passes go, as `runs` and `counts --json` do."""
+    root = _root(server)
+    spec = SearchSpec(load_board("triangle-6"), (4,))
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_two_passes(_event: dict) -> None:
+        checkpoint = Run.open(root / "in-passes", check_parts=False).in_progress
+        if checkpoint and checkpoint["passes_done"] >= 2:
+            raise Stop
+
+    with pytest.raises(Stop):  # tiny bitmap slices: a pass each
+        search(spec, root / "in-passes", LocalEngine(memory=4000, chunk=500, reduce="bitmap"),
+               progress=stop_after_two_passes)
+    checkpoint = Run.open(root / "in-passes").in_progress
+    note = f"level {checkpoint['level']}: pass 2 of {checkpoint['passes']} done"
+    document = server.get("/api/searches/in-passes")
+    assert document["in_progress"]["note"].startswith(note)
+    assert document["in_progress"]["states"] == checkpoint["states"] > 0
+    assert {row["id"]: row for row in server.get("/api/searches")}["in-passes"]["in_progress"] \
+        .startswith(note)
+    assert note in pegsearch("runs", str(root)).stdout
+    cli = json.loads(pegsearch("counts", str(root / "in-passes"), "--json").stdout)
+    assert cli["in_progress"] == document["in_progress"]
