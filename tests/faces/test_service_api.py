@@ -16,11 +16,8 @@ import pytest
 
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import legal_jumps
-from pegsearch.board.spec import SearchSpec
-from pegsearch.engines.driver import search
-from pegsearch.engines.local import LocalEngine
 from pegsearch.store import Run
-from tests.helpers import pegsearch
+from tests.helpers import pegsearch, stopped_inside_a_level
 from tests.helpers.serving import Server, free_port
 
 SKIPPY_TOTAL = 7_937_410  # reduced states of skippy-xl from the apex, as `pegsearch run` finds them
@@ -532,20 +529,7 @@ def test_a_level_in_progress_shows_its_passes(server: Server) -> None:
     """A search stopped inside a level made in passes: the service says how far its committed
     passes go, as `runs` and `counts --json` do."""
     root = _root(server)
-    spec = SearchSpec(load_board("triangle-6"), (4,))
-
-    class Stop(Exception):
-        pass
-
-    def stop_after_two_passes(_event: dict) -> None:
-        checkpoint = Run.open(root / "in-passes", check_parts=False).in_progress
-        if checkpoint and checkpoint["passes_done"] >= 2:
-            raise Stop
-
-    with pytest.raises(Stop):  # tiny bitmap slices: a pass each
-        search(spec, root / "in-passes", LocalEngine(memory=4000, chunk=500, reduce="bitmap"),
-               progress=stop_after_two_passes)
-    checkpoint = Run.open(root / "in-passes").in_progress
+    checkpoint = stopped_inside_a_level(root / "in-passes")
     note = f"level {checkpoint['level']}: pass 2 of {checkpoint['passes']} done"
     document = server.get("/api/searches/in-passes")
     assert document["in_progress"]["note"].startswith(note)

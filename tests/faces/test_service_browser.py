@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
+from tests.helpers import stopped_inside_a_level
 from tests.helpers.serving import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -285,3 +286,14 @@ def test_play_tells_the_fewest_moves_left_on_a_fewest_moves_search(server: Serve
     play_by_clicks(page, "1-2-4")
     played(page, 1)
     assert f"{fewest - 1} moves at fewest from here" in page.locator("#play-verdict").inner_text()
+
+
+def test_a_level_in_progress_is_shown_beside_the_status(server: Server, page: Page,
+                                                        tmp_path: Path) -> None:
+    checkpoint = stopped_inside_a_level(tmp_path / "runs" / "in-passes")
+    page.goto(server.url + "/#/search/in-passes")
+    shown = page.locator("#in-progress")
+    shown.filter(has_text="pass 2 of").wait_for()
+    assert shown.inner_text().startswith(f"level {checkpoint['level']}: pass 2 of"
+                                         f" {checkpoint['passes']} done")
+    assert page.locator("#status").inner_text() == "interrupted"

@@ -129,3 +129,23 @@ def cell(hole: int) -> tuple[int, int]:
 def hole_at(row: int, column: int) -> int:
     """The hole at (row, column) of a triangle board: `cell` undone."""
     return row * (row + 1) // 2 + column + 1
+
+
+class _Stop(Exception):
+    pass
+
+
+def stopped_inside_a_level(out: Path) -> dict:
+    """A triangle-6 search stopped (in this process) once a level made in passes (tiny bitmap
+    slices: a pass each) has two of them committed; returns that level's checkpoint."""
+    def stop_after_two_passes(_event: dict) -> None:
+        checkpoint = Run.open(out, check_parts=False).in_progress
+        if checkpoint and checkpoint["passes_done"] >= 2:
+            raise _Stop
+
+    try:
+        search(SearchSpec(load_board("triangle-6"), (4,)), out,
+               LocalEngine(memory=4000, chunk=500, reduce="bitmap"), progress=stop_after_two_passes)
+    except _Stop:
+        return Run.open(out).in_progress
+    raise AssertionError("the search ended before a level had two passes committed")
