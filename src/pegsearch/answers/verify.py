@@ -78,18 +78,11 @@ def verify(path: str | Path) -> Verification:
         if index == 0 and ok and not np.array_equal(run.read_level(0), expected_start):
             checked.problems.append(f"{where}: does not hold the start position of"
                                    f" {run.describe()}")
-        if "digest" in record and record["digest"] != level_digest(record["files"]):
-            checked.problems.append(f"{where}: the level's digest {record['digest']} is not its"
-                                    " parts' sum")
         checked.levels += 1
         checked.states += record.get("states", 0)
     checkpoint = run.in_progress
     if checkpoint is not None:
-        index = checkpoint["level"]
-        _check_level(run, index, tables, checked.problems, in_progress=True)
-        if checkpoint.get("digest") != level_digest(checkpoint["files"]):
-            checked.problems.append(f"level {index} (in progress): its digest {checkpoint.get('digest')}"
-                                    " is not its parts' sum")
+        _check_level(run, checkpoint["level"], tables, checked.problems, in_progress=True)
     kept = run.manifest.get("winnable", {})
     for key in kept:
         _check_sets(run, key, tables, checked.problems, readable)
@@ -202,13 +195,17 @@ def _check_level(run: Run, index: int, tables: BoardTables, problems: list[str],
                  in_progress: bool = False) -> bool:
     """Check one level's files, a part at a time (a level may be larger than memory): each part
     against its entry and the rules, the parts together against the manifest's count and values'
-    summary, and no position in two parts. True when every part could be read. The level in
-    progress (`in_progress`) is checked as far as its committed passes go: their parts, rows and
-    digest; its values' summary is the level's only once its last pass is made."""
+    summary, the level's digest against its parts' sum, and no position in two parts. True when
+    every part could be read. The level in progress (`in_progress`) is checked as far as its
+    committed passes go: their parts, rows and digest (which a checkpoint always records; a level
+    committed before digests has none); its values' summary is the level's only once its last
+    pass is made."""
     record = run.in_progress if in_progress else run.levels[index]
     folder = run.level_folder(index)
     where = (f"level {index} (in progress, {record['passes_done']} of {record['passes']} passes)"
              if in_progress else f"level {index}")
+    if (in_progress or "digest" in record) and record.get("digest") != level_digest(record["files"]):
+        problems.append(f"{where}: the level's digest {record.get('digest')} is not its parts' sum")
     present = folder.files()
     if not present and record["files"]:  # on an object store, a folder is its objects
         problems.append(f"{where}: folder {folder} is missing")

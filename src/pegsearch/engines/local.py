@@ -278,8 +278,7 @@ class LocalEngine:
         plan = self.plan(run, level)
         parts = plan.partitions
         # A killed attempt's committed passes are kept: this one makes the partitions after them.
-        lo = writer.resume_at(plan.cut)
-        written, before = writer.parts, writer.passes_done
+        lo, written = writer.resume_at(plan.cut), writer.parts
         # A bitmap level whose bitmap fits the budget once a core is made in one step, each core
         # setting its children's bits in its own plane (kernel.expand.expand_into_bits).
         planes = plan.ranks is not None and (parts - lo) * plan.partition_bytes * WORKERS <= self.budget
@@ -320,8 +319,11 @@ class LocalEngine:
                 self.passes += 1
                 del held
                 if lo < parts:  # a checkpoint: a kill from here on costs at most the next pass
-                    writer.commit_pass(lo, before + passes + -(-(parts - lo) // width), plan.cut)
-        writer.notes["passes"] = before + passes  # more than one: the level outgrew --memory
+                    writer.commit_pass(lo, writer.passes_done + 1 + -(-(parts - lo) // width),
+                                       plan.cut)
+        # The passes committed (in this attempt or a killed one) and the last: more than one when
+        # the level outgrew --memory.
+        writer.notes["passes"] = writer.passes_done + 1
 
     def plan(self, run: Run, level: int) -> LevelPlan:
         """How level `level + 1` drops repeats: a bitmap over ranks, or hash tables."""

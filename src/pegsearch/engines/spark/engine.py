@@ -129,7 +129,7 @@ class SparkEngine:
         ranges = Ranges.plan(choice.ranks, 1 << shuffle.bits, shuffle.memory)
         writer.notes["shuffle"] += f"; {ranges.note()}"
         # A job a pass, each committed: a driver lost mid-level loses one pass, not the level.
-        first, passes = writer.resume_at(ranges.cut()), 0
+        first, passes = writer.resume_at(ranges.cut), 0
         while first < ranges.partitions:
             last = min(first + ranges.per_pass, ranges.partitions)
             self._job(run, level, entries, partial(map_ranges, plan, ranges, first, last),
@@ -138,9 +138,9 @@ class SparkEngine:
             left = -(-(ranges.partitions - last) // ranges.per_pass)
             report(passes * parents, (passes + left) * parents)
             if last < ranges.partitions:
-                writer.commit_pass(last, ranges.passes, ranges.cut())
+                writer.commit_pass(last, ranges.passes, ranges.cut)
             first = last
-        writer.notes["passes"] = writer.passes_done + 1
+        writer.notes["passes"] = writer.passes_done + 1  # those committed, and the last
 
     def _job(self, run: Run, level: int, entries: list[dict], mapper: Callable, partitions: int,
              reducer: Callable, writer: LevelWriter) -> None:

@@ -71,6 +71,7 @@ class Ranges:
         """Passes over the parents: jobs of `per_pass` ranges each."""
         return -(-self.partitions // self.per_pass)
 
+    @property
     def cut(self) -> dict:
         """How the level is cut, as a checkpoint records it (Run.commit_pass)."""
         return {"reduce": "rank ranges", "nbits": self.space.nbits, "pbits": self.space.pbits,
