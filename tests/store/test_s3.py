@@ -195,3 +195,14 @@ def test_unknown_scheme_and_s3_layout(tmp_path: Path) -> None:
     assert_one_line_error(pegsearch("counts", "ftp://host/run"), "unknown storage scheme 'ftp://'")
     local = Location.parse(f"file://{tmp_path}/run")
     assert isinstance(local.fs, pafs.LocalFileSystem) and local.local == tmp_path / "run"
+
+
+@pytest.mark.parametrize("patience", ["soon", "-5", "inf"])
+def test_a_patience_that_is_no_number_of_seconds_is_one_line(s3: str, patience: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PEGSEARCH_STORE_PATIENCE", patience)
+    uri = f"{s3}/patience-{patience}"
+    assert_one_line_error(pegsearch("run", "triangle-5", "--out", uri),
+                          f"PEGSEARCH_STORE_PATIENCE={patience}: not a number of seconds")
+    monkeypatch.delenv("PEGSEARCH_STORE_PATIENCE")
+    assert not store_of(uri).exists()  # refused before the run was made

@@ -151,8 +151,7 @@ class Location:
         if not self.object_store:
             return action()
         store = (self.scheme, self.base.split("/", 1)[0])
-        patience = 0.0 if store in _unanswered else float(
-            os.environ.get("PEGSEARCH_STORE_PATIENCE", PATIENCE_SECONDS))
+        patience = 0.0 if store in _unanswered else store_patience()
         deadline, pause, told = time.monotonic() + patience, PAUSE_SECONDS, False
         while True:
             try:
@@ -267,6 +266,23 @@ class Location:
 
 
 _log = logging.getLogger(__name__)
+
+
+def store_patience() -> float:
+    """PATIENCE_SECONDS, or the seconds PEGSEARCH_STORE_PATIENCE gives (refused in one line unless
+    it is a number of seconds, 0 or more)."""
+    given = os.environ.get("PEGSEARCH_STORE_PATIENCE")
+    if given is None:
+        return PATIENCE_SECONDS
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise UsageError(f"PEGSEARCH_STORE_PATIENCE={given}: not a number of seconds; give how long"
+                         " to wait for an object store that does not answer, 0 or more (default"
+                         f" {PATIENCE_SECONDS:.0f})")
+    return seconds
 _unanswered: set[tuple[str, str]] = set()  # (scheme, bucket) of stores waited for in vain
 
 
