@@ -27,6 +27,9 @@ from functools import partial
 from types import FrameType
 
 HANDLED = (signal.SIGINT, signal.SIGTERM)
+# Where py4j logs what a Ctrl-C inside its calls did: a logger's filter sees only the records made
+# on that logger, not those its children pass up, so each is named.
+LOGGERS_OF_THE_INTERRUPT = ("", "py4j.java_gateway", "py4j.clientserver")
 _received: list[int] = []  # the signals handled so far, in order
 _installed: list[bool] = []  # whether `install` was called: the command line's process, not a library
 
@@ -46,7 +49,8 @@ def install() -> None:
     """
     _installed.append(True)
     sys.unraisablehook = partial(_unless_interrupted, sys.unraisablehook)
-    logging.getLogger().addFilter(_not_the_interrupt)
+    for name in LOGGERS_OF_THE_INTERRUPT:
+        logging.getLogger(name).addFilter(_not_the_interrupt)
     for signum in HANDLED:
         before = signal.getsignal(signum)
         if before in (signal.SIG_IGN, None) or before is _handle:  # None: set outside Python
@@ -74,11 +78,18 @@ def _unless_interrupted(previous: Callable[[object], None], unraisable: object) 
 
 
 def _not_the_interrupt(record: logging.LogRecord) -> bool:
-    """A root-logger filter: drop a record that carries `Interrupted` as its exception. py4j logs
-    the KeyboardInterrupt it was sending a command through ("KeyboardInterrupt while sending
-    command.", with a traceback) before passing it on; a Ctrl-C that lands in a py4j call outside
-    a Spark job (`cancelling` covers the jobs) printed that ahead of the search's one line."""
-    return not (record.exc_info and isinstance(record.exc_info[1], Interrupted))
+    """A logger filter: drop a record whose exception is `Interrupted` or was raised while handling
+    it. py4j logs the KeyboardInterrupt it was sending a command through ("KeyboardInterrupt
+    while sending command.", root logger) and then the broken pipe of shutting that connection
+    down ("Exception occurred while shutting down connection", py4j.clientserver), each with a
+    traceback, before passing the interrupt on; a Ctrl-C that lands in a py4j call outside a Spark
+    job (`cancelling` covers the jobs) printed them ahead of the search's one line."""
+    error = record.exc_info[1] if record.exc_info else None
+    while error is not None:
+        if isinstance(error, Interrupted):
+            return False
+        error = error.__cause__ or error.__context__
+    return True
 
 
 def _stopping(signum: int) -> None:
