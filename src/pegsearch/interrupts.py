@@ -116,15 +116,6 @@ def _quiet_exit(signum: int, _frame: FrameType | None) -> None:
     os._exit(128 + signum)
 
 
-def reclaim() -> None:
-    """Take SIGINT and SIGTERM back from a library that put in its own handler (pyspark does when
-    its SparkContext starts), if `install` was called in this process."""
-    if _installed and not _received:
-        for signum in HANDLED:
-            if signal.getsignal(signum) not in (signal.SIG_IGN, None):
-                signal.signal(signum, _handle)
-
-
 @contextmanager
 def cancelling(cancel: Callable[[], None]) -> Iterator[None]:
     """Around calls that block in another runtime (a Spark job, through py4j), where raising

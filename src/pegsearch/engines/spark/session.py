@@ -14,13 +14,13 @@ import shutil
 import socket
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from pyspark.sql import SparkSession
 
 from pegsearch.engines.jvm import check_java, log4j_file
 from pegsearch.errors import InputError, UsageError
-from pegsearch.interrupts import reclaim
 
 # The masters Spark accepts (SparkContext's and SparkSubmit's patterns), checked before its JVM starts.
 MASTER_FORMS = re.compile(r"local(\[([1-9]\d*|\*)(\s*,\s*\d+)?\])?"
@@ -102,17 +102,41 @@ def start_session(master: str | None) -> SparkSession:
             builder = builder.config("spark.ui.enabled", "false")
         builder = builder.config("spark.driver.extraJavaOptions", options)
     try:
-        spark = builder.getOrCreate()
+        spark = _made_off_the_main_thread(builder)
     except Exception as exc:
         raise UsageError(f"Spark did not start: {_first_line(exc)}") from None
     finally:
         shutil.rmtree(logs, ignore_errors=True)  # log4j read it as the JVM started
     if not submitted:
         log_level(spark, "ERROR")  # now that the session is up (see QUIET_LOG4J2)
-    reclaim()  # the SparkContext put in its own SIGINT handler
     if _keeping:
         _kept.append((master, spark))
     return spark
+
+
+def _made_off_the_main_thread(builder: SparkSession.Builder) -> SparkSession:
+    """`builder.getOrCreate()` on a thread of its own, the main thread waiting for it.
+
+    A SparkContext made on the main thread puts in a SIGINT handler of its own, which cancels jobs
+    through py4j and raises a bare KeyboardInterrupt. A Ctrl-C in the seconds the session is still
+    being made then lands inside a py4j call, the handler's own call fails ("reentrant call"), and
+    py4j's tracebacks came out before the search's one line. Made elsewhere, the context puts in no
+    handler: pegsearch's stays, and raises `Interrupted` where the main thread waits."""
+    made: list[SparkSession] = []
+    failed: list[Exception] = []
+
+    def make() -> None:
+        try:
+            made.append(builder.getOrCreate())
+        except Exception as exc:  # raised again on the main thread
+            failed.append(exc)
+
+    maker = threading.Thread(target=make, name="pegsearch-spark-start", daemon=True)
+    maker.start()
+    maker.join()
+    if failed:
+        raise failed[0]
+    return made[0]
 
 
 def stop_session(spark: SparkSession, failed: bool) -> None:
