@@ -3,9 +3,9 @@ Spark, per level: positions, bitmap bytes, map passes, CPU core-hours, stored by
 
     python cluster/triangle9_projection.py [TASK-GiB ...]
 
-Measured inputs (this repository's runs, docs/scale.md, "Triangle-9, in stages"): levels 12-15, and 0.36
+Measured inputs (this repository's runs, docs/scale.md, "Triangle-9, in stages"): levels 12-16, and 0.36
 CPU-µs a parent a pass on the local engine (Spark's map tasks at its rate: triangle-9's level 12
-took 0.90-0.98 times the local engine's time on `local[2]`). Projected: a level k past 15
+took 0.90-0.98 times the local engine's time on `local[2]`). Projected: a level k past 16
 holds triangle-8's share at level k - 3 of the C(45, pegs) / 8 positions one class holds up to the
 2 symmetries that keep it (triangle-9's measured levels 12-15 follow that curve within 10 %), and
 stores (log2(1 / density) + 3.3) / 8 bytes a position, at most 0.6.
@@ -21,7 +21,7 @@ TRIANGLE_8 = [1, 1, 4, 27, 189, 1387, 9621, 59779, 324601, 1521312, 6109087, 209
               692285663, 473991750, 288812322, 156462487, 75103702, 31780087, 11770296, 3782900,
               1044536, 243880, 47144, 7452, 912, 78, 8]
 MEASURED = {12: (489_090_954, 1.06), 13: (1_851_894_835, 0.99), 14: (6_103_106_659, 0.91),
-            15: (17_441_071_871, 0.84)}
+            15: (17_441_071_871, 0.84), 16: (43_089_577_677, 0.768)}
 HOLES, LEVELS, CLASSES, KEEPING = 45, 43, 4, 2
 PASS_US = 0.36  # CPU-µs a parent a pass, Spark as the local engine (level 12: 0.90-0.98 times)
 BITMAP_SHARE = 0.75  # of a map task's memory (engines/spark/ranges.py)
