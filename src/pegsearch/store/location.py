@@ -266,6 +266,7 @@ class Location:
 
 
 _log = logging.getLogger(__name__)
+_unanswered: set[tuple[str, str]] = set()  # (scheme, bucket) of stores waited for in vain
 
 
 def store_patience() -> float:
@@ -283,7 +284,6 @@ def store_patience() -> float:
                          " to wait for an object store that does not answer, 0 or more (default"
                          f" {PATIENCE_SECONDS:.0f})")
     return seconds
-_unanswered: set[tuple[str, str]] = set()  # (scheme, bucket) of stores waited for in vain
 
 
 def _bucket_path(text: str) -> str:
