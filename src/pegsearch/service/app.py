@@ -36,7 +36,7 @@ from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
 from pegsearch.board.spec import SearchSpec, check_values
 from pegsearch.engines import ENGINES, make_engine
-from pegsearch.errors import Conflict, InputError, NotFound, PegsearchError, TooLarge, UsageError, one_line
+from pegsearch.errors import InputError, NotFound, PegsearchError, TooLarge, UsageError, one_line
 from pegsearch.service import schema
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, new_id
@@ -166,21 +166,16 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     @app.post("/api/searches/{search_id}/cancel", response_model=None,
               responses=answers(schema.Accepted, 404, 409))
     def cancel(search_id: str) -> dict:
-        """Stop a queued or running search; its run keeps its levels and can be resumed."""
-        status = searches.status(search_id, *searches.find(search_id))
-        if status not in ("queued", "running"):
-            raise Conflict(f"search {search_id} is {status}, not queued or running")
-        jobs.cancel(search_id)
-        return {"id": search_id, "status": "interrupted"}
+        """Stop a queued or running search; its run keeps its levels and can be resumed. A running
+        one is `cancelling` until its worker has ended, then `interrupted`."""
+        searches.find(search_id)  # 404 for no such search
+        return {"id": search_id, "status": jobs.cancel(search_id)}
 
     @app.post("/api/searches/{search_id}/resume", status_code=202, response_model=None,
               responses=answers(schema.Accepted, 404, 409, status=202))
     def resume(search_id: str) -> dict:
         """Queue an interrupted or failed search again, from its last complete level."""
-        status = searches.status(search_id, *searches.find(search_id))
-        if status not in ("interrupted", "failed"):
-            raise Conflict(f"search {search_id} is {status}: only an interrupted or failed"
-                               " search can be resumed")
+        searches.find(search_id)  # 404 for no such search
         jobs.resume(search_id)
         return {"id": search_id, "status": "queued"}
 
@@ -374,7 +369,7 @@ async def _stream(searches: Searches, search_id: str) -> AsyncIterator[str]:
             last = document["status"]
             yield _event("status", {key: document[key] for key in ("status", "verdict", "solvable", "error")
                                     if key in document})
-        if last not in ("queued", "running"):
+        if last not in ("queued", "running", "cancelling"):
             return
         await asyncio.sleep(POLL)
 

@@ -17,8 +17,9 @@ import threading
 from collections import deque
 from pathlib import Path
 
+from pegsearch.errors import Conflict, NotFound
 from pegsearch.service.records import Record, Records
-from pegsearch.service.storage import is_complete, open_run, remove_run
+from pegsearch.service.storage import is_complete, open_run, remove_run, run_status
 from pegsearch.service.worker import INTERRUPTED
 from pegsearch.store import Location, Run
 
@@ -120,7 +121,8 @@ class Jobs:
         self.queue: deque[str] = deque()
         self.running: dict[str, subprocess.Popen | KeptSearch] = {}
         self.kept = KeptWorker(root, self.records)
-        self.cancelled: set[str] = set()
+        self.cancelled: set[str] = set()  # running searches told to stop
+        self.deleting: set[str] = set()
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._schedule, name="pegsearch-jobs", daemon=True)
@@ -146,59 +148,113 @@ class Jobs:
         self.kept.stop()
 
     # ----- requests
+    # A request's check and its change happen under one hold of the lock, so no interleaving of
+    # submit, cancel, resume and delete acts on what another has just changed: a resume never
+    # writes back the record a delete removed, and a delete is final.
     def submit(self, record: Record) -> None:
         """Store the record and queue the search, unless the service already holds it."""
         with self.lock:
+            if record.id in self.deleting:
+                raise Conflict(f"search {record.id} is being deleted; submit it again once it is gone")
+            self._submit(record)
+
+    def _submit(self, record: Record) -> None:
+        self.records.put(record)
+        if record.id not in self.queue and self._held(record.id) != "running":
+            self.queue.append(record.id)  # a search still cancelling starts again once it ended
+
+    def status(self, search_id: str) -> str:
+        """queued, running, cancelling (stopped, its worker still ending) or deleting while the
+        service holds the search; else failed, complete, running (written by a process outside
+        the service) or interrupted, as its record and manifest say. NotFound when it is no search."""
+        with self.lock:
+            held = self._held(search_id)
+        return held or self._settled(search_id)
+
+    def _held(self, search_id: str) -> str | None:
+        if search_id in self.deleting:
+            return "deleting"
+        if search_id in self.queue:
+            return "queued"
+        if search_id in self.running:
+            return "cancelling" if search_id in self.cancelled else "running"
+        return None
+
+    def _settled(self, search_id: str) -> str:
+        record = self.records.get(search_id)
+        if record is not None and record.error is not None:
+            return "failed"
+        stored = run_status(self.root, search_id)
+        if stored is None and record is None:
+            raise NotFound(f"no search '{search_id}'")
+        return stored or "interrupted"  # a record without a run: cancelled before it started
+
+    def cancel(self, search_id: str) -> str:
+        """Take a search out of the queue ("interrupted") or signal its worker to stop
+        ("cancelling" until it has ended); a cancelled search is not resumed on restart."""
+        with self.lock:
+            status = self._held(search_id) or self._settled(search_id)
+            if status == "running" and search_id not in self.running:
+                raise Conflict(f"search {search_id} is being written by a process outside this"
+                               " service: stop that process")
+            if status not in ("queued", "running"):
+                raise Conflict(f"search {search_id} is {status}, not queued or running")
+            self._stop(search_id)
+            return "cancelling" if search_id in self.running else "interrupted"
+
+    def _stop(self, search_id: str) -> subprocess.Popen | KeptSearch | None:
+        """Unqueue the search and signal its worker; returns the worker, to wait for."""
+        record = self.records.get(search_id)
+        if record is not None:
+            record.wanted = False
             self.records.put(record)
-            if record.id not in self.queue and record.id not in self.running:
-                self.queue.append(record.id)
-
-    def state(self, search_id: str) -> str | None:
-        """"running" or "queued" while the service holds the search, else None (see the manifest)."""
-        with self.lock:
-            if search_id in self.running:
-                return "running"
-            return "queued" if search_id in self.queue else None
-
-    def cancel(self, search_id: str) -> subprocess.Popen | KeptSearch | None:
-        """Take a search out of the queue or interrupt its worker (returned, to wait for); a
-        cancelled search is not resumed on restart."""
-        with self.lock:
-            record = self.records.get(search_id)
-            if record is not None:
-                record.wanted = False
-                self.records.put(record)
-            if search_id in self.queue:
-                self.queue.remove(search_id)
-            process = self.running.get(search_id)
-            if process is not None:
-                self.cancelled.add(search_id)
-                process.send_signal(signal.SIGTERM)
-            return process
+        if search_id in self.queue:
+            self.queue.remove(search_id)
+        process = self.running.get(search_id)
+        if process is not None and search_id not in self.cancelled:
+            self.cancelled.add(search_id)
+            process.send_signal(signal.SIGTERM)
+        return process
 
     def resume(self, search_id: str) -> None:
         """Queue an interrupted or failed search again (a run made by the CLI gets a record first)."""
-        record = self.records.get(search_id) or _adopt(open_run(self.root, search_id), search_id)
-        record.wanted, record.error = True, None
-        self.submit(record)
+        with self.lock:
+            status = self._held(search_id) or self._settled(search_id)
+            if status not in ("interrupted", "failed"):
+                raise Conflict(f"search {search_id} is {status}: only an interrupted or failed"
+                               " search can be resumed")
+            record = self.records.get(search_id) or _adopt(open_run(self.root, search_id), search_id)
+            record.wanted, record.error = True, None
+            self._submit(record)
 
     def delete(self, search_id: str) -> None:
-        """Stop the search if it runs, then remove its run directory and its record."""
-        process = self.cancel(search_id)
-        if process is not None:
-            process.wait()
+        """Stop the search if it runs, then remove its run directory and its record; nothing can
+        queue it again meanwhile (it is "deleting")."""
         with self.lock:
-            self._reap()
-            remove_run(self.root, search_id)
-            self.records.remove(search_id)
+            status = self._held(search_id) or self._settled(search_id)
+            if status == "deleting":
+                raise Conflict(f"search {search_id} is being deleted")
+            self.deleting.add(search_id)
+            process = self._stop(search_id)
+        try:
+            if process is not None:
+                process.wait()
+            with self.lock:
+                self._reap()
+                remove_run(self.root, search_id)
+                self.records.remove(search_id)
+        finally:
+            with self.lock:
+                self.deleting.discard(search_id)
 
     # ----- the scheduler
     def _schedule(self) -> None:
         while not self.stopping.wait(TICK):
             with self.lock:
                 self._reap()
-                while self.queue and len(self.running) < self.slots:
-                    search_id = self.queue.popleft()
+                startable = [s for s in self.queue if s not in self.running]
+                for search_id in startable[:self.slots - len(self.running)]:
+                    self.queue.remove(search_id)
                     self.running[search_id] = self._launch(search_id)
 
     def _launch(self, search_id: str) -> subprocess.Popen | KeptSearch:

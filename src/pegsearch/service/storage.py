@@ -65,13 +65,21 @@ def is_survey(root: Location, search_id: str) -> bool:
 
 def is_complete(root: Location, search_id: str) -> bool:
     """Whether the search's run finished; a damaged run is not (asking for it reports the damage)."""
+    return run_status(root, search_id) == "complete"
+
+
+def run_status(root: Location, search_id: str) -> str | None:
+    """How the search's run stands: complete, running (its writer alive), or interrupted (a
+    paused or damaged run too); None when it has no run."""
     if is_survey(root, search_id):
-        return True
+        return "complete"
     try:
         run = open_run(root, search_id)
     except UsageError:
-        return False
-    return run is not None and run.status == "complete"
+        return "interrupted"
+    if run is None:
+        return None
+    return run.status if run.status in ("complete", "running") else "interrupted"
 
 
 def survey_results(root: Location, search_id: str) -> dict | None:

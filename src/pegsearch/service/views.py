@@ -16,7 +16,6 @@ from pegsearch.errors import Conflict, NotFound, UsageError
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, valid_id
 from pegsearch.service.storage import (
-    is_complete,
     is_survey,
     open_run,
     run_ids,
@@ -51,13 +50,10 @@ class Searches:
         of its own) by its answers file (see `find`)."""
         return record.survey if record is not None else run is None
 
-    def status(self, search_id: str, run: Run | None, record: Record | None) -> str:
-        held = self.jobs.state(search_id)
-        if held is not None:
-            return held
-        if record is not None and record.error is not None:
-            return "failed"
-        return "complete" if is_complete(self.root, search_id) else "interrupted"
+    def status(self, search_id: str) -> str:
+        """The search's status as the queue and its manifest say (see `Jobs.status`); a search
+        deleted since it was found is answered 404."""
+        return self.jobs.status(search_id)
 
     def document(self, search_id: str, answers: bool = True) -> dict:
         """One search in the CLI's `--json` shape plus id, status and settings; with `answers`, a
@@ -71,7 +67,7 @@ class Searches:
         except UsageError as exc:  # a manifest that cannot be read
             return {"id": search_id, "kind": "search", "status": "damaged",
                     "error": without_root(self.root, exc.line()), "levels": []}
-        status = self.status(search_id, run, record)
+        status = self.status(search_id)
         if self._is_survey(run, record):
             return self._survey(search_id, record, status)
         damage = run.first_damage() if run is not None else None
@@ -102,7 +98,7 @@ class Searches:
         """The level table of a search, as `pegsearch counts` prints it: of a search not finished,
         the levels made so far, with its status (and no verdict); winnable positions need it whole."""
         run, record = self._answerable(search_id)
-        status = self.status(search_id, run, record)
+        status = self.status(search_id)
         if self._is_survey(run, record):
             raise UsageError(f"{search_id} is a survey: its answers are the 'starts' of its document")
         if run is None:
@@ -167,7 +163,7 @@ class Searches:
     def complete_run(self, search_id: str) -> Run:
         """The run of a search whose answers are asked for; 409 while it is not complete."""
         run, record = self._answerable(search_id)
-        status = self.status(search_id, run, record)
+        status = self.status(search_id)
         if self._is_survey(run, record):
             raise UsageError(f"{search_id} is a survey: its answers are the 'starts' of its document")
         if run is None or status != "complete":

@@ -81,6 +81,7 @@ class Run:
         self.manifest = manifest
         self.board = board_from_definition(manifest["board"], f"{location.uri}/{MANIFEST} (board)")
         self._lock = lock
+        self._orphaned = False  # "running" in the manifest, but no process holds the writer's lock
 
     # ----- opening
     @classmethod
@@ -90,6 +91,11 @@ class Run:
         location = where if isinstance(where, Location) else Location.parse(where)
         location.check()
         run = cls(location, _read_manifest(location))
+        if run.manifest["status"] == "running" and writer_of(location) is None:
+            # The writer saves its last status before it lets go of the lock: read again, so a
+            # run that finished a moment ago is not taken for one whose writer died.
+            run = cls(location, _read_manifest(location))
+            run._orphaned = run.manifest["status"] == "running"
         if check_parts:
             run.check_parts()
         return run
@@ -221,7 +227,10 @@ class Run:
 
     @property
     def status(self) -> str:
-        return self.manifest["status"]
+        """How the run stands: the manifest's status, except that a run it calls running whose
+        writer no longer holds the lock (killed with kill -9, or its lease expired) is
+        interrupted, as every reader says: no one will finish it unless it is resumed."""
+        return "interrupted" if self._orphaned else self.manifest["status"]
 
     @property
     def levels(self) -> list[dict]:
