@@ -80,18 +80,29 @@ def test_a_level_killed_inside_resumes_at_its_next_pass(whole: Path, tmp_path: P
     folder = run / f"level-{checkpoint['level']:03d}"
     assert kept <= {path.name for path in folder.iterdir()}
 
+    # The manifest says running, but its writer's lock is free: every reader says interrupted.
     listed = pegsearch("runs", str(tmp_path))
-    assert f"level {checkpoint['level']}: pass {checkpoint['passes_done']} of" in listed.stdout
+    assert f"interrupted (level {checkpoint['level']}: pass {checkpoint['passes_done']} of" \
+        in listed.stdout
     counted = json.loads(pegsearch("counts", str(run), "--json").stdout)
     assert counted["in_progress"]["passes_done"] == checkpoint["passes_done"]
+    assert counted["status"] == "interrupted"
     checked = pegsearch("verify", str(run))
     assert checked.returncode == 0 and "positions so far, its parts checked too" in checked.stdout
+    assert "the run is interrupted: resume it to finish" in checked.stdout
 
     # Resumed at the command line's budget: the level's remaining partitions in one more pass.
+    began = time.monotonic()
     resumed = pegsearch("run", BOARD, "--start", START, "--out", str(run), "--resume")
+    wall = time.monotonic() - began
     assert resumed.returncode == 0, resumed.stderr
+    assert (f"continuing level {checkpoint['level']} at pass {checkpoint['passes_done'] + 1} of"
+            f" {checkpoint['passes']}") in resumed.stderr
     record = manifest(run)["levels"][checkpoint["level"]]
     assert record["resumed"].startswith(f"at pass {checkpoint['passes_done'] + 1} of")
+    # The level's seconds add up both processes' time; what came before the resume is said apart.
+    assert record["seconds_before"] == checkpoint["seconds"]
+    assert 0 < record["seconds"] - record["seconds_before"] < wall
     assert kept <= {entry["name"] for entry in record["files"]}  # the committed passes, not redone
     assert "in_progress" not in manifest(run)
     compared = pegsearch("verify", str(run), "--against", str(whole))

@@ -77,7 +77,7 @@ def command_run(args: argparse.Namespace) -> int:
         doing = "resuming" if args.resume else "searching"
         print(f"{doing} {spec.describe()} with the {engine.name} engine into {out}", file=sys.stderr)
     run = search(spec, out, engine, resume=args.resume, until=args.until,
-                 progress=TerminalProgress() if sys.stderr.isatty() else None)
+                 progress=TerminalProgress() if sys.stderr.isatty() else say_continuing)
     _print_run(run, {**search_document(run), "location": run.uri} if args.json else None)
     # Said on stderr whatever stdout is (a file, a pipe, JSON), so a user always learns where it is.
     print(f"pegsearch: the {run.status} run is in {run.uri}", file=sys.stderr)
@@ -481,12 +481,26 @@ class TerminalProgress:
             self.bar.total = event["total"]
             self.bar.update(event["done"] - self.bar.n)
             return
+        if "continuing" in event:
+            say_continuing(event)
+            return
         if self.bar is not None:
             self.bar.close()
             self.bar = None
         took = "  (stored)" if event.get("stored") else f"  {event['seconds']:8.2f} s"
+        if "seconds_before" in event and not event.get("stored"):
+            took += (f" ({event['seconds'] - event['seconds_before']:.2f} s in this process,"
+                     f" {event['seconds_before']:.2f} s before it was resumed)")
         print(f"  level {event['level']:3d}  pegs {event['pegs']:3d}  states {event['states']:>13,}"
               f"{took}", file=sys.stderr)
+
+
+def say_continuing(event: dict) -> None:
+    """The one line a resume inside a level made in passes gives, on a terminal or not: where the
+    level goes on (its level line then says what this process spent on it)."""
+    if "continuing" in event:
+        print(f"continuing level {event['level']} at pass {event['continuing']} of"
+              f" {event['passes']}", file=sys.stderr)
 
 
 def _newest_run(spec: SearchSpec) -> str:

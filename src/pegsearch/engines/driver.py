@@ -27,7 +27,8 @@ from pegsearch.words import readable
 # {"level", "pegs", "done", "total"}: parents expanded so far, out of how many (the parent level's
 # size, times the passes made so far when the level needs several). The first such event of a level,
 # before any work, also says what it expects: {"expected": positions, "disk": bytes of parts, "free":
-# bytes free where they go, None on an object store}.
+# bytes free where they go, None on an object store}. A level continued from the passes a stopped
+# process committed says so first: {"level", "pegs", "continuing": the pass it goes on at, "passes"}.
 Progress = Callable[[dict], None]
 
 
@@ -83,6 +84,9 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
         progress({"level": level + 1, "pegs": pegs, "done": 0, "total": run.levels[level]["states"],
                   "expected": expected_states(run, level), "disk": disk, "free": free})
     writer = run.level_writer(level + 1)
+    if progress and writer.checkpoint is not None:
+        progress({"level": level + 1, "pegs": pegs, "continuing": writer.checkpoint["passes_done"] + 1,
+                  "passes": writer.checkpoint["passes"]})
 
     def report(done: int, total: int) -> None:
         if progress:

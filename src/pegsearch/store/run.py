@@ -470,7 +470,7 @@ class LevelWriter:
         self.metadata = run.part_metadata(level)
         self.attempt = new_attempt()
         self.summary: dict = {}  # the values written so far, summed up (Carry.summary)
-        self.notes: dict[str, str | int] = {}  # what the engine says of how it made the level (manifest)
+        self.notes: dict[str, str | int | float] = {}  # how the level was made (manifest)
         self._entries: dict[int, dict] = {}
         self._kept: set[int] = set()  # parts a checkpoint (or the level's commit) lists
         self.began = time.perf_counter()
@@ -499,6 +499,9 @@ class LevelWriter:
             self.notes["resumed"] = (f"at pass {self.passes_done + 1} of"
                                      f" {self.checkpoint['passes']}, {self.checkpoint['states']:,}"
                                      " positions kept")
+            # The level's seconds add up what each process spent on it; this says how much came
+            # before this one, so no reader takes the sum for this process's time.
+            self.notes["seconds_before"] = self.earlier_seconds
             return self.checkpoint["done"]
         self._start_over("its committed passes were cut otherwise" if whole
                          else "a part of its committed passes was damaged")
