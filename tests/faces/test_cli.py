@@ -352,3 +352,13 @@ def test_commands_that_search_nothing_load_no_search_machinery(argv: list[str]) 
                             timeout=120)
     assert result.stderr.strip().splitlines()[-1] == "[]", result.stderr
     assert result.stdout
+
+
+@pytest.mark.parametrize("patience", ["soon", "-5", "nan", "inf"])
+def test_a_store_patience_that_is_no_number_of_seconds_is_refused_before_a_local_run(
+        patience: str, tmp_path: Path) -> None:
+    """It was refused only once an object store was waited for; on local disk it was accepted."""
+    refused = pegsearch("run", "triangle-4", "--out", str(tmp_path / "run"),
+                        env={"PEGSEARCH_STORE_PATIENCE": patience})
+    assert_one_line_error(refused, f"PEGSEARCH_STORE_PATIENCE={patience}: not a number of seconds")
+    assert not (tmp_path / "run").exists()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import time
@@ -22,10 +23,13 @@ from pegsearch.store import MANIFEST, LevelWriter, Run, level_name
 from pegsearch.store.parts import iter_parts
 
 
-def pegsearch(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
-    """Run the `pegsearch` command as a user would, capturing its output."""
+def pegsearch(*args: str, cwd: Path | None = None, timeout: float = 600,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run the `pegsearch` command as a user would, capturing its output; `env` sets variables
+    over this process's environment."""
     return subprocess.run([sys.executable, "-m", "pegsearch", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=timeout)
+                          text=True, cwd=cwd, timeout=timeout,
+                          env=None if env is None else {**os.environ, **env})
 
 
 def local_run(board: str, out: Path, start: tuple[int, ...] | None = None,

@@ -122,7 +122,10 @@ class Location:
     # ----- checking
     def check(self) -> None:
         """Reach the store once, so a wrong endpoint, missing bucket or missing credentials is one
-        line before any work rather than an error halfway through a level."""
+        line before any work rather than an error halfway through a level. A bad
+        PEGSEARCH_STORE_PATIENCE is refused here too, on local disk as well: it is the user's
+        mistake whichever store this run happens to use."""
+        store_patience()
         try:
             info = self.fs.get_file_info(self.base)
             if self.object_store and "/" not in self.base:
