@@ -43,6 +43,13 @@ def level_table(run: Run, winnable: list[int] | None = None) -> str:
     return aligned(rows)
 
 
+# Why a per-hole table is exact: a run reduced by the whole group signs its positions only under
+# the symmetries that keep the start's position class (see DESIGN, signature), and it is those,
+# not the group (whose rotations may move the start), that must fix the start.
+EXACT = ("(exact: the symmetries the run's positions are reduced by, those keeping the start's"
+         " position class, all fix the start)")
+
+
 def finish_table(classes: list[FinishClass], exact: bool) -> str:
     """Where the last peg stands, with path counts when counted (or fewest moves): per hole, or
     per symmetry class."""
@@ -52,7 +59,7 @@ def finish_table(classes: list[FinishClass], exact: bool) -> str:
         return _finish_moves(classes, exact)
     counted = classes[0].paths is not None
     if exact:
-        heading = "last peg on each hole (exact: the run's symmetries all fix the start)"
+        heading = f"last peg on each hole {EXACT}"
         rows = [("hole", "paths")] + [(str(h), f"{c.per_hole:,}" if counted else "")
                                       for h, c in sorted((h, c) for c in classes for h in c.holes)]
     else:
@@ -73,8 +80,7 @@ def _finish_moves(classes: list[FinishClass], exact: bool) -> str:
     """Where the last peg stands, and the fewest moves to it: per hole, or per symmetry class."""
     if exact:
         rows = sorted((h, c.moves) for c in classes for h in c.holes)
-        return ("last peg on each hole, with the fewest moves (exact: the run's symmetries all fix"
-                " the start)\n" + aligned([("hole", "fewest moves"),
+        return (f"last peg on each hole, with the fewest moves {EXACT}\n" + aligned([("hole", "fewest moves"),
                                             *((str(h), str(m)) for h, m in rows)]))
     return ("last peg up to symmetry, with the fewest moves to any hole of the class\n"
             + aligned([("fewest moves", "holes of the class"),
