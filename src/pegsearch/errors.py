@@ -72,6 +72,14 @@ class Conflict(UsageError):
     http_status = 409
 
 
+class Busy(UsageError):
+    """Something another process (or thread) is writing now: nothing is wrong with the request,
+    which succeeds once the writer is done (the service answers 503 with Retry-After)."""
+
+    http_status = 503
+    retry_after = 5  # seconds
+
+
 class TooLarge(UsageError):
     """A request larger than the service accepts."""
 

@@ -1,10 +1,13 @@
 """The dashboard in a real headless Chromium (Debian's, driven by Playwright): submit, watch, step.
 
-Screenshots go to docs/screenshots/, where the README shows them.
+Screenshots go to a folder of the test session's own; with PEGSEARCH_SCREENSHOTS=docs they replace
+the tracked ones in docs/screenshots/, where the README shows them (a plain `pytest --slow` leaves
+the tree clean).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,12 +19,22 @@ from tests.helpers import stopped_inside_a_level
 from tests.helpers.serving import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
-SHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
+DOCS_SHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
 BOARDS = Path(__file__).parents[2] / "boards"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where screenshots go: docs/screenshots/ when asked (PEGSEARCH_SCREENSHOTS=docs), else a
+    temporary folder."""
+    if os.environ.get("PEGSEARCH_SCREENSHOTS") == "docs":
+        DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
+        return DOCS_SHOTS
+    return tmp_path_factory.mktemp("screenshots")
 
 
 @pytest.fixture
@@ -63,13 +76,12 @@ def submit(page: Page, board: str, start: tuple[int, ...]) -> None:
     page.wait_for_url(re.compile(rf"#/search/{board}-h"))
 
 
-def test_a_search_fills_in_live(server: Server, page: Page) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
+def test_a_search_fills_in_live(server: Server, page: Page, shots: Path) -> None:
     page.goto(server.url + "/")
     page.locator("#board-select").select_option("skippy-xl")
     assert page.locator("#board-picture circle").count() == 28
     assert page.locator("#board-picture circle.peg").count() == 27
-    page.screenshot(path=str(SHOTS / "submit.png"), full_page=True)
+    page.screenshot(path=str(shots / "submit.png"), full_page=True)
 
     page.locator("#settings").fill("memory=512M")
     submit(page, "skippy-xl", (1,))
@@ -78,7 +90,7 @@ def test_a_search_fills_in_live(server: Server, page: Page) -> None:
     assert "engine local (memory=512M)" in page.locator("#search-settings").inner_text()
     assert page.locator("#search").is_visible() and not page.locator("#home").is_visible()
     assert page.locator("#status").inner_text() in ("running", "complete")
-    page.screenshot(path=str(SHOTS / "running.png"), full_page=True)
+    page.screenshot(path=str(shots / "running.png"), full_page=True)
 
     page.locator("#verdict").filter(has_text="one peg is not reachable").wait_for(timeout=300_000)
     assert page.locator("#status").inner_text() == "complete"
@@ -91,11 +103,13 @@ def test_a_search_fills_in_live(server: Server, page: Page) -> None:
     page.goto(server.url + "/#/")
     page.locator("#searches tbody tr").first.wait_for()
     assert "complete" in page.locator("#searches tbody tr").first.inner_text()
-    page.screenshot(path=str(SHOTS / "searches.png"), full_page=True)
+    # The page fits the 1,280 px window (a list of long ids made it 1,317 px wide).
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    page.screenshot(path=str(shots / "searches.png"), full_page=True)
 
 
-def test_an_uploaded_board_and_a_solution_step_by_step(server: Server, page: Page, tmp_path: Path) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
+def test_an_uploaded_board_and_a_solution_step_by_step(server: Server, page: Page, tmp_path: Path,
+                                                       shots: Path) -> None:
     board_file = tmp_path / "cracker-barrel.toml"
     board_file.write_text(BOARDS.joinpath("triangle-5.toml").read_text()
                           .replace('name = "triangle-5"', 'name = "cracker-barrel"'))
@@ -121,7 +135,7 @@ def test_an_uploaded_board_and_a_solution_step_by_step(server: Server, page: Pag
                             page.locator("#solution-caption").inner_text())
         assert page.locator("#solution-board circle.peg").count() == 14 - step
         assert page.locator("#solution-board circle.to").count() == 1
-    page.screenshot(path=str(SHOTS / "solution.png"), full_page=True)
+    page.screenshot(path=str(shots / "solution.png"), full_page=True)
     page.locator("#solution-last").click()
     assert page.locator("#solution-board circle.peg").count() == 1
     assert page.locator("#solution-caption").inner_text().startswith("13. ")
@@ -129,7 +143,7 @@ def test_an_uploaded_board_and_a_solution_step_by_step(server: Server, page: Pag
     assert page.locator("#solution-board circle.peg").count() == 2
 
 
-def test_a_survey_from_the_form(server: Server, page: Page) -> None:
+def test_a_survey_from_the_form(server: Server, page: Page, shots: Path) -> None:
     page.goto(server.url + "/")
     page.locator("#board-select").select_option("triangle-5")
     page.locator("#survey").check()
@@ -143,7 +157,7 @@ def test_a_survey_from_the_form(server: Server, page: Page) -> None:
     first = page.locator("#starts tbody tr").first.inner_text().split("\t")
     assert first[:2] == ["1", "yes"] and first[3] == "29,760"
     assert not page.locator("#level-cards").is_visible()
-    page.screenshot(path=str(SHOTS / "survey.png"), full_page=True)
+    page.screenshot(path=str(shots / "survey.png"), full_page=True)
     page.goto(server.url + "/#/")
     page.locator("#searches tbody tr").first.wait_for()
     cells = page.locator("#searches tbody tr").first.locator("td")
@@ -153,7 +167,8 @@ def test_a_survey_from_the_form(server: Server, page: Page) -> None:
     assert verdict.bounding_box()["height"] < 40  # one line, cut short, never 6-9 lines
 
 
-def test_fewest_moves_from_the_form_to_a_solution_grouped_by_move(server: Server, page: Page) -> None:
+def test_fewest_moves_from_the_form_to_a_solution_grouped_by_move(server: Server, page: Page,
+                                                                  shots: Path) -> None:
     page.goto(server.url + "/")
     page.locator("#fewest-moves").check()
     submit(page, "triangle-5", (4,))
@@ -171,7 +186,7 @@ def test_fewest_moves_from_the_form_to_a_solution_grouped_by_move(server: Server
     assert len(grouped) == 9 and sum(len(move.split(",")) for move in grouped) == 13
     page.locator("#solution-last").click()
     assert page.locator("#solution-caption").inner_text().endswith("(move 9 of 9)")
-    page.screenshot(path=str(SHOTS / "fewest-moves.png"), full_page=True)
+    page.screenshot(path=str(shots / "fewest-moves.png"), full_page=True)
 
 
 def played(page: Page, jumps: int) -> None:
@@ -190,7 +205,7 @@ def play_by_clicks(page: Page, jump: str) -> None:
     landing.click()
 
 
-def test_play_the_english_centre_game_by_its_hints(server: Server, page: Page) -> None:
+def test_play_the_english_centre_game_by_its_hints(server: Server, page: Page, shots: Path) -> None:
     """Following only jumps marked winnable clears the English board down to the centre; one
     losing jump, and the page says the game cannot be won any more, and no jump is marked winnable
     after it."""
@@ -224,8 +239,7 @@ def test_play_the_english_centre_game_by_its_hints(server: Server, page: Page) -
             peg = losing.split("-")[0]
             page.locator(f'#play-board circle[data-hole="{peg}"]').click()
             assert page.locator("#play-board circle.loses").count() >= 1
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / "play.png"), full_page=True)
+            page.screenshot(path=str(shots / "play.png"), full_page=True)
             page.locator(f'#play-board circle[data-hole="{peg}"]').click()  # chosen no more
     assert page.locator("#play-verdict").inner_text() == "Solved: one peg on hole 17."
     assert [c.get_attribute("data-hole") for c in page.locator("#play-board circle.peg").all()] == ["17"]

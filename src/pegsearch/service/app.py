@@ -36,7 +36,7 @@ from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
 from pegsearch.board.spec import SearchSpec, check_values
 from pegsearch.engines import ENGINES, make_engine
-from pegsearch.errors import InputError, NotFound, PegsearchError, TooLarge, UsageError, one_line
+from pegsearch.errors import Busy, InputError, NotFound, PegsearchError, TooLarge, UsageError, one_line
 from pegsearch.service import schema
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, new_id
@@ -118,9 +118,16 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         app.middleware("http")(_bearer(token))
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
 
-    @app.get("/", include_in_schema=False)
+    # HEAD too: uptime checks ask with HEAD, and were answered 405.
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     def dashboard() -> FileResponse:
         return FileResponse(str(STATIC / "index.html"))
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        """No icon, said without an error: a browser asks for one on every page (a 404 in its
+        console)."""
+        return Response(status_code=204)
 
     @app.get("/api/boards", response_model=None, responses=answers(list[schema.Board]))
     def boards() -> list[dict]:
@@ -188,7 +195,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         return {"id": search_id, "deleted": True}
 
     @app.get("/api/searches/{search_id}/counts", response_model=None,
-             responses=answers(schema.RunDocument | schema.MovesCount, 404, 409))
+             responses=answers(schema.RunDocument | schema.MovesCount, 404, 409, 503))
     def counts(search_id: str, winnable: bool = False, finish: int | None = None,
                by_moves: bool = False) -> dict:
         """States per level (and winnable positions per level with `winnable`), of a search not
@@ -217,7 +224,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         return board_document(run.board)
 
     @app.get("/api/searches/{search_id}/hint", response_model=None,
-             responses=answers(schema.Hint, 404, 409))
+             responses=answers(schema.Hint, 404, 409, 503))
     def hint_of(search_id: str, position: str, finish: int | None = None) -> dict:
         """Whether a position (the holes with pegs, 2,3,5; or jumps from the start, 5-9-14,...)
         is reached by the search, can still be won (to one peg, on `finish` when given), and
@@ -379,14 +386,16 @@ def _event(kind: str, data: dict) -> str:
 
 
 def _bearer(token: str) -> Callable[[Request, Callable[[Request], Awaitable[Response]]], Awaitable[Response]]:
-    """Every API request must carry ``Authorization: Bearer TOKEN``; the dashboard's static files
-    (which hold no data) load without it, so the page can ask for the token."""
-    expected = f"Bearer {token}".encode()
+    """Every API request must carry ``Authorization: Bearer TOKEN`` (the scheme in any case, as
+    RFC 9110 has it: `bearer TOKEN` is the same); the dashboard's static files (which hold no
+    data) load without it, so the page can ask for the token."""
+    expected = token.encode()
 
     async def check(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         if request.url.path.startswith("/api"):
-            given = request.headers.get("authorization", "").encode()
-            if not secrets.compare_digest(given, expected):
+            scheme, _, given = request.headers.get("authorization", "").strip().partition(" ")
+            if scheme.lower() != "bearer" or not secrets.compare_digest(given.strip().encode(),
+                                                                        expected):
                 return _error(401, "missing or wrong token: send 'Authorization: Bearer TOKEN'",
                               {"WWW-Authenticate": 'Bearer realm="pegsearch"'})
         return await call_next(request)
@@ -462,7 +471,9 @@ def _errors(app: FastAPI, root: Location) -> None:
     @app.exception_handler(PegsearchError)
     async def refused(request: Request, exc: PegsearchError) -> JSONResponse:
         line = exc.worded(_field, _board) if isinstance(exc, InputError) else exc.line()
-        return _error(exc.http_status, without_root(root, line))
+        # Busy: another writer (a first hint keeping its sets) holds the run; ask again soon.
+        retry = {"Retry-After": str(exc.retry_after)} if isinstance(exc, Busy) else None
+        return _error(exc.http_status, without_root(root, line), retry)
 
     @app.exception_handler(HTTPException)
     async def http(request: Request, exc: HTTPException) -> JSONResponse:

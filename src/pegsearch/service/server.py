@@ -13,6 +13,7 @@ from pegsearch.service.storage import state_folder
 from pegsearch.store import Location
 
 GRACE = 3  # seconds open event streams get to end when the server stops
+IDLE = 5  # seconds a connection may send nothing, before its first request or between requests
 
 
 def is_loopback(host: str) -> bool:
@@ -47,6 +48,7 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
         import uvicorn
 
         from pegsearch.service.app import Defaults, create_app
+        from pegsearch.service.connections import FirstRequestTimeout
     except ImportError as exc:
         raise UsageError(f"the service needs the package '{exc.name}': install it with"
                          " pip install 'pegsearch[serve]'") from None
@@ -58,7 +60,8 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
     print(f"pegsearch serve: http://{host}:{port}/ over {root} ({slots} search"
           f"{'es' if slots > 1 else ''} at a time, {on}; state in {folder})", file=sys.stderr,
           flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACE)
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACE,
+                http=FirstRequestTimeout, timeout_keep_alive=IDLE)
 
 
 def _check_port(host: str, port: int) -> None:

@@ -22,7 +22,7 @@ import threading
 import time
 from typing import IO
 
-from pegsearch.errors import UsageError
+from pegsearch.errors import Busy
 from pegsearch.store.location import Location
 
 LOCK_FILE = ".lock"
@@ -71,7 +71,7 @@ class WriterLock:
             handle.seek(0)
             holder = handle.read().strip() or "another process"
             handle.close()
-            raise UsageError(f"{self.location} is being written by {holder}; wait for it to finish"
+            raise Busy(f"{self.location} is being written by {holder}; wait for it to finish"
                              f" (or stop it) and then {self.then}") from None
         handle.seek(0)
         handle.truncate()
@@ -83,14 +83,14 @@ class WriterLock:
     def _take_lease(self) -> None:
         holder = self._holder()
         if holder and not _stale(holder):
-            raise UsageError(f"{self.location} is being written by pegsearch process"
+            raise Busy(f"{self.location} is being written by pegsearch process"
                              f" {holder.get('pid')} on {holder.get('host')} (its lease runs until"
                              f" {time.strftime('%H:%M:%S', time.localtime(holder.get('expires', 0)))});"
                              f" wait for it to finish (or stop it) and then {self.then}")
         self._write_lease()
         time.sleep(SETTLE_SECONDS)
         if self._holder().get("owner") != self._token:
-            raise UsageError(f"{self.location} was just taken by another pegsearch process; wait"
+            raise Busy(f"{self.location} was just taken by another pegsearch process; wait"
                              f" for it to finish and then {self.then}")
         self._renewer = threading.Thread(target=self._renew, name="pegsearch-lease", daemon=True)
         self._renewer.start()
