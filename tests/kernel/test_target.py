@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pegsearch.kernel.target import CHOSEN, FILE, USER, candidates
+from pegsearch.kernel.target import CHOSEN, COMPILING, FILE, USER, candidates
 
 CHOICE = ("import json; from pegsearch.kernel import target;"
           " print(json.dumps(target.choose().as_json()))")
@@ -46,6 +46,19 @@ def test_a_target_the_user_sets_wins_and_nothing_is_measured(tmp_path: Path) -> 
     assert not (tmp_path / "cache" / FILE).exists()
 
 
+def test_a_target_the_user_sets_that_llvm_does_not_know_is_refused_in_one_line(tmp_path: Path) -> None:
+    """It was six lines of LLVM's ("'nonsense' is not a recognized processor for this target")
+    and kernels compiled for a generic model."""
+    env = environment(tmp_path / "cache", NUMBA_CPU_NAME="nonsense")
+    done = subprocess.run([sys.executable, "-m", "pegsearch", "run", "triangle-4", "--out",
+                           str(tmp_path / "run")], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("pegsearch: error: NUMBA_CPU_NAME=nonsense: LLVM knows no such CPU"
+                                  " model here; unset it")
+    assert len(done.stderr.splitlines()) == 1
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.mark.slow
 def test_the_fastest_target_is_measured_once_kept_and_used_by_later_processes(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
@@ -68,11 +81,37 @@ def test_the_fastest_target_is_measured_once_kept_and_used_by_later_processes(tm
     assert manifest["compile_target"]["how"] == "measured"
     assert wisdom.stat().st_mtime_ns == stamp
 
-    # A damaged file costs a measurement, never a failure or a wrong model.
+    # A damaged file costs a measurement, never a failure or a wrong model, and says so in a line
+    # (the first run's one line, that the kernels are being compiled, with it).
     wisdom.write_text("{not json")
-    again = json.loads(python(CHOICE, env))
-    assert again["how"] == "measured" and again["target"] in models
-    assert json.loads(wisdom.read_text())
+    again = subprocess.run([sys.executable, "-c", CHOICE], capture_output=True, text=True, env=env,
+                           timeout=600)
+    assert json.loads(again.stdout)["how"] == "measured"
+    assert again.stderr == (f"pegsearch: {wisdom} is damaged (not a JSON object): measuring the"
+                            f" compile target again; {COMPILING}\n")
+    kept = json.loads(wisdom.read_text())
+
+    # A kept model LLVM does not know (a file from another machine, or edited) is measured again.
+    kept[next(iter(kept))]["target"] = "nonsense"
+    wisdom.write_text(json.dumps(kept))
+    repaired = subprocess.run([sys.executable, "-c", CHOICE], capture_output=True, text=True,
+                              env=env, timeout=600)
+    assert "names 'nonsense', a CPU model LLVM does not know here" in repaired.stderr
+    assert "not a recognized processor" not in repaired.stderr
+    assert json.loads(repaired.stdout)["target"] in models
+    assert "nonsense" not in wisdom.read_text()
+
+
+@pytest.mark.slow
+def test_tune_says_when_its_choice_cannot_be_kept(tmp_path: Path) -> None:
+    """A folder where the file goes: it said "kept"."""
+    cache = tmp_path / "cache"
+    (cache / FILE).mkdir(parents=True)
+    done = subprocess.run([sys.executable, "-m", "pegsearch", "tune"], capture_output=True, text=True,
+                          env=environment(cache), timeout=900)
+    assert done.returncode == 2 and "kept:" not in done.stdout
+    assert done.stderr.splitlines()[-1].startswith(f"pegsearch: error: {cache / FILE} cannot be written")
+    assert "is not kept, so every later process measures again" in done.stderr
 
 
 # Each forced as a user would force it, in a cache of its own: LLVM's Zen 3 model with Zen 3's

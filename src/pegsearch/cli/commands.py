@@ -376,13 +376,18 @@ def command_compare(args: argparse.Namespace) -> int:
 
 
 def command_tune(args: argparse.Namespace) -> int:
-    choice = tune()
+    choice, unkept = tune()
     if args.json:
         print(json.dumps(choice.as_json(), indent=1))
+    else:
+        print(f"{choice.cpu}: LLVM's model for it is {choice.host}")
+        for model, ns in sorted(choice.timings.items(), key=lambda item: item[1]):
+            print(f"  {model:<16} {ns:6.2f} CPU-ns a child (the map's one step)")
+    if unkept:
+        raise UsageError(f"{unkept}: {choice.target} is not kept, so every later process measures"
+                         " again; make room for the file or set NUMBA_CACHE_DIR to a writable folder")
+    if args.json:
         return 0
-    print(f"{choice.cpu}: LLVM's model for it is {choice.host}")
-    for model, ns in sorted(choice.timings.items(), key=lambda item: item[1]):
-        print(f"  {model:<16} {ns:6.2f} CPU-ns a child (the map's one step)")
     print(f"kept: {choice.target} ({choice.how}, in {choice.seconds:.1f} s), for every later process"
           f" on this machine; {wisdom_file()}")
     if os.environ.get("NUMBA_CPU_NAME") and os.environ.get(CHOSEN) != os.environ["NUMBA_CPU_NAME"]:

@@ -12,7 +12,10 @@ numba's cache, as FFTW keeps its wisdom. Every later process on that machine (a 
 service worker, a Spark or mrjob task) reads it and compiles for that model. The features are
 always the host's: only the model that tunes the code changes, never the instructions it may use.
 
-A NUMBA_CPU_NAME the user set wins and is never measured; `pegsearch tune` measures again.
+A NUMBA_CPU_NAME the user set wins and is never measured, unless LLVM does not know it (refused in
+one line: LLVM would print its complaint six times and compile for a generic model); a kept choice
+that cannot be read or names a model LLVM does not know is measured again, saying so in one line.
+`pegsearch tune` measures again.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import version
@@ -32,6 +36,8 @@ from pathlib import Path
 
 import llvmlite
 import llvmlite.binding as llvm
+
+from pegsearch.errors import UsageError
 
 KERNEL = Path(__file__).parent
 # Set beside NUMBA_CPU_NAME when the model was chosen here, so a child process that inherits both
@@ -45,7 +51,10 @@ AVX512 = ("icelake-server",)
 FILE = "pegsearch-targets.json"
 USER = "set by NUMBA_CPU_NAME"
 _CHOICE: list[Choice] = []  # this process's choice, once made
-_MEASURED: list[Choice] = []  # what this process measured, if it did
+# What this process measured, if it did, and why it could not keep it (None: kept).
+_MEASURED: list[tuple[Choice, str | None]] = []
+# Said before the first process on a machine measures and compiles: tens of seconds of silence else.
+COMPILING = "compiling the kernels for this CPU, once: about 30 s"
 
 
 @dataclass(frozen=True)
@@ -121,8 +130,30 @@ def _read(path: Path) -> dict:
 def _write(path: Path, kept: dict) -> None:
     """Replace `path` whole (a reader sees the old file or the new one, never half of one)."""
     part = path.with_name(f"{path.name}.{os.getpid()}")
-    part.write_text(json.dumps(kept, indent=1, sort_keys=True))
-    os.replace(part, path)
+    try:
+        part.write_text(json.dumps(kept, indent=1, sort_keys=True))
+        os.replace(part, path)
+    except OSError:
+        part.unlink(missing_ok=True)
+        raise
+
+
+def known(model: str) -> bool:
+    """Whether LLVM knows `model` as a CPU model of this machine's architecture. LLVM says so only
+    by printing "'MODEL' is not a recognized processor for this target" on the standard error
+    when a target machine is made for it, so that stream is caught for the moment it takes."""
+    llvm.initialize_native_target()
+    with tempfile.TemporaryFile() as caught:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(caught.fileno(), 2)
+        try:
+            llvm.Target.from_default_triple().create_target_machine(cpu=model)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        caught.seek(0)
+        return b"not a recognized processor" not in caught.read()
 
 
 @contextlib.contextmanager
@@ -203,15 +234,16 @@ def measure(models: list[str]) -> tuple[dict[str, float], dict[str, str]]:
     return timings, failed
 
 
-def tune() -> Choice:
+def tune() -> tuple[Choice, str | None]:
     """Measure the candidates now and keep the fastest for this machine (`pegsearch tune`): once a
     process, so one that measured as it loaded the kernels (a machine not seen before) gives that
-    measurement rather than making a second."""
-    if _MEASURED:
-        return _MEASURED[0]
-    path, key = wisdom_file(), machine_key()
-    with _locked(path):
-        return _tune(path, key)
+    measurement rather than making a second. Returns the choice and why it could not be kept
+    (None when it was)."""
+    if not _MEASURED:
+        path, key = wisdom_file(), machine_key()
+        with _locked(path):
+            _tune(path, key)
+    return _MEASURED[0]
 
 
 def _tune(path: Path, key: str) -> Choice:
@@ -231,11 +263,14 @@ def _tune(path: Path, key: str) -> Choice:
         else:
             choice = Choice(cpu_model(), host, host, "host model: every probe failed ("
                             + "; ".join(f"{m}: {line}" for m, line in failed.items()) + ")")
-    _MEASURED.append(choice)
     kept = _read(path)
     kept[key] = choice.as_json()
-    with contextlib.suppress(OSError):  # unwritable: this process still uses what it measured
+    try:
         _write(path, kept)
+        unkept = None
+    except OSError as exc:  # unwritable: this process still uses what it measured
+        unkept = f"{path} cannot be written ({exc.strerror or exc})"
+    _MEASURED.append((choice, unkept))
     return choice
 
 
@@ -244,25 +279,48 @@ def chosen() -> Choice:
     else one measured now (once per machine: later processes read it)."""
     named = os.environ.get("NUMBA_CPU_NAME")
     if named and os.environ.get(CHOSEN) != named:
+        if not known(named):
+            raise UsageError(f"NUMBA_CPU_NAME={named}: LLVM knows no such CPU model here; unset it"
+                             f" (pegsearch measures the fastest) or name one it knows, such as"
+                             f" {llvm.get_host_cpu_name()} (this CPU's)")
         return Choice(cpu_model(), llvm.get_host_cpu_name(), named, USER)
     path, key = wisdom_file(), machine_key()
-    kept = _kept(path, key)
+    kept, _ = _kept(path, key)
     if kept is None:
         with _locked(path):  # another process may have measured while this one waited
-            kept = _kept(path, key)
+            kept, wrong = _kept(path, key)
             if kept is None:
+                again = f"{path} {wrong}: measuring the compile target again; " if wrong else ""
+                print(f"pegsearch: {again}{COMPILING}", file=sys.stderr, flush=True)
                 return _tune(path, key)
     return kept
 
 
-def _kept(path: Path, key: str) -> Choice | None:
-    """The choice kept in `path` for `key`, if there is a whole one (an entry an older pegsearch
-    wrote in another shape is measured again, not trusted)."""
-    entry = _read(path).get(key)
+def _kept(path: Path, key: str) -> tuple[Choice | None, str | None]:
+    """The choice kept in `path` for `key`, if there is a whole one naming a model LLVM knows;
+    else None and what is wrong with the file (None too when it holds no choice for this machine:
+    a machine not seen before). A wrong one is measured again and replaced, never trusted."""
     try:
-        return Choice(**entry) if isinstance(entry, dict) else None
+        text = path.read_text()
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    try:
+        entry = json.loads(text).get(key)
+    except (ValueError, AttributeError):
+        return None, "is damaged (not a JSON object)"
+    if entry is None:
+        return None, None
+    try:
+        choice = Choice(**entry) if isinstance(entry, dict) else None
     except TypeError:
-        return None
+        choice = None
+    if choice is None:
+        return None, "holds this machine's choice in a shape this pegsearch does not read"
+    if not known(choice.target):
+        return None, f"names {choice.target!r}, a CPU model LLVM does not know here"
+    return choice, None
 
 
 def apply(choice: Choice) -> None:
