@@ -392,7 +392,7 @@ def test_a_spark_run_on_s3_killed_then_resumed_on_spark(s3: str, tmp_path: Path)
     finally:
         os.killpg(process.pid, signal.SIGKILL)  # the driver and the JVM it started
         process.wait()
-    assert Run.open(uri).status == "running" and len(Run.open(uri).levels) < 26
+    assert Run.open(uri).status == "interrupted" and len(Run.open(uri).levels) < 26  # writer gone
     resumed = pegsearch("run", "skippy-xl", *LOCAL2,
                         "--out", uri, "--resume")
     assert resumed.returncode == 0, resumed.stderr

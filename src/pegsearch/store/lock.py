@@ -29,6 +29,7 @@ LOCK_FILE = ".lock"
 LEASE = "lock.json"
 LEASE_SECONDS = 120
 SETTLE_SECONDS = 1.0
+PROBE_SECONDS = 0.25  # how long a writer tries again for a lock a reader may be looking at
 
 
 class WriterLock:
@@ -66,7 +67,7 @@ class WriterLock:
         path = self.location.local / LOCK_FILE
         handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (held until release)
         try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _flock_patiently(handle)
         except BlockingIOError:
             handle.seek(0)
             holder = handle.read().strip() or "another process"
@@ -137,6 +138,21 @@ def writer_of(location: Location) -> str | None:
             return handle.read().strip() or "another process"
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
     return None
+
+
+def _flock_patiently(handle: IO[str]) -> None:
+    """Take the exclusive lock, trying again for PROBE_SECONDS: a reader asking `writer_of` holds
+    a shared lock for an instant (every reader of a run its manifest calls running asks), which
+    must not refuse a writer; a writer holds it for the whole search. BlockingIOError if held."""
+    deadline = time.monotonic() + PROBE_SECONDS
+    while True:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _stale(holder: dict) -> bool:
