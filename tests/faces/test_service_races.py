@@ -3,13 +3,17 @@ interleaving answers 2xx, 404 or 409, a delete is final, and cancel answers what
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import wait_for_levels
 from tests.helpers.serving import Server
 
 ROUNDS_SECONDS = 12.0  # how long the races go on (rounds of a second or two each)
@@ -98,3 +102,25 @@ def test_cancel_answers_cancelling_then_the_search_is_interrupted(server: Server
     assert (status, answer.get("status")) in ((409, None), (200, "interrupted"), (200, "cancelling"))
     assert server.json("DELETE", f"/api/searches/{search_id}")[0] == 200
 
+
+
+def test_a_run_written_outside_the_service_is_running_until_its_writer_dies(server: Server) -> None:
+    """A run the command line is making in the root is running (its writer holds the lock): the
+    service can neither cancel nor delete it; killed with kill -9, it is interrupted at once
+    (its manifest still says running) and can be resumed or deleted."""
+    root = Path(server.process.args[server.process.args.index("--runs") + 1])
+    writer = subprocess.Popen([sys.executable, "-m", "pegsearch", "run", "english-33", "--raw",
+                               "--out", str(root / "outside")], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        wait_for_levels(root / "outside", 2)
+        assert server.get("/api/searches/outside")["status"] == "running"
+        for method, path in (("POST", "/api/searches/outside/cancel"), ("DELETE", "/api/searches/outside")):
+            status, answer = server.json(method, path)
+            assert status == 409 and "a process outside this service" in answer["error"], answer
+    finally:
+        writer.kill()
+        writer.wait()
+    assert json.loads((root / "outside" / "manifest.json").read_text())["status"] == "running"
+    assert server.get("/api/searches/outside")["status"] == "interrupted"
+    assert server.json("DELETE", "/api/searches/outside")[0] == 200

@@ -234,6 +234,9 @@ class Jobs:
             status = self._held(search_id) or self._settled(search_id)
             if status == "deleting":
                 raise Conflict(f"search {search_id} is being deleted")
+            if status == "running" and search_id not in self.running:
+                raise Conflict(f"search {search_id} is being written by a process outside this"
+                               " service: stop that process first")
             self.deleting.add(search_id)
             process = self._stop(search_id)
         try:
