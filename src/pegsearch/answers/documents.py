@@ -11,7 +11,7 @@ import time
 
 from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.finishes import FinishClass, exact_per_hole, finishes
-from pegsearch.answers.solve import solve
+from pegsearch.answers.solve import WalkProgress, solve
 from pegsearch.answers.survey import StartResult
 from pegsearch.answers.verdict import require_complete, verdict
 from pegsearch.answers.winnable import winnable_per_level
@@ -120,13 +120,14 @@ def moves_document(run: Run) -> dict:
             "positions": sum(counts.values())}
 
 
-def solution_document(run: Run, finish: int | None = None) -> dict:
+def solution_document(run: Run, finish: int | None = None,
+                      progress: WalkProgress | None = None) -> dict:
     """One line of play from the real start: its jumps and the board after each (holes with pegs,
     and the text picture), or the best line when one peg cannot be reached."""
     if finish is not None:
         run.board.hole_of(finish, "finish")
     require_complete(run, "a solution")
-    line = solve(run, finish)
+    line = solve(run, finish, progress)
     positions = [line.start, *line.positions]
     numbers = move_numbers(line.jumps)
     return {"solved": line.solved, "note": line.note, "finish": finish,
@@ -145,9 +146,14 @@ def survey_document(board: Board, results: list[StartResult], engine: str) -> di
     solvable = sum(result.solvable for result in results)
     document = {"board": board.name, "holes": board.holes,
                 "count_paths": results[0].solutions is not None, "engine": engine,
+                "by": "breadth-first" if results[0].lines is None else "depth-first",
                 "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "starts": [result.document() for result in results], "solvable_starts": solvable,
                 "verdict": f"one peg is reachable from {solvable} of {len(results)} start holes"}
+    open_ = [result.start for result in results if result.undecided]
+    if open_:
+        document["verdict"] += (f"; from {len(open_)} start hole{'s' if len(open_) > 1 else ''},"
+                                " some finishing holes are undecided (a time bound was reached)")
     fewest = [r.fewest_moves for r in results if r.fewest_moves is not None]
     if fewest:
         moves = min(fewest)

@@ -44,10 +44,12 @@ LOOKUPS = Lookups()  # the process's open parts and row groups, shared by its hi
 JUMP = re.compile(r"(\d+)-(\d+)-(\d+)")
 
 
-def read_position(run: Run, text: str) -> int:
+def read_position(board: Board, start: tuple[int, ...], text: str) -> int:
     """A position as a player writes it: the holes with pegs (`2,3,5`), a picture as `positions`
-    prints it (o a peg, . an empty hole), or jumps played from the run's start (`5-9-14,...`)."""
-    board, text = run.board, text.strip()
+    prints it (o a peg, . an empty hole), or jumps played from the start, the holes `start` empty
+    (`5-9-14,...`). Numbers are ASCII digits only: another script's digits (Arabic-Indic) are refused,
+    not read as holes."""
+    text = text.strip()
     if not text:
         raise InputError("position is empty: give the holes with pegs (2,3,5), a picture, or"
                          " jumps from the start (5-9-14,...)")
@@ -55,8 +57,8 @@ def read_position(run: Run, text: str) -> int:
         return _from_picture(board, text)
     pieces = [piece.strip() for piece in text.split(",")]
     if played(text):
-        return _from_jumps(run, pieces)
-    if not all(piece.isdigit() for piece in pieces):
+        return _from_jumps(board, start, pieces)
+    if not all(piece.isascii() and piece.isdigit() for piece in pieces):
         raise InputError("position {text!r}: give the holes with pegs as numbers (2,3,5), a"
                          " picture, or jumps from the start (5-9-14,...)", text=text)
     holes = [board.hole_of(int(piece), "position") for piece in pieces]
@@ -83,17 +85,17 @@ def _from_picture(board: Board, text: str) -> int:
     return sum(1 << hole for hole, mark in zip(order, marks, strict=True) if mark == PEG)
 
 
-def _from_jumps(run: Run, pieces: list[str]) -> int:
-    """The position after jumps played from the run's real start, each checked legal in turn."""
-    position = run.board.start_position(run.start)
+def _from_jumps(board: Board, start: tuple[int, ...], pieces: list[str]) -> int:
+    """The position after jumps played from the start, each checked legal in turn."""
+    position = board.start_position(start)
     for number, piece in enumerate(pieces, start=1):
-        found = JUMP.fullmatch(piece)
-        legal = dict(legal_jumps(run.board, position))
+        found = JUMP.fullmatch(piece) if piece.isascii() else None
+        legal = dict(legal_jumps(board, position))
         jump = Jump(*map(int, found.groups())) if found else None
         if jump not in legal:
             raise InputError("position: jump {number} ({piece}) is not a legal jump there; each"
                              " is FROM-OVER-TO with FROM and OVER holding pegs and TO empty (see"
-                             " {board})", run.board.name, number=number, piece=piece)
+                             " {board})", board.name, number=number, piece=piece)
         position = legal[jump]
     return position
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pegsearch.answers.finishes import finishes
-from pegsearch.board.geometry import Board
+from pegsearch.board.geometry import Board, Jump
 from pegsearch.board.spec import SearchSpec
 from pegsearch.board.symmetry import hole_classes, image_of_hole
 from pegsearch.engines import Engine
@@ -41,6 +41,11 @@ class StartResult:
     solutions: int | None
     run: str
     moves: tuple[int, ...] | None = None  # the fewest moves to each of `finishes` (--fewest-moves)
+    # By the solver (answers.by_solver): a line of play to each finishing hole, the holes proved
+    # out of reach with how, and those no bound let it decide.
+    lines: dict[int, tuple[Jump, ...]] | None = None
+    lost: dict[int, str] | None = None
+    undecided: tuple[int, ...] = ()
 
     @property
     def fewest_moves(self) -> int | None:
@@ -56,6 +61,10 @@ class StartResult:
             document["fewest_moves"] = self.fewest_moves
             document["moves_by_finish"] = {str(hole): moves
                                            for hole, moves in zip(self.finishes, self.moves, strict=True)}
+        if self.lines is not None:
+            document["lines"] = {str(hole): ",".join(map(str, line)) for hole, line in self.lines.items()}
+            document["lost"] = {str(hole): how for hole, how in (self.lost or {}).items()}
+            document["undecided"] = list(self.undecided)
         return document
 
 

@@ -16,6 +16,7 @@ import sys
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
+from pegsearch.answers.by_solver import BY, hint_by_solver, solution_by_solver, survey_by_solver
 from pegsearch.answers.documents import (
     counts_document,
     files_document,
@@ -23,24 +24,25 @@ from pegsearch.answers.documents import (
     positions_document,
     require_complete,
     search_document,
+    solution_document,
     survey_document,
 )
 from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.finishes import exact_per_hole, finishes
 from pegsearch.answers.hint import hint, played, read_position
 from pegsearch.answers.listing import runs_document
-from pegsearch.answers.solve import solve
+from pegsearch.answers.solver import Answer, Solver, time_bound
 from pegsearch.answers.survey import start_runs, store_answers, survey
 from pegsearch.answers.verdict import verdict
 from pegsearch.answers.verify import against, recompute, same_signatures, verify
 from pegsearch.answers.winnable import kept_sets
-from pegsearch.board.files import load_board
-from pegsearch.board.pictures import render
+from pegsearch.board.files import load_board, shipped_boards
+from pegsearch.board.geometry import Board, Jump
 from pegsearch.board.plots import board_strip, check_picture_path, level_plot
 from pegsearch.board.spec import SearchSpec, survey_name
 from pegsearch.board.symmetry import orbit
 from pegsearch.cli.bench import compare, machine, measure, medians
-from pegsearch.cli.defaults import RUNS
+from pegsearch.cli.defaults import RUNS, SURVEY_WHOLE
 from pegsearch.cli.text import (
     bench_table,
     compare_table,
@@ -56,7 +58,7 @@ from pegsearch.engines import Engine, make_engine
 from pegsearch.engines.driver import Progress, search
 from pegsearch.errors import UsageError
 from pegsearch.kernel.target import CHOSEN, tune, wisdom_file
-from pegsearch.store import Carry, Location, Run
+from pegsearch.store import MANIFEST, Carry, Location, Run
 from pegsearch.store.sets import VALUES, set_values, stored_sets
 from pegsearch.words import plural
 
@@ -156,72 +158,160 @@ def command_winnable(args: argparse.Namespace) -> int:
 
 
 def command_hint(args: argparse.Namespace) -> int:
-    run = require_complete(open_run(args.run), "a hint")
-    position = read_position(run, args.position)
-    if stored_sets(run, args.finish) is None and sys.stderr.isatty():
-        print("keeping the run's winnable sets first (once a run; later hints read them)",
-              file=sys.stderr)
-    document = hint(run, position, args.finish, from_start=played(args.position))
+    subject = _subject(args.run)
+    seconds = time_bound(args.seconds)
+    board, start = _board_and_start(subject, None)
+    position = read_position(board, start, args.position)
+    reason = _solver_reason(subject, args.depth_first)
+    if reason:
+        document = hint_by_solver(board, position, args.finish, seconds,
+                                  Solver(args.memory, goals=board.holes + 1),
+                                  from_start=played(args.position))
+        print(f"pegsearch: answered by the depth-first solver ({reason})", file=sys.stderr)
+        heading = f"{board.name} ({board.holes} holes), answered by the depth-first solver"
+    else:
+        run = require_complete(subject, "a hint")
+        if stored_sets(run, args.finish) is None and sys.stderr.isatty():
+            print("keeping the run's winnable sets first (once a run; later hints read them)",
+                  file=sys.stderr)
+        document = hint(run, position, args.finish, from_start=played(args.position))
+        heading = run_heading(run)
     if args.json:
-        print(json.dumps({**document, "location": run.uri}, indent=1))
+        print(json.dumps({**document, "location": _where(subject)}, indent=1))
         return 0
-    print(run_heading(run))
-    print(f"{plural(document['pegs'], 'peg')} (after {plural(document['level'], 'jump')}): pegs on"
+    print(heading)
+    after = f" (after {plural(document['level'], 'jump')})" if "level" in document else ""
+    print(f"{plural(document['pegs'], 'peg')}{after}: pegs on"
           f" {', '.join(map(str, document['position']))}")
     print(document["picture"])
     goal = "one peg" if args.finish is None else f"one peg on hole {args.finish}"
     left = (f": {plural(document['solutions'], 'solution')} from here" if "solutions" in document
             else f": {plural(document['moves_left'], 'move')} at fewest from here"
             if "moves_left" in document else "")
-    print(f"{'can still be won' if document['winnable'] else 'cannot be won any more'} ({goal})"
-          f"{left}")
+    state = {True: "can still be won", False: "cannot be won any more", None: "undecided"}
+    print(f"{state[document['winnable']]} ({goal}){left}")
     if document.get("note"):
-        print(f"reachable: {document['note']}")
+        print(f"{'reachable' if 'by' not in document else 'why'}: {document['note']}")
+    if "finishes_undecided" in document and document["winnable"] is not False:
+        possible = ", ".join(map(str, document["finishes"])) or "none found"
+        open_ = document["finishes_undecided"]
+        print(f"the last peg can still end on: {possible}"
+              + (f" (undecided: {', '.join(map(str, open_))})" if open_ else ""))
+    words = {True: "keeps it winnable", False: "loses", None: "undecided"}
     for jump in document["jumps"]:
         after = (f", {plural(jump['solutions'], 'solution')} left" if "solutions" in jump else
                  f", {plural(jump['moves_left'], 'move')} left at fewest" if "moves_left" in jump
                  else "")
-        print(f"  {jump['jump']:>10}  {'keeps it winnable' if jump['winnable'] else 'loses'}{after}")
+        print(f"  {jump['jump']:>10}  {words[jump['winnable']]}{after}")
     if not document["jumps"]:
         print("no jump is left")
     return 0
 
 
 def command_solve(args: argparse.Namespace) -> int:
-    run = open_run(args.run)
+    subject = _subject(args.run)
+    seconds = time_bound(args.seconds)
+    board, start = _board_and_start(subject, args.start)
     if args.finish is not None:
-        run.board.hole_of(args.finish, "finish")
+        board.hole_of(args.finish, "finish")
     pictures = [check_picture_path(path, (kind,))
                 for path, kind in ((args.svg, ".svg"), (args.png, ".png")) if path]
-    with LevelBar("walking the levels back") as bar:
-        line = solve(require_complete(run, "a solution"), args.finish, bar)
-    print(run_heading(run))
-    numbers = move_numbers(line.jumps)
-    moves = f"{numbers[-1] if numbers else 0} moves{' (the fewest)' if line.moves is not None else ''}"
-    if line.solved:
-        print(f"a solution in {len(line.jumps)} jumps, {moves}, last peg on hole"
-              f" {line.last.bit_length()}")
+    reason = _solver_reason(subject, args.depth_first)
+    if reason:
+        document = solution_by_solver(board, start, args.finish, seconds,
+                                      Solver(args.memory, goals=2))
+        print(f"pegsearch: answered by the depth-first solver ({reason})", file=sys.stderr)
+        heading = (f"{board.name} ({board.holes} holes), start: hole {', '.join(map(str, start))};"
+                   f" answered by the depth-first solver ({document['examined']:,} positions,"
+                   f" {document['seconds']:.1f} s)")
     else:
-        print(f"{line.note}, in {len(line.jumps)} jumps, {moves}")
-    print("jumps: " + " ".join(map(str, line.jumps)))
-    print("moves: " + grouped_jumps(line.jumps, numbers))
-    print()
-    captions = ["start", *(f"{k}. {jump}  (move {number})" for k, (jump, number)
-                           in enumerate(zip(line.jumps, numbers, strict=True), start=1))]
-    positions = [line.start, *line.positions]
-    for caption, position in zip(captions, positions, strict=True):
-        print(caption)
-        print(render(run.board, position))
-        print()
-    title = (f"{run.board.name}, start: hole {', '.join(map(str, run.start))}; "
-             + (f"solved in {plural(len(line.jumps), 'jump')}, {moves}" if line.solved else line.note))
+        run = require_complete(subject, "a solution")
+        with LevelBar("walking the levels back") as bar:
+            document = solution_document(run, args.finish, bar)
+        heading = run_heading(run)
+    if args.json:
+        print(json.dumps({**document, "location": _where(subject)}, indent=1))
+    else:
+        _print_solution(heading, document)
+    jumps = [Jump(j["from"], j["over"], j["to"]) for j in document["jumps"]]
+    positions = [sum(1 << (hole - 1) for hole in holes) for holes in document["positions"]]
+    title = (f"{board.name}, start: hole {', '.join(map(str, start))}; "
+             + (f"solved in {plural(len(jumps), 'jump')}, {document['moves']} moves"
+                if document["solved"] else document["note"]))
     for path in pictures:
-        board_strip(path, title, run.board, positions, captions, [None, *line.jumps])
+        board_strip(path, title, board, positions, _captions(jumps), [None, *jumps])
     return 0
+
+
+def _print_solution(heading: str, document: dict) -> None:
+    """A solution document as text: what it is, its jumps and moves, then the board after each."""
+    print(heading)
+    jumps = [Jump(j["from"], j["over"], j["to"]) for j in document["jumps"]]
+    moves = f"{document['moves']} moves{' (the fewest)' if document['fewest_moves'] else ''}"
+    if document["solved"]:
+        print(f"a solution in {len(jumps)} jumps, {moves}, last peg on hole"
+              f" {document['positions'][-1][0]}")
+    elif jumps:
+        print(f"{document['note']}, in {len(jumps)} jumps, {moves}")
+    else:
+        print(document["note"])
+    if not jumps:
+        return
+    print("jumps: " + " ".join(map(str, jumps)))
+    print("moves: " + grouped_jumps(jumps, [j["move"] for j in document["jumps"]]))
+    print()
+    for caption, picture in zip(_captions(jumps), document["pictures"], strict=True):
+        print(caption)
+        print(picture)
+        print()
+
+
+def _captions(jumps: list[Jump]) -> list[str]:
+    """Each board's caption: the start, then each jump with its number and its move's."""
+    numbers = move_numbers(jumps)
+    return ["start", *(f"{k}. {jump}  (move {number})" for k, (jump, number)
+                       in enumerate(zip(jumps, numbers, strict=True), start=1))]
+
+
+def _subject(text: str) -> Run | Board:
+    """What a question is asked of: a run, or a board (a shipped name or a .toml file that no run
+    folder shadows), answered by the solver."""
+    if (text in shipped_boards() or text.endswith(".toml")) and not Location.parse(text).is_file(MANIFEST):
+        return load_board(text)
+    return open_run(text)
+
+
+def _board_and_start(subject: Run | Board, start: list[int] | None) -> tuple[Board, tuple[int, ...]]:
+    """The board asked about and its start: a run's own, or a board's (`start`, else the holes
+    drawn empty)."""
+    if isinstance(subject, Board):
+        holes = tuple(start) if start else subject.empty
+        subject.start_position(holes)  # each hole checked
+        return subject, holes
+    if start:
+        raise UsageError(f"--start applies to a board: the run {subject.uri} has its own start"
+                         f" (hole {', '.join(map(str, subject.start))})")
+    return subject.board, subject.start
+
+
+def _solver_reason(subject: Run | Board, forced: bool) -> str | None:
+    """Why the solver answers, if it does: for a board, a run not complete, or when asked (said
+    on stderr in one line, since the answer is then found, not read from levels)."""
+    if isinstance(subject, Board):
+        return f"{subject.name} is a board, not a run"
+    if subject.status != "complete":
+        return f"{subject.uri} is an incomplete run ({subject.status})"
+    return "--depth-first" if forced else None
+
+
+def _where(subject: Run | Board) -> str:
+    return subject.uri if isinstance(subject, Run) else subject.name
 
 
 def command_survey(args: argparse.Namespace) -> int:
     board = load_board(args.board)
+    if args.depth_first or board.holes > SURVEY_WHOLE:
+        return _survey_by_solver(board, args)
     out = args.out or str(RUNS / survey_name(board, args.count_paths, args.fewest_moves))
     results = survey(board, out, lambda: _engine(args), args.count_paths,
                      progress=_survey_progress if sys.stderr.isatty() else None,
@@ -239,6 +329,45 @@ def command_survey(args: argparse.Namespace) -> int:
     print(survey_table(results))
     print(document["verdict"])
     return 0
+
+
+def _survey_by_solver(board: Board, args: argparse.Namespace) -> int:
+    """`survey` by the solver: every (start, finishing hole) pair up to symmetry, each within
+    --seconds; kept in --out when given. Counting solutions and fewest moves need the search."""
+    if args.count_paths or args.fewest_moves:
+        raise UsageError(f"--count-paths and --fewest-moves need a search per start, which"
+                         f" {board.name} is too large for here: survey without them (the solver"
+                         " finds one solution per pair)" if not args.depth_first else
+                         "--depth-first finds one solution per pair: drop --count-paths and"
+                         " --fewest-moves, or survey by searching (without --depth-first)")
+    seconds = time_bound(args.seconds)
+    folder = Location.parse(args.out) if args.out else None
+    if folder is not None:
+        folder.check()  # before the survey, not after it
+    why = "--depth-first" if args.depth_first else f"{board.holes} holes: its searches do not fit"
+    print(f"pegsearch: surveyed by the depth-first solver ({why}), each pair within {seconds:g} s",
+          file=sys.stderr)
+    results = survey_by_solver(board, seconds, Solver(args.memory, goals=board.holes + 1),
+                               _pair_progress if sys.stderr.isatty() else None)
+    document = survey_document(board, results, BY)
+    if folder is not None:
+        folder.make()
+        store_answers(folder, document)
+        document = {**document, "location": args.out}
+    if args.json:
+        print(json.dumps(document, indent=1))
+        return 0
+    print(f"survey of {board.name} ({board.holes} holes) by the depth-first solver: every start"
+          " hole to every finishing hole its position class allows, each solvable pair with a"
+          " solution replayed")
+    print(survey_table(results))
+    print(document["verdict"])
+    return 0
+
+
+def _pair_progress(start: int, finish: int, answer: Answer) -> None:
+    print(f"  start {start:3d}  finish {finish:3d}  {answer.outcome:9s}  {answer.examined:>13,}"
+          f" positions  {answer.seconds:7.2f} s", file=sys.stderr)
 
 
 def _survey_progress(start: int) -> Progress:

@@ -23,7 +23,7 @@ from pegsearch import __version__
 from pegsearch.board.files import load_board, shipped_boards
 from pegsearch.board.pictures import render
 from pegsearch.board.spec import SYMMETRY_MODES
-from pegsearch.cli.defaults import RUNS
+from pegsearch.cli.defaults import RUNS, SURVEY_WHOLE
 from pegsearch.cli.text import boards_table
 from pegsearch.engines import ENGINES
 from pegsearch.errors import failure
@@ -31,6 +31,8 @@ from pegsearch.interrupts import install
 from pegsearch.words import plural
 
 RUN_HELP = "a run: its folder, or a URI such as s3://BUCKET/PATH"
+RUN_OR_BOARD = ("a run (its folder, or a URI such as s3://BUCKET/PATH), answered from its levels; or"
+                " a board (a shipped name or a .toml file), answered by the depth-first solver")
 RUN_OPTIONS = "Options after -- are passed to `pegsearch run`, e.g. -- --memory 2G."
 DESCRIPTION = ("Exhaustive breadth-first search of peg-solitaire boards, one MapReduce job per level:"
                " search a board into a run directory (on this machine, Spark or mrjob), then ask the"
@@ -47,14 +49,17 @@ ABOUT = {
                "positions that can still be played down to one peg."),
     "solve": ("Print one solution of a stored run, jump by jump from its real start, with the "
               "board after each jump; when one peg cannot be reached, a line of play down to the "
-              "fewest pegs."),
+              "fewest pegs. Given a board (or a run not yet complete), the depth-first solver "
+              "finds one, or proves there is none."),
     "winnable": ("Walk a complete run back and keep, beside its levels, each level's positions "
                  "that can still be played down to one peg (on a hole): hints, solve and counts "
                  "--winnable then read them instead of walking again."),
     "hint": ("Look up one position in a stored run: whether the run reaches it, whether it can "
-             "still be won, and which of its legal jumps keep it winnable."),
+             "still be won, and which of its legal jumps keep it winnable. Given a board (or a run "
+             "not yet complete), the depth-first solver answers, each jump won, lost or undecided."),
     "survey": ("Search every start hole of a board (one search per class of symmetric holes) and "
-               "say, per hole, whether one peg can be reached and where it can stand."),
+               "say, per hole, whether one peg can be reached and where it can stand; boards too "
+               "large to search whole (or --depth-first) are surveyed by the solver, pair by pair."),
     "verify": ("Reread a stored run and check every level against its manifest and the rules of "
                "the search; prints one line per problem (exit 1), or ok."),
     "runs": ("List the runs under a folder (default runs/) or a store prefix: board, start, status, "
@@ -198,9 +203,13 @@ def build_parser() -> argparse.ArgumentParser:
     counts.set_defaults(handler="command_counts")
 
     solve = commands.add_parser("solve", description=ABOUT["solve"],
-                               help="one solution (or best line of play) of a stored run")
-    solve.add_argument("run", help=RUN_HELP)
+                               help="one solution (or best line of play) of a run or a board")
+    solve.add_argument("run", metavar="RUN|BOARD", help=RUN_OR_BOARD)
+    solve.add_argument("--start", type=int, nargs="+", metavar="HOLE",
+                       help="of a board: the hole(s) empty at the start (default: those drawn empty)")
     solve.add_argument("--finish", type=int, metavar="HOLE", help="end with the last peg on HOLE")
+    _add_solver_arguments(solve, 60)
+    solve.add_argument("--json", action="store_true", help="print the solution as JSON")
     solve.add_argument("--svg", type=Path, metavar="FILE", help="also draw the boards into an SVG strip")
     solve.add_argument("--png", type=Path, metavar="FILE", help="also draw the boards into a PNG strip")
     solve.set_defaults(handler="command_solve")
@@ -219,10 +228,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     hint = commands.add_parser("hint", description=ABOUT["hint"],
                                help="can a position still be won, and which jumps keep it so")
-    hint.add_argument("run", help=RUN_HELP)
+    hint.add_argument("run", metavar="RUN|BOARD", help=RUN_OR_BOARD)
     hint.add_argument("position", help="the holes with pegs (2,3,5), a picture as `pegsearch"
                                        " positions` draws it, or jumps from the start (5-9-14,...)")
     hint.add_argument("--finish", type=int, metavar="HOLE", help="won means one peg on this hole")
+    _add_solver_arguments(hint, 5)
     hint.add_argument("--json", action="store_true", help="print the hint as JSON")
     hint.set_defaults(handler="command_hint")
     # A position written as jumps or holes may start with '-' (`-1,2`): a value, not an option.
@@ -238,6 +248,13 @@ def build_parser() -> argparse.ArgumentParser:
     survey.add_argument("--fewest-moves", action="store_true",
                         help="also find the fewest moves to one peg, per start and finishing hole")
     survey.add_argument("--json", action="store_true", help="print every hole's result as JSON")
+    survey.add_argument("--depth-first", action="store_true",
+                        help="answer by the depth-first solver, one (start, finish) pair at a time,"
+                             f" rather than a search per start (the default above {SURVEY_WHOLE}"
+                             " holes, whose searches do not fit one machine)")
+    survey.add_argument("--seconds", default="30", metavar="S",
+                        help="with the solver: the time bound of each (start, finish) pair"
+                             " (default 30); a pair not decided in it is named undecided")
     _add_engine_arguments(survey)
     survey.set_defaults(handler="command_survey")
 
@@ -345,6 +362,17 @@ def _resume_command(argv: list[str], out: str | None) -> str | None:
         elif word != "--resume" and not word.startswith(("--out=", "--until=")):
             kept.append(word)
     return f"pegsearch {shlex.join([*kept, '--out', str(out), '--resume'])}"
+
+
+def _add_solver_arguments(parser: argparse.ArgumentParser, seconds: int) -> None:
+    """The flags of answers a board's solver gives (solve and hint)."""
+    parser.add_argument("--depth-first", action="store_true",
+                        help="answer by the depth-first solver even from a complete run")
+    parser.add_argument("--seconds", default=str(seconds), metavar="S",
+                        help=f"the solver's time bound (default {seconds}); past it, undecided")
+    parser.add_argument("--memory", metavar="SIZE",
+                        help="the solver's bound on its tables of positions, e.g. 2G (default: 1/4"
+                             " of RAM, <= 4G)")
 
 
 def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:

@@ -32,12 +32,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from pegsearch import __version__
 from pegsearch.answers.documents import board_document, moves_document, solution_document
 from pegsearch.answers.hint import hint, played, read_position
+from pegsearch.answers.solver import Solver, time_bound
 from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
 from pegsearch.board.spec import SearchSpec, check_values
 from pegsearch.engines import ENGINES, make_engine
 from pegsearch.errors import Busy, InputError, NotFound, PegsearchError, TooLarge, UsageError, one_line
 from pegsearch.service import schema
+from pegsearch.service.hints import HINT_GOALS, HINT_SECONDS, MAX_HINT_SECONDS, Hints
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, new_id
 from pegsearch.service.schema import answers
@@ -101,6 +103,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     local folder `state`, running `slots` searches at a time with `defaults`."""
     jobs = Jobs(root, state, slots)
     searches = Searches(root, jobs)
+    hints = Hints(Solver(goals=HINT_GOALS))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -137,6 +140,18 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     @app.get("/api/boards/{name}", response_model=None, responses=answers(schema.Board, 404))
     def board(name: str) -> dict:
         return board_document(_shipped(name))
+
+    @app.get("/api/boards/{name}/hint", response_model=None,
+             responses=answers(schema.Hint, 400, 404))
+    def board_hint(name: str, position: str, finish: int | None = None,
+                   seconds: str | None = None) -> dict:
+        """A hint by the depth-first solver, for any position of a shipped board (the holes with
+        pegs, 2,3,5; or jumps from the board's start, 5-9-14,...): whether it can still be won
+        (to one peg, on `finish` when given), each legal jump won, lost or undecided, and the holes
+        the last peg can still end on. `seconds` bounds the solver (default 3, at most 60)."""
+        board = _shipped(name)
+        return hints.answer(board, read_position(board, board.empty, position), finish,
+                            _hint_seconds(seconds), played(position))
 
     @app.post("/api/boards/check", response_model=None, responses=answers(schema.Board))
     def check_board(upload: BoardUpload) -> dict:
@@ -229,8 +244,12 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         """Whether a position (the holes with pegs, 2,3,5; or jumps from the start, 5-9-14,...)
         is reached by the search, can still be won (to one peg, on `finish` when given), and
         which of its legal jumps keep it so. The first hint of a search keeps its winnable sets."""
+        run, _ = searches.find(search_id)
+        if run is not None and run.status != "complete":  # answered by the solver meanwhile
+            return hints.answer(run.board, read_position(run.board, run.start, position), finish,
+                                HINT_SECONDS, played(position))
         run = searches.complete_run(search_id)
-        return hint(run, read_position(run, position), finish, from_start=played(position))
+        return hint(run, read_position(run.board, run.start, position), finish, from_start=played(position))
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,
              responses=answers(schema.LevelParts, 404))
@@ -294,6 +313,17 @@ def _link_search_routes(described: dict) -> None:
             "parameters": {"search_id": "$response.body#/id"}}
         for path in paths if path.startswith("/api/searches/{search_id}") and "{level}" not in path
         for method in paths[path]}
+
+
+def _hint_seconds(text: str | None) -> float:
+    """A hint's time bound as a client asked for it: a number of seconds above 0, at most
+    MAX_HINT_SECONDS (a hint holds a worker thread for as long)."""
+    if text is None:
+        return HINT_SECONDS
+    seconds = time_bound(text)
+    if seconds > MAX_HINT_SECONDS:
+        raise InputError("{seconds} {text}: at most {most} s a hint", text=text, most=MAX_HINT_SECONDS)
+    return seconds
 
 
 def _shipped(name: str) -> Board:

@@ -179,7 +179,9 @@ class Solution(Document):
 
 class HintJump(Document):
     jump: str = Field(description="FROM-OVER-TO")
-    winnable: bool = Field(description="whether the game can still be won after it")
+    winnable: bool | None = Field(description="whether the game can still be won after it (null:"
+                                  " the solver reached its time bound undecided)")
+    outcome: str | None = Field(None, description="(by the solver) won, lost or undecided")
     position: list[int] = Field(description="the holes with pegs after it")
     solutions: int | None = Field(None, description="(a --count-paths run, the finish exact) the"
                                   " jump sequences from the position after it down to the finish")
@@ -193,14 +195,20 @@ class Hint(Document):
     position: list[int] = Field(description="the holes with pegs")
     picture: str
     pegs: int
-    level: int = Field(description="the jumps played to reach it")
+    level: int | None = Field(None, description="the jumps played to reach it (by the solver: known"
+                              " when the position was given as jumps)")
     finish: int | None = Field(description="won means one peg on this hole (null: anywhere)")
-    reachable: bool
+    reachable: bool | None = Field(description="whether the start reaches it (null: the solver was"
+                                   " given holes, not jumps, and does not say)")
     exact: bool = Field(description="false when the run is reduced by symmetries that move the"
                                     " start: reachable then means from the start or an image of it")
-    winnable: bool
+    winnable: bool | None = Field(description="null: the solver reached its time bound undecided")
+    by: str | None = Field(None, description="depth-first: answered by the solver, not a stored run")
+    outcome: str | None = Field(None, description="(by the solver) won, lost or undecided")
     finishes: list[int] = Field(description="the holes the last peg can still end on from this"
                                 " position (empty: none, it cannot be won)")
+    finishes_undecided: list[int] | None = Field(None, description="(by the solver) finishing holes"
+                                                 " its time bound left undecided")
     jumps: list[HintJump]
     solutions: int | None = Field(None, description="(a --count-paths run, the finish exact) the jump"
                                   " sequences from the position down to the finish")

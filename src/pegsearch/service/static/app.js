@@ -1,6 +1,7 @@
 // The pegsearch dashboard: plain JavaScript over the JSON API, no build step, nothing fetched
 // from outside this server. Three views: #/ (submit form and the list of searches), #/search/ID
-// and #/play/ID (the board played from the search's start, each jump marked by a hint).
+// and #/play/ID (the board played from the search's start, each jump marked by a hint), and
+// #/play-board/NAME (a shipped board played from its own start, hinted by the depth-first solver).
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -11,7 +12,7 @@ let listTimer = null;
 let stream = null;          // AbortController of the open event stream
 let current = null;         // the search shown: { id, document }
 let solution = null;        // { document, step }
-let play = null;            // { id, board, start, line: [{ jump, pegs }], hint, selected }
+let play = null;            // { hints, board, start, line: [{ jump, pegs }], hint, selected }
 
 // ----- the API, with the bearer token asked for once when the server wants one
 async function api(path, options = {}) {
@@ -83,7 +84,7 @@ async function loadBoards() {
   select.replaceChildren(...boards.map((b) => new Option(`${b.name} (${b.holes} holes)`, b.name)),
     new Option("upload a board file…", ""));
   select.value = boards.some((b) => b.name === "triangle-5") ? "triangle-5" : boards[0].name;
-  chooseBoard(boards.find((b) => b.name === select.value), null);
+  onBoardSelect();
 }
 
 function chooseBoard(board, boardFile) {
@@ -111,6 +112,8 @@ function drawStartPicker() {
 async function onBoardSelect() {
   const name = $("board-select").value;
   $("upload-label").hidden = name !== "";
+  $("play-board-link").hidden = name === "";
+  $("play-board-link").href = `#/play-board/${encodeURIComponent(name)}`;
   if (name) chooseBoard(boards.find((b) => b.name === name), null);
 }
 
@@ -434,19 +437,32 @@ function goTo(step) {
   renderStep();
 }
 
-// ----- play: the board from the search's start, each legal jump marked by a hint of the run
+// ----- play: the board from a search's start, each legal jump marked by a hint of the run; or a
+// shipped board from its own start, each jump marked by the solver (won, lost or undecided)
 async function showPlay(id) {
   try {
     const d = await getJSON(`/api/searches/${id}`);
     const board = await getJSON(`/api/searches/${id}/board`);
-    const all = board.cells.map((_, i) => i + 1);
-    play = { id, board, start: new Set(all.filter((h) => !d.start.includes(h))), line: [],
-      hint: null, selected: null };
-    $("play-title").textContent = `Play ${d.board}, start: hole${d.start.length > 1 ? "s" : ""} ${d.start.join(", ")}`;
-    $("play-back").href = `#/search/${id}`;
-    $("play-finish").replaceChildren(new Option("one peg anywhere", ""));
+    startPlay(board, d.start, `/api/searches/${id}/hint`, `#/search/${id}`);
     await askHint();
   } catch (error) { say(error.message); }
+}
+
+async function showBoardPlay(name) {
+  try {
+    const board = await getJSON(`/api/boards/${encodeURIComponent(name)}`);
+    startPlay(board, board.empty, `/api/boards/${encodeURIComponent(name)}/hint`, "#/");
+    await askHint();
+  } catch (error) { say(error.message); }
+}
+
+function startPlay(board, start, hints, back) {
+  const all = board.cells.map((_, i) => i + 1);
+  play = { hints, board, start: new Set(all.filter((h) => !start.includes(h))), line: [], hint: null,
+    selected: null };
+  $("play-title").textContent = `Play ${board.name}, start: hole${start.length > 1 ? "s" : ""} ${start.join(", ")}`;
+  $("play-back").href = back;
+  $("play-finish").replaceChildren(new Option("one peg anywhere", ""));
 }
 
 const pegsNow = () => (play.line.length ? play.line[play.line.length - 1].pegs : play.start);
@@ -463,10 +479,14 @@ async function askHint() {
   const pegs = [...pegsNow()].sort((a, b) => a - b);
   const finish = $("play-finish").value;
   $("play-verdict").textContent = "asking…";
+  $("play-verdict").className = "verdict";
   $("play-note").textContent = "";
   working(true);
+  // The jump just played is shown at once, greyed (the "working" class) until its answer comes.
+  drawBoard($("play-board"), play.board, pegsNow(), { marks: new Map(), onPick: () => {}, fill: true });
+  $("play-jumps").replaceChildren();
   try {
-    play.hint = await getJSON(`/api/searches/${play.id}/hint?position=${pegs.join(",")}${finish ? `&finish=${finish}` : ""}`);
+    play.hint = await getJSON(`${play.hints}?position=${pegs.join(",")}${finish ? `&finish=${finish}` : ""}`);
     play.selected = null;
     working(false);
     offerFinishes(finish);
@@ -483,7 +503,23 @@ function offerFinishes(chosen) {
     ...[...holes].sort((a, b) => a - b).map((h) => new Option(
       `one peg on hole ${h}${play.hint.finishes.includes(Number(h)) ? "" : " (no longer possible)"}`, h)));
   $("play-finish").value = chosen;
+  // A chosen hole out of reach: say which holes still are, each a button choosing it.
+  const lost = chosen && !play.hint.finishes.includes(Number(chosen)) && play.hint.winnable !== null;
+  $("play-offer").hidden = !lost || play.hint.finishes.length === 0;
+  if (lost) {
+    $("play-offer-text").textContent = `One peg on hole ${chosen} is no longer possible; the last peg can still end on:`;
+    $("play-offer-holes").replaceChildren(...play.hint.finishes.map((h) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = `hole ${h}`;
+      button.addEventListener("click", () => { $("play-finish").value = String(h); askHint(); });
+      return button;
+    }));
+  }
 }
+
+// A verdict as a mark: won, lost, or undecided (the solver's time bound reached).
+const mark = (winnable) => (winnable === true ? "keeps" : winnable === false ? "loses" : "undecided");
 
 function renderPlay() {
   const { hint } = play;
@@ -493,26 +529,28 @@ function renderPlay() {
     : hint.moves_left !== undefined ? `: ${plural(hint.moves_left, "move")} at fewest from here` : "";
   $("play-verdict").textContent = left === 1 && hint.winnable ? `Solved: ${goal}.`
     : hint.winnable ? `Can still be won (${goal})${solutions}.`
+    : hint.winnable === null ? `Undecided (${goal}): the solver ran out of time on this position.`
     : `Cannot be won any more (${goal})${hint.jumps.length ? "" : ": no jump is left"}.`;
-  $("play-verdict").className = `verdict ${hint.winnable ? "keeps" : "loses"}`;
+  $("play-verdict").className = `verdict ${mark(hint.winnable)}`;
   $("play-count").textContent = `${plural(play.line.length, "jump")} played, ${plural(left, "peg")} left`;
   $("play-undo").disabled = $("play-restart").disabled = play.line.length === 0;
   const marks = new Map();
   for (const j of hint.jumps) {
     const [from, , to] = j.jump.split("-").map(Number);
     if (play.selected === null && !marks.has(from)) marks.set(from, "movable");
-    if (play.selected === from) marks.set(to, j.winnable ? "keeps" : "loses");
+    if (play.selected === from) marks.set(to, mark(j.winnable));
   }
   if (play.selected !== null) marks.set(play.selected, "selected");
   drawBoard($("play-board"), play.board, pegsNow(), { marks, onPick: pickHole, fill: true });
   $("play-jumps").replaceChildren(...hint.jumps.map((j) => {
     const item = document.createElement("li");
-    item.className = j.winnable ? "keeps" : "loses";
+    item.className = mark(j.winnable);
     item.dataset.jump = j.jump;
     const after = !j.winnable ? "" : j.solutions !== undefined ? ` (${plural(j.solutions, "solution")})`
       : j.moves_left !== undefined ? ` (${plural(j.moves_left, "move")} left)` : "";
-    item.textContent = `${j.jump} ${j.winnable ? "✓" : "✗"}${after}`;
-    item.title = j.winnable ? "keeps the game winnable" : "the game cannot be won after it";
+    item.textContent = `${j.jump} ${{ keeps: "✓", loses: "✗", undecided: "?" }[mark(j.winnable)]}${after}`;
+    item.title = { keeps: "keeps the game winnable", loses: "the game cannot be won after it",
+      undecided: "undecided: the solver ran out of time" }[mark(j.winnable)];
     item.addEventListener("click", () => playJump(j));
     return item;
   }));
@@ -544,15 +582,17 @@ function undoJump(all) {
 
 // ----- routing
 function route() {
-  const match = location.hash.match(/^#\/(search|play)\/([A-Za-z0-9_-]+)$/);
+  const match = location.hash.match(/^#\/(search|play|play-board)\/([A-Za-z0-9_-]+)$/);
   $("home").hidden = Boolean(match);
   $("search").hidden = !match || match[1] !== "search";
-  $("play").hidden = !match || match[1] !== "play";
+  $("play").hidden = !match || !match[1].startsWith("play");
   clearInterval(listTimer);
   if (stream) stream.abort();
   say("");
   if (match && match[1] === "play") {
     showPlay(match[2]);
+  } else if (match && match[1] === "play-board") {
+    showBoardPlay(match[2]);
   } else if (match) {
     showSearch(match[2]);
   } else {

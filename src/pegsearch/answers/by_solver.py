@@ -1,0 +1,177 @@
+"""Solutions, hints and surveys answered by the solver, in the documents a stored run answers with.
+
+A board whose search does not fit (or a run not yet complete) has no levels to read; the solver
+(answers.solver) answers the same questions one at a time instead. The documents are the run's
+own (`solution_document`, `hint`, `survey_document`), with `"by": "depth-first"` and what the
+solver adds: each answer's outcome (won, lost, undecided), how a loss was proved or which bound
+stopped it, and the positions it examined. So the service, the Play page and scripts read both.
+
+What it proves and what it only finds: a won answer carries a line of play, replayed before it is
+given; lost is a proof (position classes, a pagoda function, or every line tried); undecided is
+neither, and says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pegsearch.answers.fewest import move_numbers
+from pegsearch.answers.solver import LOST_WORD, WON_WORD, Answer, Solver, goal_holes
+from pegsearch.answers.survey import StartResult
+from pegsearch.board.geometry import Board, Jump, legal_jumps
+from pegsearch.board.pictures import holes_with_pegs, render
+from pegsearch.board.symmetry import Permutation, hole_classes, image_of_hole, image_of_jump
+from pegsearch.errors import InputError
+
+BY = "depth-first"
+# How each proof of a loss reads.
+PROOFS = {"class": "the position classes rule it out (no jump changes a position's class)",
+          "pagoda": "a pagoda function rules it out (the position weighs less than the goal)",
+          "search": "every line of play was tried"}
+
+
+def why(answer: Answer) -> str:
+    """One sentence on an answer that is not won: the proof, or the bound that stopped it."""
+    if answer.outcome == LOST_WORD:
+        return f"proved: {PROOFS[answer.how]}"
+    return (f"undecided: the time bound was reached after {answer.examined:,} positions; give it"
+            " more time (--seconds)")
+
+
+def solution_by_solver(board: Board, start: tuple[int, ...], finish: int | None, seconds: float,
+                       solver: Solver) -> dict:
+    """`documents.solution_document` for a board's start, found by the solver: one solution, or
+    why there is none (proved) or none yet (undecided)."""
+    position = board.start_position(start)
+    _check_goal(board, position, finish)
+    answer = solver.answer(board, position, finish, seconds)
+    positions = [position]
+    for jump in answer.line:
+        positions.append(dict(legal_jumps(board, positions[-1]))[jump])
+    numbers = move_numbers(answer.line)
+    goal = "one peg" if finish is None else f"one peg on hole {finish}"
+    note = "" if answer.won else f"{goal} from this start: {why(answer)}"
+    return {"solved": answer.won, "note": note, "finish": finish,
+            "moves": numbers[-1] if numbers else 0, "fewest_moves": False,
+            "jumps": [{"from": j.start, "over": j.over, "to": j.to, "move": number}
+                      for j, number in zip(answer.line, numbers, strict=True)],
+            "positions": [holes_with_pegs(p) for p in positions],
+            "pictures": [render(board, p) for p in positions],
+            "board": board.name, "start": list(start), "by": BY, "outcome": answer.outcome,
+            "how": answer.how, "examined": answer.examined, "seconds": round(answer.seconds, 3)}
+
+
+def hint_by_solver(board: Board, position: int, finish: int | None, seconds: float,
+                   solver: Solver, from_start: bool = False) -> dict:
+    """`hint.hint`'s document for any position of a board, by the solver: whether it can still be
+    won, each legal jump won, lost or undecided, and the holes the last peg can still reach.
+
+    The position is asked first; a won line makes its first jump winnable at once and puts its
+    positions in the goal's won table. Each other jump then gets an equal share of `seconds`, and
+    what is left goes to the finishing holes."""
+    if finish is not None:
+        board.hole_of(finish, "finish")
+    pegs = position.bit_count()
+    document = {"board": board.name, "position": holes_with_pegs(position),
+                "picture": render(board, position), "pegs": pegs, "finish": finish, "by": BY}
+    if from_start:
+        document["level"] = board.holes - len(board.empty) - pegs
+    share = seconds / 3
+    itself = solver.answer(board, position, finish, share, dual=False)
+    ends = {itself.last} if itself.won else set()  # every won line ends on a possible finish
+    moves = legal_jumps(board, position)
+    jumps = []
+    each = share / max(1, len(moves))
+    for jump, child in moves:
+        if itself.won and itself.line[0] == jump:
+            outcome = WON_WORD
+        else:
+            answer = solver.answer(board, child, finish, each, dual=False)
+            outcome = answer.outcome
+            if answer.won:
+                ends.add(answer.last)
+        jumps.append({"jump": str(jump), "winnable": _verdict(outcome), "outcome": outcome,
+                      "position": holes_with_pegs(child)})
+    if not itself.decided and any(j["outcome"] == WON_WORD for j in jumps):
+        itself = Answer(WON_WORD, position, finish)
+    elif not itself.decided and moves and all(j["outcome"] == LOST_WORD for j in jumps):
+        itself = Answer(LOST_WORD, position, finish, how="search")
+    possible, open_ = sorted(ends), []
+    if itself.won or finish is not None:
+        others = tuple(hole for hole in goal_holes(board, position, None) if hole not in ends)
+        more, open_ = solver.finishes(board, position, others, seconds / 10)
+        possible = sorted(ends | set(more))
+    document.update(reachable=True if from_start else None, exact=True,
+                    winnable=_verdict(itself.outcome), outcome=itself.outcome,
+                    finishes=possible, finishes_undecided=list(open_), jumps=jumps)
+    if not itself.won:
+        document["note"] = why(itself) if moves or itself.outcome != LOST_WORD else "no jump is left"
+    return document
+
+
+def _verdict(outcome: str) -> bool | None:
+    return {WON_WORD: True, LOST_WORD: False}.get(outcome)
+
+
+def survey_by_solver(board: Board, seconds: float, solver: Solver,
+                     progress: Callable[[int, int, Answer], None] | None = None) -> list[StartResult]:
+    """Every single vacancy of `board` to one peg on every hole, by the solver: one start per
+    class of holes, one finishing hole per class under the symmetries fixing that start, each
+    decided in at most `seconds`; every hole takes its class's answers through a symmetry."""
+    results: dict[int, StartResult] = {}
+    for holes in hole_classes(board):
+        searched = holes[0]
+        position = board.start_position((searched,))
+        fixing = board.stabilizer(position)
+        answers: dict[int, tuple[Answer, Permutation]] = {}
+        for finish in goal_holes(board, position, None):
+            seen = next((hole for hole in answers if _carried(fixing, hole, finish)), None)
+            if seen is not None:
+                answers[finish] = (answers[seen][0], _carried(fixing, seen, finish))
+                continue
+            answer = solver.answer(board, position, finish, seconds)
+            answers[finish] = (answer, fixing[0])
+            if progress:
+                progress(searched, finish, answer)
+        for hole in holes:
+            perm = next(p for p in board.symmetries if image_of_hole(p, searched) == hole)
+            results[hole] = _moved(hole, searched, answers, perm)
+    return [results[hole] for hole in sorted(results)]
+
+
+def _carried(group: tuple[Permutation, ...], hole: int, to: int) -> Permutation | None:
+    """A symmetry of `group` carrying `hole` onto `to`, if any."""
+    return next((perm for perm in group if image_of_hole(perm, hole) == to), None)
+
+
+def _moved(start: int, searched: int, answers: dict[int, tuple[Answer, Permutation]],
+           perm: Permutation) -> StartResult:
+    """The answers for `searched` carried by `perm` onto the start `start`: each finishing hole
+    and its line through the symmetry that made it from its class's answer, then through `perm`."""
+    lines: dict[int, tuple[Jump, ...]] = {}
+    lost: dict[int, str] = {}
+    undecided: list[int] = []
+    for finish, (answer, within) in answers.items():
+        hole = image_of_hole(perm, finish)
+        if answer.won:
+            lines[hole] = tuple(image_of_jump(perm, image_of_jump(within, jump)) for jump in answer.line)
+        elif answer.decided:
+            lost[hole] = answer.how
+        else:
+            undecided.append(hole)
+    finishes = tuple(sorted(lines))
+    asked = {id(answer): answer for answer, _ in answers.values()}  # one per pair searched
+    examined = sum(answer.examined for answer in asked.values())
+    return StartResult(start, searched, bool(finishes), finishes, examined, None, "",
+                       lines={hole: lines[hole] for hole in finishes},
+                       lost=dict(sorted(lost.items())), undecided=tuple(sorted(undecided)))
+
+
+def _check_goal(board: Board, position: int, finish: int | None) -> None:
+    """A finishing hole the position classes rule out is refused at once, in one line."""
+    if finish is not None and not goal_holes(board, position, finish):
+        raise InputError("{finish} {finish_hole}: one peg can never end on hole {finish_hole} from"
+                         " this start: its one-peg position is in another position class (no jump"
+                         " changes a position's class); the holes it can end on are {holes} (see"
+                         " {board})", board.name, finish_hole=finish,
+                         holes=", ".join(map(str, goal_holes(board, position, None))) or "none")

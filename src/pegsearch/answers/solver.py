@@ -1,0 +1,282 @@
+"""The solver: one question about play answered depth-first, for boards no stored run covers.
+
+A question is a position and a goal: one peg anywhere, or one peg on a hole. The answer is won
+(with a line of play, replayed here jump by jump before it is given), lost (proved: by the position
+classes, by a pagoda function, or by a search that tried every jump) or undecided (a bound reached,
+named). The search is the depth-first kernel (kernel.depth_first); what is kept between questions
+is each goal's dead and won tables, so a second question about the same goal, a player's next hint
+or another start of a survey, begins with what the first proved.
+
+Symmetry: the tables of the goal "one peg anywhere" are keyed by signatures under the board's
+whole group (a position and its images are won or lost together); those of "one peg on hole F"
+under the symmetries that keep F. Position classes: no jump changes a position's class, so the
+goal holes are those whose one-peg position shares the question's class; a goal with none is lost
+at once.
+
+Single vacancy to single peg: the game from a board full but hole S to one peg on F is the game
+from full but F to one peg on S played backwards (each position's complement, the same jumps in
+reverse order), so such a question is searched both ways at once, turn about with doubling budgets,
+and the easier side answers both.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from pegsearch.board.classes import class_of, invariants
+from pegsearch.board.geometry import Board, Jump, legal_jumps
+from pegsearch.board.pagoda import pagodas
+from pegsearch.board.symmetry import image_of_jump
+from pegsearch.engines.local import default_budget, parse_size
+from pegsearch.errors import InputError
+from pegsearch.interrupts import check
+from pegsearch.kernel.depth_first import LOST, RUNNING, WON, Goal, Search, new_table
+from pegsearch.kernel.tables import BoardTables
+
+WON_WORD, LOST_WORD, UNDECIDED = "won", "lost", "undecided"
+# Positions examined between looks at the clock (a few milliseconds of search).
+STEP = 1 << 14
+# A won table's share of a goal's memory: it holds lines of play, not every position tried.
+WON_SHARE = 16
+# The bytes of one table slot (a signature).
+SLOT = 8
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A question's answer: `outcome` won, lost or undecided; `line` the jumps that win (won);
+    `how` the proof (lost: `class`, `pagoda` or `search`) or the bound reached (undecided: `time`);
+    `examined` the positions the search visited."""
+
+    outcome: str
+    position: int
+    finish: int | None
+    line: tuple[Jump, ...] = ()
+    how: str = ""
+    examined: int = 0
+    seconds: float = 0.0
+
+    @property
+    def won(self) -> bool:
+        return self.outcome == WON_WORD
+
+    @property
+    def decided(self) -> bool:
+        return self.outcome != UNDECIDED
+
+    @property
+    def last(self) -> int:
+        """The hole of the last peg of a won line."""
+        return self.end.bit_length()
+
+    @property
+    def end(self) -> int:
+        position = self.position
+        for jump in self.line:
+            position ^= (1 << (jump.start - 1)) | (1 << (jump.over - 1)) | (1 << (jump.to - 1))
+        return position
+
+
+@dataclass
+class Tables:
+    """One goal's dead and won tables, kept between questions."""
+
+    dead: np.ndarray
+    won: np.ndarray
+
+
+class Solver:
+    """Answers questions on boards, keeping the tables of up to `goals` goals in `memory` bytes
+    (the least recently asked goal's tables go first); `memory` as the command line writes it
+    (2G), or bytes, default the local engine's."""
+
+    def __init__(self, memory: str | int | None = None, goals: int = 1) -> None:
+        if memory is None:
+            memory = default_budget()
+        elif isinstance(memory, str):
+            memory = parse_size(memory)
+        self.goals = goals
+        slots = max(1 << 12, memory // goals // SLOT)
+        self.slots = 1 << (slots.bit_length() - 1)
+        self.tables: OrderedDict[tuple[str, int | None], Tables] = OrderedDict()
+        self.lock = threading.Lock()  # the service asks from many threads
+
+    def answer(self, board: Board, position: int, finish: int | None, seconds: float,
+               dual: bool = True) -> Answer:
+        """Can `position` be played down to one peg (on `finish` when given)? Searched for at most
+        `seconds`; `dual`: a single vacancy to a single hole is searched both ways (module notes)."""
+        began = time.perf_counter()
+        goal = goal_holes(board, position, finish)
+        if not goal:
+            return Answer(LOST_WORD, position, finish, how="class")
+        full = (1 << board.holes) - 1
+        vacancy = full ^ position
+        if dual and finish is not None and vacancy.bit_count() == 1 and vacancy != 1 << (finish - 1):
+            return self._both_ways(board, position, finish, vacancy.bit_length(), began + seconds)
+        search = self._search(board, goal, finish)
+        ended = search.begin(position)
+        while ended == RUNNING and time.perf_counter() < began + seconds:
+            check()
+            ended = search.go(STEP)
+        return self._answer(board, search, ended, position, finish, _since(began))
+
+    def finishes(self, board: Board, position: int, holes: tuple[int, ...],
+                 seconds: float) -> tuple[dict[int, tuple[Jump, ...]], tuple[int, ...]]:
+        """Which of `holes` the last peg can end on from `position`: a line to each found, and
+        those not decided in `seconds` (the rest are proved out of reach). One search seeks them
+        all, dropping each hole as a line reaches it; its tables are its own (module notes)."""
+        deadline = time.perf_counter() + seconds
+        lines: dict[int, tuple[Jump, ...]] = {}
+        goal = tuple(hole for hole in goal_holes(board, position, None) if hole in holes)
+        if not goal:
+            return lines, ()
+        fixing = board.stabilizer(position)  # its finishing holes are a set they keep
+        tables = BoardTables.for_board(board, fixing)
+        mask = sum(1 << (hole - 1) for hole in goal)
+        found = [(pagoda.weights, pagoda.threshold) for pagoda in pagodas(board, goal)]
+        compiled = Goal.compiled(tables, mask, list(range(len(board.jumps))), found, spread(board))
+        search = Search(compiled, new_table(self.slots // WON_SHARE), new_table(1 << 10), board.holes)
+        ended = search.begin(position)
+        while ended != LOST and time.perf_counter() < deadline:
+            if ended == WON:
+                line = tuple(board.jumps[j] for j in search.line())
+                hole = _replayed(board, Answer(WON_WORD, position, None, line)).last
+                for perm in fixing:  # the line's images under the symmetries keeping the position
+                    image = perm[hole - 1] + 1
+                    lines.setdefault(image, tuple(image_of_jump(perm, jump) for jump in line))
+                    search.without(image)
+                if not int(search.mask):
+                    break
+            check()
+            ended = search.go(STEP)
+        open_ = () if ended == LOST else tuple(h for h in goal if h not in lines)
+        return dict(sorted(lines.items())), open_
+
+    def _both_ways(self, board: Board, position: int, finish: int, start: int,
+                   deadline: float) -> Answer:
+        """A single vacancy `start` to one peg on `finish`, searched with its reverse (from a
+        vacancy at `finish` to one peg on `start`) turn about, each turn twice as long."""
+        began = time.perf_counter()
+        full = (1 << board.holes) - 1
+        reverse = full ^ (1 << (finish - 1))
+        sides = [(self._search(board, (finish,), finish), position),
+                 (self._search(board, (start,), start), reverse)]
+        ended = [side.begin(root) for side, root in sides]
+        budget = STEP
+        while RUNNING in ended and WON not in ended and LOST not in ended:
+            for index, (side, _) in enumerate(sides):
+                spent = 0
+                while ended[index] == RUNNING and spent < budget:
+                    if time.perf_counter() > deadline:
+                        examined = int(sum(side.counts[0] for side, _ in sides))
+                        return Answer(UNDECIDED, position, finish, how="time", examined=examined,
+                                      seconds=_since(began))
+                    check()
+                    ended[index] = side.go(STEP)
+                    spent += STEP
+            budget *= 2
+        examined = int(sum(side.counts[0] for side, _ in sides))
+        if ended[0] != RUNNING:
+            answer = self._answer(board, sides[0][0], ended[0], position, finish, _since(began))
+        else:
+            answer = self._answer(board, sides[1][0], ended[1], reverse, start, _since(began))
+            answer = _replayed(board, Answer(answer.outcome, position, finish,
+                                             tuple(reversed(answer.line)), answer.how))
+        return Answer(answer.outcome, position, finish, answer.line, answer.how, examined,
+                      _since(began))
+
+    def _answer(self, board: Board, search: Search, ended: int, position: int, finish: int | None,
+                seconds: float) -> Answer:
+        examined = int(search.counts[0])
+        if ended == RUNNING:
+            return Answer(UNDECIDED, position, finish, how="time", examined=examined, seconds=seconds)
+        if ended == LOST:  # a root no pagoda function allows is lost before it is examined
+            return Answer(LOST_WORD, position, finish, how="search" if examined else "pagoda",
+                          examined=examined, seconds=seconds)
+        line = tuple(board.jumps[j] for j in search.line())
+        return _replayed(board, Answer(WON_WORD, position, finish, line, examined=examined,
+                                       seconds=seconds))
+
+    def _search(self, board: Board, goal: tuple[int, ...], finish: int | None) -> Search:
+        """A search for `goal` on the kept tables of its goal (made when first asked)."""
+        key = (board.digest, finish)
+        with self.lock:
+            if key not in self.tables:
+                while len(self.tables) >= self.goals:
+                    self.tables.popitem(last=False)
+                self.tables[key] = Tables(new_table(self.slots), new_table(self.slots // WON_SHARE))
+            self.tables.move_to_end(key)
+            kept = self.tables[key]
+        return Search(compiled_goal(board, goal, finish), kept.dead, kept.won, board.holes)
+
+
+def goal_holes(board: Board, position: int, finish: int | None) -> tuple[int, ...]:
+    """The holes the last peg may end on: `finish` (or every hole) where its one-peg position has
+    the class of `position`."""
+    basis = invariants(board)
+    home = class_of(position, basis)
+    holes = range(1, board.holes + 1) if finish is None else (board.hole_of(finish, "finish"),)
+    return tuple(hole for hole in holes if class_of(1 << (hole - 1), basis) == home)
+
+
+@cache
+def compiled_goal(board: Board, goal: tuple[int, ...], finish: int | None) -> Goal:
+    """The kernel's form of a goal: tables under the group that keeps it, its pagoda functions."""
+    group = board.symmetries if finish is None else \
+        tuple(perm for perm in board.symmetries if perm[finish - 1] == finish - 1)
+    tables = BoardTables.for_board(board, group)
+    mask = sum(1 << (hole - 1) for hole in goal)
+    found = [(pagoda.weights, pagoda.threshold) for pagoda in pagodas(board, goal)]
+    return Goal.compiled(tables, mask, list(range(len(board.jumps))), found, spread(board))
+
+
+@cache
+def spread(board: Board) -> list[int]:
+    """Each jump's change of the pegs' spread: the squared distances of its holes from the board's
+    middle (in the plane: a triangle's rows are sqrt(3)/2 apart), landing less leaving, in
+    quarters. Trying the jumps that draw pegs in first clears the edges while they still have pegs
+    to clear them with."""
+    plane = [(q + r / 2, r * math.sqrt(3) / 2) if board.grid == "triangle" else (q, r)
+             for q, r in board.lattice]
+    middle = (sum(x for x, _ in plane) / len(plane), sum(y for _, y in plane) / len(plane))
+    far = [round(4 * math.dist(point, middle) ** 2) for point in plane]
+    return [far[j.to - 1] - far[j.start - 1] - far[j.over - 1] for j in board.jumps]
+
+
+def _replayed(board: Board, answer: Answer) -> Answer:
+    """`answer`, after its line is played from its position: every jump legal, one peg left on a
+    goal hole. A line that fails is a bug, never an answer."""
+    position = answer.position
+    for jump in answer.line:
+        legal = dict(legal_jumps(board, position))
+        if jump not in legal:
+            raise AssertionError(f"the solver's line from {answer.position} plays {jump}, not legal")
+        position = legal[jump]
+    goal = goal_holes(board, answer.position, answer.finish)
+    if position.bit_count() != 1 or position.bit_length() not in goal:
+        raise AssertionError(f"the solver's line from {answer.position} does not end on the goal")
+    return answer
+
+
+def _since(began: float) -> float:
+    return time.perf_counter() - began
+
+
+def time_bound(text: str | float) -> float:
+    """A time bound in seconds as the user gave it, checked: a positive, finite number."""
+    try:
+        seconds = float(text)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not 0 < seconds < float("inf"):
+        raise InputError("{seconds} {text}: not a time bound; give a number of seconds above 0,"
+                         " such as 10 or 0.5", text=text)
+    return seconds
+

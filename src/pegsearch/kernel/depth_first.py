@@ -1,0 +1,357 @@
+"""The depth-first kernel: one question (a position, a goal) answered by a search that backtracks.
+
+Where the breadth-first levels hold every position, this walk holds one line of play: a stack of
+positions, each with its legal jumps in the order to try them. It stops at the first position with
+one peg on a goal hole (won), or when every line is exhausted (lost). What makes it quick is what it
+does not visit:
+
+- a dead table: the signatures of positions proved unable to reach the goal (every jump tried), so
+  a position met again by another order of the same jumps, or as a symmetric image, is skipped;
+- a won table: the signatures of the positions on a line that reached the goal, so asking again
+  (the same player's next hint, another start) follows that line at once: a position whose child is
+  in it tries that child first;
+- pagoda functions: integer weights on the holes that no jump increases (the jump's landing hole
+  weighs at most its start and over holes together), so a position weighing less than the goal
+  cannot reach it; a child's weight is its parent's less the jump's change, one subtraction each.
+
+Both tables are bounded, and lossy: where a key's slots are full, the key with the fewest pegs
+goes. Forgetting costs time, never
+correctness, since a position is only ever written to the table that its own search proved.
+
+The walk is resumable: its whole state is in `Walk`'s arrays, so a call spends a budget of
+positions and returns, and the caller checks the clock, an interrupt, or asks again. Signatures
+are taken under a group that keeps the goal (each symmetry maps the goal holes onto themselves),
+so a position and its images share every verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from pegsearch.kernel.members import MIX
+from pegsearch.kernel.ranks import popcount
+from pegsearch.kernel.tables import BoardTables
+
+# What a call of `walk` ends with.
+RUNNING, WON, LOST = 0, 1, 2
+# Slots probed for a key before one is overwritten.
+PROBES = 4
+# What a peg stranded by a jump (no peg beside it) costs the jump's score, against its spread: found
+# by trying (english-33, wiegleb-45, triangle-9 solved from their starts in fewest positions).
+STRANDED = 30
+# The counters a walk keeps, as indices into its `counts`.
+EXAMINED, EVICTIONS = 0, 1
+
+
+def new_table(slots: int) -> np.ndarray:
+    """An empty dead or won table of `slots` signatures (a power of two; 0 marks a free slot:
+    a position always holds a peg, so no signature is 0)."""
+    return np.zeros(max(slots, PROBES), dtype=np.uint64)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _home(table, key):
+    """The first slot to probe: the high half of the key times Fibonacci's multiplier, which mixes
+    every bit of the key into it (tables hold at most 2**32 slots)."""
+    return np.int64(((key * MIX) >> np.uint64(32)) & np.uint64(len(table) - 1))
+
+
+@numba.njit(cache=True, nogil=True)
+def holds(table, key):
+    """Whether `key` is in the table."""
+    mask = len(table) - 1
+    slot = _home(table, key)
+    for probe in range(PROBES):
+        found = table[(slot + probe) & mask]
+        if found == key:
+            return True
+        if found == 0:
+            return False
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
+def keep(table, key):
+    """Put `key` in the table; where its slots are all taken, it replaces the key with the fewest
+    pegs (a signature's bits are its pegs), whose search was the cheapest to make again, unless
+    `key` has fewer still. Returns 1 when a key was lost."""
+    mask = len(table) - 1
+    slot = _home(table, key)
+    cheapest, least = -1, popcount(key)
+    for probe in range(PROBES):
+        at = (slot + probe) & mask
+        if table[at] == key:
+            return 0
+        if table[at] == 0:
+            table[at] = key
+            return 0
+        pegs = popcount(table[at])
+        if pegs <= least:
+            cheapest, least = at, pegs
+    if cheapest >= 0:
+        table[cheapest] = key
+    return 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _least(images, d):
+    best = images[d, 0]
+    for g in range(1, images.shape[1]):
+        best = min(best, images[d, g])
+    return best
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _stranded(position, neighbours):
+    """How many pegs of `position` have no peg beside them: each needs another to come to it."""
+    alone = 0
+    rest = position
+    while rest:
+        hole = trailing_zeros(rest)
+        rest &= rest - np.uint64(1)
+        if position & neighbours[hole] == 0:
+            alone += 1
+    return alone
+
+
+@numba.njit(cache=True, nogil=True)
+def _enter(d, positions, jumps, count, next_, need, free, flip, neighbours, spread, scores, goal):
+    """Make depth d ready to explore: WON when it is one peg on a goal hole, LOST when it has no
+    jump left, else RUNNING with its legal jumps listed best first: a line that strands no peg and
+    draws the pegs together is the likeliest to finish, so a jump's score is STRANDED for each peg
+    left with no neighbour plus `spread[j]`, how much it spreads the pegs out (ties: the order
+    given)."""
+    position = positions[d]
+    if position & (position - np.uint64(1)) == 0:
+        return WON if position & goal else LOST
+    n = 0
+    for j in range(len(need)):
+        if position & need[j] == need[j] and position & free[j] == 0:
+            score = STRANDED * _stranded(position ^ flip[j], neighbours) + spread[j]
+            at = n
+            while at > 0 and scores[at - 1] > score:  # insertion: a stable sort by score
+                scores[at] = scores[at - 1]
+                jumps[d, at] = jumps[d, at - 1]
+                at -= 1
+            scores[at] = score
+            jumps[d, at] = j
+            n += 1
+    count[d] = n
+    next_[d] = 0
+    if n == 0:
+        return LOST
+    return RUNNING
+
+
+@numba.njit(cache=True, nogil=True)
+def _won_first(d, images, jumps, count, flip_images, won, any_won):
+    """Move a jump whose child's signature is in the won table to the front of depth d's list."""
+    if not any_won:
+        return
+    for k in range(count[d]):
+        j = jumps[d, k]
+        best = images[d, 0] ^ flip_images[j, 0]
+        for g in range(1, images.shape[1]):
+            best = min(best, images[d, g] ^ flip_images[j, g])
+        if holds(won, best):
+            jumps[d, k] = jumps[d, 0]
+            jumps[d, 0] = j
+            return
+
+
+@numba.njit(cache=True, nogil=True)
+def start(positions, images, weights, jumps, count, next_, path, top, counts, need, free, flip,
+          flip_images, neighbours, spread, scores, pagoda_weights, thresholds, won, dead, goal,
+          byte_images):
+    """Put the root (positions[0]) on the stack: its images, its weights; returns WON, LOST (a
+    pagoda function or the dead table rules it out, or it has no jump) or RUNNING."""
+    root = positions[0]
+    for g in range(images.shape[1]):
+        image = np.uint64(0)
+        rest = root
+        for byte in range(byte_images.shape[0]):
+            image |= byte_images[byte, rest & np.uint64(0xFF), g]
+            rest >>= np.uint64(8)
+        images[0, g] = image
+    for k in range(weights.shape[1]):
+        total = 0
+        for hole in range(pagoda_weights.shape[1]):
+            if root >> np.uint64(hole) & np.uint64(1):
+                total += pagoda_weights[k, hole]
+        weights[0, k] = total
+        if total < thresholds[k]:
+            top[0] = -1
+            return LOST
+    counts[EXAMINED] += 1
+    if holds(dead, _least(images, 0)):
+        top[0] = -1
+        return LOST
+    ended = _enter(0, positions, jumps, count, next_, need, free, flip, neighbours, spread, scores, goal)
+    if ended == WON:
+        counts[EVICTIONS] += keep(won, _least(images, 0))
+    if ended == RUNNING:
+        _won_first(0, images, jumps, count, flip_images, won, True)
+        top[0] = 0
+    else:
+        top[0] = -1
+    return ended
+
+
+@numba.njit(cache=True, nogil=True)
+def walk(positions, images, weights, jumps, count, next_, path, top, counts, need, free, flip,
+         flip_images, neighbours, spread, scores, pagoda_weights, changes, thresholds, won, any_won,
+         dead,
+         goal, budget):
+    """Go on with the search for up to `budget` positions: WON (the stack is the line, kept in
+    the won table), LOST (the root is exhausted, its signature kept as dead) or RUNNING."""
+    symmetries = images.shape[1]
+    pagodas = weights.shape[1]
+    while budget > 0:
+        d = top[0]
+        if next_[d] == count[d]:  # every jump from here tried: dead
+            counts[EVICTIONS] += keep(dead, _least(images, d))
+            top[0] = d - 1
+            if d == 0:
+                return LOST
+            continue
+        j = jumps[d, next_[d]]
+        next_[d] += 1
+        c = d + 1
+        ruled_out = False
+        for k in range(pagodas):
+            weights[c, k] = weights[d, k] - changes[k, j]
+            if weights[c, k] < thresholds[k]:
+                ruled_out = True
+        if ruled_out:
+            continue
+        for g in range(symmetries):
+            images[c, g] = images[d, g] ^ flip_images[j, g]
+        if holds(dead, _least(images, c)):
+            continue
+        budget -= 1
+        counts[EXAMINED] += 1
+        positions[c] = positions[d] ^ flip[j]
+        path[c] = j
+        ended = _enter(c, positions, jumps, count, next_, need, free, flip, neighbours, spread, scores, goal)
+        if ended == WON:
+            for on in range(c + 1):
+                counts[EVICTIONS] += keep(won, _least(images, on))
+            top[0] = c
+            return WON
+        if ended == LOST:  # no jump left: found again as quickly as looked up, so not kept
+            continue
+        _won_first(c, images, jumps, count, flip_images, won, any_won)
+        top[0] = c
+    return RUNNING
+
+
+@dataclass(frozen=True)
+class Goal:
+    """A goal as the walk reads it: the goal holes, the board's jumps in the order to try them,
+    their images under the goal's group, and the pagoda functions with their thresholds."""
+
+    mask: np.uint64  # the goal holes: one peg on any of them wins
+    order: np.ndarray  # int64 [jumps]: the board's jump numbers in the order tried
+    need: np.ndarray  # uint64 [jumps], in that order
+    free: np.ndarray
+    flip: np.ndarray
+    flip_images: np.ndarray  # uint64 [jumps, symmetries]
+    byte_images: np.ndarray  # uint64 [bytes, 256, symmetries]
+    neighbours: np.ndarray  # uint64 [holes]: the holes one step from each hole
+    spread: np.ndarray  # int64 [jumps]: how far each jump spreads the pegs from the middle
+    pagoda_weights: np.ndarray  # int64 [pagodas, holes]
+    changes: np.ndarray  # int64 [pagodas, jumps]: what each jump takes from each pagoda's weight
+    thresholds: np.ndarray  # int64 [pagodas]: the least weight from which the goal is reachable
+
+    @classmethod
+    def compiled(cls, tables: BoardTables, mask: int, order: list[int],
+                 pagodas: list[tuple[tuple[int, ...], int]], spread: list[int]) -> Goal:
+        """A goal for `tables` (made for the goal's group): jumps tried in `order` where they tie,
+        `pagodas` as (weight of each hole, threshold) pairs, `spread` a score for each jump (by
+        the board's numbering: lower is tried first)."""
+        at = np.array(order, dtype=np.int64)
+        weights = np.array([w for w, _ in pagodas], dtype=np.int64).reshape(len(pagodas), tables.holes)
+        # A jump takes the weights of its start and over holes and adds its landing hole's.
+        bits = np.array([[tables.need[j] >> np.uint64(h) & np.uint64(1) for h in range(tables.holes)]
+                         for j in range(len(tables.need))], dtype=np.int64).reshape(-1, tables.holes)
+        lands = np.array([[tables.free[j] >> np.uint64(h) & np.uint64(1) for h in range(tables.holes)]
+                          for j in range(len(tables.free))], dtype=np.int64).reshape(-1, tables.holes)
+        changes = (bits - lands) @ weights.T  # [jumps, pagodas]
+        # A jump's start and over holes are neighbours, and every neighbour is some jump's over.
+        neighbours = np.zeros(tables.holes, dtype=np.uint64)
+        for pair in tables.need:
+            for hole in range(tables.holes):
+                if pair >> np.uint64(hole) & np.uint64(1):
+                    neighbours[hole] |= pair & ~(np.uint64(1) << np.uint64(hole))
+        return cls(np.uint64(mask), at, tables.need[at], tables.free[at], tables.flip[at],
+                   np.ascontiguousarray(tables.flip_images[at]), tables.byte_images, neighbours,
+                   np.array(spread, dtype=np.int64)[at], weights,
+                   np.ascontiguousarray(changes[at].T), np.array([t for _, t in pagodas], np.int64))
+
+
+@dataclass
+class Search:
+    """One question's search in progress, resumable: the stack (depth d holds `positions[d]`, its
+    images under the goal's group, its pagoda weights, and the jumps still to try,
+    `jumps[d, next[d]:count[d]]`; `path[d]` made it), and the goal's dead and won tables."""
+
+    goal: Goal
+    dead: np.ndarray
+    won: np.ndarray
+    holes: int
+    positions: np.ndarray = field(init=False)
+    images: np.ndarray = field(init=False)
+    weights: np.ndarray = field(init=False)
+    jumps: np.ndarray = field(init=False)
+    count: np.ndarray = field(init=False)
+    next: np.ndarray = field(init=False)
+    path: np.ndarray = field(init=False)
+    top: np.ndarray = field(init=False)
+    counts: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        depth = self.holes + 1
+        self.positions = np.zeros(depth, dtype=np.uint64)
+        self.images = np.zeros((depth, self.goal.flip_images.shape[1]), dtype=np.uint64)
+        self.weights = np.zeros((depth, len(self.goal.thresholds)), dtype=np.int64)
+        self.jumps = np.zeros((depth, max(1, len(self.goal.order))), dtype=np.int32)
+        self.count = np.zeros(depth, dtype=np.int32)
+        self.next = np.zeros(depth, dtype=np.int32)
+        self.path = np.zeros(depth, dtype=np.int32)
+        self.top = np.full(1, -1, dtype=np.int64)
+        self.counts = np.zeros(2, dtype=np.int64)
+        self.mask = self.goal.mask  # the goal holes still sought (`without` drops one)
+        self.scores = np.zeros(max(1, len(self.goal.order)), dtype=np.int64)
+        self.any_won = bool(self.won.any())  # else no child is looked for in it
+
+    def begin(self, position: int) -> int:
+        """Put `position` at the root: WON, LOST or RUNNING (go on with `go`)."""
+        self.positions[0] = np.uint64(position)
+        g = self.goal
+        return start(self.positions, self.images, self.weights, self.jumps, self.count, self.next,
+                     self.path, self.top, self.counts, g.need, g.free, g.flip, g.flip_images,
+                     g.neighbours, g.spread, self.scores, g.pagoda_weights, g.thresholds, self.won, self.dead,
+                     self.mask, g.byte_images)
+
+    def go(self, budget: int) -> int:
+        """Examine up to `budget` more positions: WON, LOST or RUNNING."""
+        g = self.goal
+        return walk(self.positions, self.images, self.weights, self.jumps, self.count, self.next,
+                    self.path, self.top, self.counts, g.need, g.free, g.flip, g.flip_images,
+                    g.neighbours, g.spread, self.scores, g.pagoda_weights, g.changes, g.thresholds, self.won,
+                    self.any_won, self.dead, self.mask, np.int64(budget))
+
+    def without(self, hole: int) -> None:
+        """After WON on `hole`, seek the other goal holes: the one-peg position on top becomes a
+        dead end, and `go` goes on from it. Sound with this search's tables only when they are
+        its own (what was proved dead for more goal holes is dead for fewer, not the reverse)."""
+        self.mask &= ~np.uint64(1 << (hole - 1))
+        self.count[self.top[0]] = self.next[self.top[0]] = 0
+
+    def line(self) -> list[int]:
+        """The board's jump numbers from the root to the stack's top (after WON: a solution)."""
+        return [int(self.goal.order[j]) for j in self.path[1:self.top[0] + 1]]

@@ -1,0 +1,161 @@
+"""The depth-first solver against the whole search: its verdicts against stored winnable sets, its
+surveys against today's surveys and the published pair counts, its lines replayed by a geometry
+written here, and its pagoda functions checked jump by jump; and the faces that ask it."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pegsearch.answers.solver import Solver
+from pegsearch.answers.winnable import targets, winnable_sets
+from pegsearch.board.files import load_board
+from pegsearch.board.pagoda import pagodas
+from tests.answers.test_survey import (
+    check_every_hole_is_its_class_carried_by_symmetry,
+    solvable_pair_classes,
+    survey_json,
+)
+from tests.helpers import assert_one_line_error, cell, local_run, pegsearch
+
+AGREEMENT = Path(__file__).parents[2] / "cluster" / "solver_agreement.py"
+
+
+def replayed(side: int, start: set[int], jumps: list[str]) -> set[int]:
+    """Play `jumps` (FROM-OVER-TO) on a triangle of `side` from the pegs `start`, each checked
+    legal by rows and columns; the pegs left."""
+    pegs = set(start)
+    for text in jumps:
+        a, b, c = map(int, text.split("-"))
+        (ra, ca), (rb, cb), (rc, cc) = cell(a), cell(b), cell(c)
+        step = (rb - ra, cb - ca)
+        assert step in {(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, -1)}, text
+        assert (rc - rb, cc - cb) == step and 0 <= cc <= rc < side, text
+        assert a in pegs and b in pegs and c not in pegs, text
+        pegs = (pegs - {a, b}) | {c}
+    return pegs
+
+
+def test_verdicts_equal_the_winnable_sets_on_random_positions(tmp_path: Path) -> None:
+    """cluster/solver_agreement.py on triangles 5 and 6: random stored positions of every level,
+    both outcomes, one peg anywhere and on a hole: no difference, none undecided."""
+    result = subprocess.run([sys.executable, str(AGREEMENT), "--boards", "triangle-5", "triangle-6",
+                             "--positions", "400", "--work", str(tmp_path)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for board in ("triangle-5", "triangle-6"):
+        [line] = [line for line in result.stdout.splitlines() if line.startswith(f"{board}:")]
+        assert "400 positions checked" in line and "0 undecided; 0 differences" in line
+        assert " won 0," not in line and " lost 0;" not in line
+
+
+@pytest.mark.slow
+def test_verdicts_equal_the_english_winnable_sets(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, str(AGREEMENT), "--boards", "english-33",
+                             "--positions", "1000", "--work", str(tmp_path)],
+                            capture_output=True, text=True, timeout=1800)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1,000 positions checked" in result.stdout and "0 differences" in result.stdout
+
+
+def test_every_position_a_run_says_lost_is_lost_and_won_ones_replay(tmp_path: Path) -> None:
+    """English from the centre, to one peg in the centre, for positions of the stored levels: the
+    solver's won lines replay to the centre, and it says lost exactly where the sets do."""
+    run = local_run("english-33", tmp_path / "run")
+    sets = dict(winnable_sets(run, targets(run, 17)))
+    board, solver, chosen = run.board, Solver(goals=2), random.Random(7)
+    for level in (8, 14, 20, 26):
+        stored = run.read_level(level).tolist()
+        for position in chosen.sample(stored, 40):
+            answer = solver.answer(board, position, 17, 30)
+            assert answer.won == (position in set(sets[level].tolist()))
+            if answer.won:
+                assert answer.end == 1 << 16
+
+
+@pytest.mark.parametrize("board", ["triangle-5", "triangle-6"])
+def test_the_solver_survey_equals_the_searched_survey(published: dict, tmp_path: Path,
+                                                      board: str) -> None:
+    """`survey --depth-first` and the survey by searches agree on every start and finishing hole;
+    each pair's line replays (by rows and columns) to its finishing hole; the pairs up to symmetry
+    are OEIS A130516's."""
+    side = int(board.split("-")[1])
+    searched = survey_json(board, tmp_path / "searched")
+    solved = survey_json(board, tmp_path / "solved", "--depth-first", "--seconds", "30")
+    assert solved["by"] == "depth-first" and searched["by"] == "breadth-first"
+    assert [(s["start"], s["finishes"]) for s in solved["starts"]] == \
+        [(s["start"], s["finishes"]) for s in searched["starts"]]
+    check_every_hole_is_its_class_carried_by_symmetry({**solved, "starts": [
+        {**s, "states": 0} for s in solved["starts"]]}, side)
+    assert solvable_pair_classes(solved, side) == published["triangle_solvable_pairs"]["by_side"][str(side)]
+    holes = set(range(1, side * (side + 1) // 2 + 1))
+    for start in solved["starts"]:
+        assert not start["undecided"]
+        for finish, line in start["lines"].items():
+            assert replayed(side, holes - {start["start"]}, line.split(",")) == {int(finish)}
+
+
+def test_triangle_9_is_solved_from_its_corner_and_the_line_replays() -> None:
+    result = pegsearch("solve", "triangle-9", "--json")
+    assert result.returncode == 0, result.stderr
+    assert "answered by the depth-first solver (triangle-9 is a board, not a run)" in result.stderr
+    document = json.loads(result.stdout)
+    assert document["by"] == "depth-first" and document["solved"] and document["outcome"] == "won"
+    jumps = [f"{j['from']}-{j['over']}-{j['to']}" for j in document["jumps"]]
+    assert len(jumps) == 43
+    assert replayed(9, set(range(2, 46)), jumps) == set(document["positions"][-1])
+
+
+def test_a_finish_the_classes_rule_out_and_bad_bounds_are_one_line() -> None:
+    assert_one_line_error(pegsearch("solve", "triangle-9", "--finish", "2"),
+                          "one peg can never end on hole 2 from this start")
+    for bound in ("0", "-1", "soon", "nan", "inf"):
+        assert_one_line_error(pegsearch("solve", "triangle-9", "--seconds", bound),
+                              "not a time bound")
+    assert_one_line_error(pegsearch("hint", "wiegleb-45", "46"), "hole 46 does not exist")
+    assert_one_line_error(pegsearch("hint", "triangle-9", "1-2-3"), "is not a legal jump there")
+    assert_one_line_error(pegsearch("solve", "triangle-9", "--start", "50"), "hole 50 does not exist")
+
+
+def test_skippy_xl_from_its_corner_is_proved_lost_by_the_position_classes() -> None:
+    result = pegsearch("solve", "skippy-xl", "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert not document["solved"] and document["outcome"] == "lost" and document["how"] == "class"
+
+
+def test_a_hint_on_a_board_marks_each_jump_and_the_finishes() -> None:
+    """A hint on wiegleb-45 after two jumps from its start: each jump won, lost or undecided (each
+    won one's position replayed by the solver again), the finishing holes possible."""
+    result = pegsearch("hint", "wiegleb-45", "8-14-23,16-15-14", "--json", "--seconds", "20")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["by"] == "depth-first" and document["level"] == 2
+    assert document["winnable"] is True and document["finishes"]
+    board, solver = load_board("wiegleb-45"), Solver(goals=2)
+    for jump in document["jumps"]:
+        assert jump["outcome"] in ("won", "lost", "undecided")
+        if jump["outcome"] != "undecided":
+            position = sum(1 << (h - 1) for h in jump["position"])
+            assert solver.answer(board, position, None, 60).outcome == jump["outcome"]
+    text = pegsearch("hint", "wiegleb-45", "8-14-23,16-15-14")
+    assert "the last peg can still end on" in text.stdout and "keeps it winnable" in text.stdout
+
+
+@pytest.mark.parametrize("board", ["english-33", "triangle-9", "wiegleb-45", "diamond-41"])
+def test_pagoda_functions_never_grow_by_a_jump(board: str) -> None:
+    """Each function's inequality checked on every jump line, by the board's jumps; its
+    threshold is the least goal weight."""
+    loaded = load_board(board)
+    for goal in [(1,), (loaded.holes // 2,), tuple(range(1, loaded.holes + 1, 3))]:
+        found = pagodas(loaded, goal)
+        assert found
+        for pagoda in found:
+            w = pagoda.weights
+            assert all(w[j.to - 1] <= w[j.start - 1] + w[j.over - 1] for j in loaded.jumps)
+            assert min(w[h - 1] for h in goal) == pagoda.threshold > 0
