@@ -6,16 +6,19 @@ whole on the same machine, wall time and stored bytes compared (target: within 2
 In DIR (default /tmp/estimate-check): `pegsearch run BOARD --until UNTIL --out DIR/base` (kept and
 reused when it is there), `pegsearch estimate DIR/base --json` (the estimate is written to
 DIR/estimate.json), then `pegsearch run BOARD --out DIR/whole` from scratch, timed, and its folder's
-bytes summed. Prints both sides, the ratios and the CPU model (lscpu), and writes them to
-DIR/check.json. Triangle-8 whole takes 10-20 minutes on 2 cores: run it once, on a quiet machine
-(the estimate is of this machine's speed, measured by the base run). Runs `python -m pegsearch`
-with this interpreter. Not a test: a benchmark to run and report (docs/performance.md).
+bytes summed. Prints both sides (wall and CPU seconds, stored bytes, positions), the ratios and the
+CPU model (lscpu), and writes them to DIR/check.json. On a machine shared with other work the wall
+time stretches with the load while the estimate (from the base run's levels) does not: compare CPU
+seconds there, and make the base run under the same load. Triangle-8 whole takes 10-20 minutes on
+2 cores: run it once. Runs `python -m pegsearch` with this interpreter. Not a test: a benchmark to
+run and report (docs/performance.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import subprocess
 import sys
@@ -31,6 +34,12 @@ def pegsearch(*args: str) -> str:
     if done.returncode != 0:
         sys.exit(f"pegsearch {' '.join(args)} failed: {done.stderr.strip()}")
     return done.stdout
+
+
+def children_cpu() -> float:
+    """CPU seconds (user and system) of this process's finished children."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def folder_bytes(folder: Path) -> int:
@@ -57,20 +66,22 @@ def main() -> None:
     print(f"estimated from levels 0-{args.until}: {estimate['seconds']:,.0f} s wall,"
           f" {estimate['stored_bytes']:,} bytes stored", flush=True)
     shutil.rmtree(whole, ignore_errors=True)
-    began = time.perf_counter()
+    began, cpu_before = time.perf_counter(), children_cpu()
     pegsearch("run", args.board, "--out", str(whole))
-    seconds = time.perf_counter() - began
+    seconds, cpu = time.perf_counter() - began, children_cpu() - cpu_before
     stored = folder_bytes(whole)
     manifest = json.loads((whole / "manifest.json").read_text())
     states = [level["states"] for level in manifest["levels"]]
     projected = [level["states"] for level in estimate["levels"]]
     result = {"cpu": cpu_model(), "board": args.board, "until": args.until,
               "estimated_seconds": estimate["seconds"], "measured_seconds": round(seconds, 1),
+              "estimated_cpu_seconds": estimate["cpu_seconds"], "measured_cpu_seconds": round(cpu, 1),
               "estimated_stored_bytes": estimate["stored_bytes"], "measured_stored_bytes": stored,
               "estimated_positions": sum(projected), "measured_positions": sum(states)}
     (args.work / "check.json").write_text(json.dumps(result, indent=1) + "\n")
     print(f"CPU: {result['cpu']}")
     for what, ours, real in (("wall seconds", estimate["seconds"], seconds),
+                             ("CPU seconds", estimate["cpu_seconds"], cpu),
                              ("stored bytes", estimate["stored_bytes"], stored),
                              ("positions", sum(projected), sum(states))):
         ratio = ours / real

@@ -35,7 +35,7 @@ def test_a_complete_run_is_estimated_from_its_own_levels(tmp_path: Path) -> None
     assert found["stored_bytes"] == sum(r["bytes"] for r in run.levels)
     for total in ("seconds", "cpu_seconds", "peak_memory_bytes", "stored_bytes"):
         assert found[total] > 0
-    assert found["seconds"] == pytest.approx(found["cpu_seconds"] / 4, rel=0.01)
+    assert found["seconds"] == pytest.approx(found["cpu_seconds"] / 4, abs=0.1)
     last = estimated(str(out), "--keep", "last")
     sizes = [r["bytes"] for r in run.levels]
     assert last["stored_bytes"] == max(a + b for a, b in zip(sizes, [*sizes[1:], 0], strict=True))

@@ -97,6 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("options after -- are passed to `pegsearch run` by bench and compare only")
     if hasattr(args, "run_options"):
         args.run_options = run_options
+    if getattr(args, "threads", None) is not None:
+        if args.threads < 1:
+            parser.error(f"--threads {args.threads}: give the threads to use, 1 or more")
+        # Read once, when the kernels' module is imported (kernel.threads.WORKERS): set before.
+        os.environ["NUMBA_NUM_THREADS"] = str(args.threads)
     try:
         return _handler(args.handler)(args)
     except BrokenPipeError:
@@ -178,6 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
                           " continues it, with a later --until or none)")
     run.add_argument("--resume", action="store_true",
                      help="continue the run in --out (default: the newest matching run in runs/)")
+    run.add_argument("--threads", type=int, metavar="N",
+                     help="local engine: threads for its kernels and part writers (default: every"
+                          " core); more than the cores is allowed, to measure contention")
     run.add_argument("--keep", choices=KEEPS,
                      help="what the run keeps: every level (all, the default), or only the last"
                           " level's parts (last: disk for two levels; counts, verify and --resume"

@@ -209,6 +209,7 @@ def estimate_table(found: Estimate) -> str:
     source = (f"levels 0 to {found.measured_levels - 1} measured (m); the rest projected (p) from"
               f" {found.reference}'s shape" if found.reference else
               f"all {found.measured_levels} levels measured")
-    lines.append(f"from: {source}; {found.cpu_us:.3f} CPU-µs a position written, from this"
-                 " machine's levels; wall = CPU / cores (scaling past 2 cores unmeasured)")
+    rates = ", ".join(f"{us:.3f} on {kind} levels" for kind, us in found.cpu_us.items())
+    lines.append(f"from: {source}; CPU-µs a position written {rates}, from this machine's levels;"
+                 " wall = CPU / cores (scaling past 2 cores unmeasured)")
     return "\n".join(lines)

@@ -51,6 +51,8 @@ REFERENCES = {
                    895487101, 692285663, 473991750, 288812322, 156462487, 75103702, 31780087,
                    11770296, 3782900, 1044536, 243880, 47144, 7452, 912, 78, 8),
 }
+# How a level drops repeats, as its record's note starts (engines.local.choose_reduce).
+KINDS = ("bitmap", "tables")
 # Levels this large calibrate speed and scale; smaller ones are mostly fixed costs.
 SIZABLE = 100_000
 # What the process holds besides a level's tables or bitmaps: interpreter, compiled kernels,
@@ -89,7 +91,7 @@ class Estimate:
     keep: str
     measured_levels: int
     reference: str | None  # the board whose shape the projected levels follow
-    cpu_us: float  # CPU-µs a position written (or a parent read again)
+    cpu_us: dict[str, float]  # CPU-µs a position written (or a parent read again), by KINDS
     levels: list[LevelCost]
 
     @property
@@ -128,13 +130,14 @@ def estimate(run: Run, cores: int, memory: int, keep: str) -> Estimate:
     measured = [record["states"] for record in run.levels]
     reference = None if len(measured) > last or measured[-1] == 0 else _reference(shape.holes)
     states = measured + projected_states(measured, shape, reference, last)
-    cpu_us, gap_bits = _calibration(run, shape)
+    rates = _calibration(run, shape)
     levels = []
     for level, count in enumerate(states):
         pegs = shape.start_pegs - level
         ranks = shape.ranks(pegs)
         parents = states[level - 1] if level else 0
         bitmap = not run.carry and prefer_bitmap(count, ranks)
+        rate = rates["bitmap" if bitmap else "tables"]
         need = ranks // 8 if bitmap else count * TABLE_BYTES
         one_step = bitmap and need * cores <= memory
         passes = 1 if one_step else max(1, ceil(need / (ARENA_SHARE * memory)))
@@ -144,13 +147,14 @@ def estimate(run: Run, cores: int, memory: int, keep: str) -> Estimate:
         if record is not None and record.get("engine") == "local" and record["seconds"] > 0:
             cpu = record["seconds"] * _workers(run)
         else:
-            cpu = cpu_us * (count + parents * (passes - 1)) / 1e6
+            cpu = rate.cpu_us * (count + parents * (passes - 1)) / 1e6
         levels.append(LevelCost(level, pegs, count, record is not None,
                                 "bitmap" if bitmap else "tables", passes, round(cpu, 3),
                                 round(cpu / cores, 3), BASE_BYTES + held + drain,
-                                _stored(record, count, ranks, gap_bits)))
+                                _stored(record, count, ranks, rate.gap_bits)))
     return Estimate(run.board.name, list(run.start), cores, memory, keep, len(run.levels),
-                    reference, round(cpu_us, 4), levels)
+                    reference, {kind: round(rate.cpu_us, 4) for kind, rate in rates.items()},
+                    levels)
 
 
 @dataclass(frozen=True)
@@ -229,25 +233,39 @@ def _workers(run: Run) -> int:
     return int(run.manifest["options"].get("workers") or 1)
 
 
-def _calibration(run: Run, shape: Shape) -> tuple[float, float]:
-    """CPU-µs a unit of work (a position written, or a parent read again by an extra pass) and
-    the stored gap bits, from the run's sizable levels made by the local engine (all its levels
-    when none is sizable)."""
+@dataclass(frozen=True)
+class Rate:
+    """What a level made one way (bitmap or tables) costs on this machine: CPU-µs a unit of work
+    (a position written, or a parent read again by an extra pass), and the gap bits its stored
+    positions take beyond log2(1 / density)."""
+
+    cpu_us: float
+    gap_bits: float
+
+
+def _calibration(run: Run, shape: Shape) -> dict[str, Rate]:
+    """The rates of bitmap and of tables levels, each from the run's sizable levels made that way
+    by the local engine (a kind the run has not made takes the other's: a bitmap level's costs
+    less a position, so a board measured on its small table levels is priced high)."""
     made = [r for r in run.levels[1:] if r.get("engine") == "local" and r["seconds"] > 0]
-    sizable = [r for r in made if r["states"] >= SIZABLE] or made
-    if not sizable:
+    if not made:
         raise UsageError(f"{run.uri} has no level the local engine made to time: estimate from a"
                          " run made by `pegsearch run` (or name the board to measure one)")
-    units = sum(r["states"] + run.levels[r["level"] - 1]["states"] * (r.get("passes", 1) - 1)
-                for r in sizable)
-    cpu_us = sum(r["seconds"] for r in sizable) * _workers(run) / units * 1e6
-    stored = [r for r in run.levels if r["states"] >= 1 << 16 and _bytes(r)]
-    gap_bits = GAP_BITS
-    if stored:
-        record = stored[-1]
-        ranks = shape.ranks(record["pegs"])
-        gap_bits = 8 * _bytes(record) / record["states"] - log2(ranks / record["states"])
-    return cpu_us, gap_bits
+    rates = {}
+    for kind in KINDS:
+        mine = [r for r in made if r.get("reduce", "tables").startswith(kind)]
+        sizable = [r for r in mine if r["states"] >= SIZABLE] or mine
+        if not sizable:
+            continue
+        units = sum(r["states"] + run.levels[r["level"] - 1]["states"] * (r.get("passes", 1) - 1)
+                    for r in sizable)
+        stored = [r for r in mine if r["states"] >= 1 << 16 and _bytes(r)]
+        gap_bits = GAP_BITS if not stored else (8 * _bytes(stored[-1]) / stored[-1]["states"]
+                                                - log2(shape.ranks(stored[-1]["pegs"])
+                                                       / stored[-1]["states"]))
+        rates[kind] = Rate(sum(r["seconds"] for r in sizable) * _workers(run) / units * 1e6,
+                           gap_bits)
+    return {kind: rates.get(kind) or next(iter(rates.values())) for kind in KINDS}
 
 
 def _bytes(record: dict) -> int:

@@ -255,7 +255,7 @@ class LocalEngine:
         else:
             self.budget = memory if isinstance(memory, int) else parse_size(memory)
         self.chunk = chunk
-        self.workers = os.cpu_count() or 1
+        self.workers = WORKERS  # every core, or `run --threads N` (NUMBA_NUM_THREADS)
         self.passes = 0  # over the engine's life: passes over parent levels (one per level at best)
         # Kept from level to level: fresh memory costs a page fault per 4 KiB.
         self.scratch = Scratch()
