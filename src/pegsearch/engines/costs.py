@@ -145,7 +145,7 @@ def estimate(run: Run, cores: int, memory: int, keep: str) -> Estimate:
         drain = min(count, cores * PART_ROWS) * 16  # drained keys and their encoding, a core each
         record = run.levels[level] if level < len(run.levels) else None
         if record is not None and record.get("engine") == "local" and record["seconds"] > 0:
-            cpu = record["seconds"] * _workers(run)
+            cpu, passes = record["seconds"] * _workers(run), record.get("passes", passes)
         else:
             cpu = rate.cpu_us * (count + parents * (passes - 1)) / 1e6
         levels.append(LevelCost(level, pegs, count, record is not None,
