@@ -210,6 +210,7 @@ def estimate_table(found: Estimate) -> str:
               f" {found.reference}'s shape" if found.reference else
               f"all {found.measured_levels} levels measured")
     rates = ", ".join(f"{us:.3f} on {kind} levels" for kind, us in found.cpu_us.items())
-    lines.append(f"from: {source}; CPU-µs a position written {rates}, from the run's levels;"
+    busy = "" if found.busy is None else f" (its threads {found.busy:.0%} busy)"
+    lines.append(f"from: {source}; CPU-µs a position written {rates}, from the run's levels{busy};"
                  " wall = CPU / cores (scaling past 2 cores unmeasured)")
     return "\n".join(lines)

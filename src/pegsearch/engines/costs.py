@@ -12,10 +12,11 @@ and says where it does not:
   that meets the run's last sizable levels, so both reach 1 together (triangle-8's levels 13-33
   from skippy-xl's and its own levels 0-12: within 10 % each, 6 % in all).
 - seconds: the local engine's time grows with what it writes and with the parents each extra pass
-  reads again, so the run's own levels give the CPU-seconds of one such unit (their wall seconds
-  times the cores that made them) and every level is priced at that rate. Wall seconds are the CPU
-  seconds spread over the cores: linear scaling, which holds on the 2 cores it was measured on and
-  is unmeasured beyond (docs/performance.md).
+  reads again, so the run's own levels give the core-seconds of one such unit (a level's wall
+  seconds times the threads that made it, bitmap and tables levels apart) and every level is
+  priced at that rate; the CPU seconds the driver records say how busy those threads were. Wall
+  seconds are those core-seconds spread over the cores: linear scaling, unmeasured beyond the 2
+  cores of the development machines (docs/performance.md).
 - memory and passes: as the local engine plans them (a bitmap a core while it fits the bound,
   else passes of a bitmap, or hash tables for a sparse level), plus the process's own footprint.
 - stored bytes: a part drained from a bitmap stores its positions' gaps, so its bytes a position
@@ -92,6 +93,7 @@ class Estimate:
     measured_levels: int
     reference: str | None  # the board whose shape the projected levels follow
     cpu_us: dict[str, float]  # CPU-µs a position written (or a parent read again), by KINDS
+    busy: float | None  # the share of its threads' time the run's levels kept busy (`busy`)
     levels: list[LevelCost]
 
     @property
@@ -145,7 +147,7 @@ def estimate(run: Run, cores: int, memory: int, keep: str) -> Estimate:
         drain = min(count, cores * PART_ROWS) * 16  # drained keys and their encoding, a core each
         record = run.levels[level] if level < len(run.levels) else None
         if record is not None and record.get("engine") == "local" and record["seconds"] > 0:
-            cpu, passes = record["seconds"] * _workers(run), record.get("passes", passes)
+            cpu, passes = _cpu(run, record), record.get("passes", passes)
         else:
             cpu = rate.cpu_us * (count + parents * (passes - 1)) / 1e6
         levels.append(LevelCost(level, pegs, count, record is not None,
@@ -154,7 +156,7 @@ def estimate(run: Run, cores: int, memory: int, keep: str) -> Estimate:
                                 _stored(record, count, ranks, rate.gap_bits)))
     return Estimate(run.board.name, list(run.start), cores, memory, keep, len(run.levels),
                     reference, {kind: round(rate.cpu_us, 4) for kind, rate in rates.items()},
-                    levels)
+                    busy(run), levels)
 
 
 @dataclass(frozen=True)
@@ -229,8 +231,23 @@ def measured(spec: SearchSpec, folder: Path, seconds: float = MEASURE_SECONDS) -
     return run
 
 
-def _workers(run: Run) -> int:
-    return int(run.manifest["options"].get("workers") or 1)
+def _cpu(run: Run, record: dict) -> float:
+    """What a level took of the machine: its wall seconds on every thread the engine had. Not the
+    CPU seconds the driver records (`cpu_seconds`): a level that keeps its threads half busy still
+    holds the machine; `busy` says how much of it was used."""
+    return record["seconds"] * int(run.manifest["options"].get("workers") or 1)
+
+
+def busy(run: Run) -> float | None:
+    """The share of its threads' time the run's sizable local levels kept busy (recorded CPU
+    seconds over wall seconds times threads), None when no level recorded its CPU seconds: below
+    1, a level is partly serial or the machine was shared, and more cores scale worse than
+    linearly."""
+    levels = [r for r in run.levels if r.get("engine") == "local" and "cpu_seconds" in r
+              and r["states"] >= SIZABLE and r["seconds"] > 0]
+    if not levels:
+        return None
+    return round(sum(r["cpu_seconds"] for r in levels) / sum(_cpu(run, r) for r in levels), 3)
 
 
 @dataclass(frozen=True)
@@ -263,8 +280,7 @@ def _calibration(run: Run, shape: Shape) -> dict[str, Rate]:
         gap_bits = GAP_BITS if not stored else (8 * _bytes(stored[-1]) / stored[-1]["states"]
                                                 - log2(shape.ranks(stored[-1]["pegs"])
                                                        / stored[-1]["states"]))
-        rates[kind] = Rate(sum(r["seconds"] for r in sizable) * _workers(run) / units * 1e6,
-                           gap_bits)
+        rates[kind] = Rate(sum(_cpu(run, r) for r in sizable) / units * 1e6, gap_bits)
     return {kind: rates.get(kind) or next(iter(rates.values())) for kind in KINDS}
 
 

@@ -95,13 +95,16 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
         if progress:
             progress({"level": level + 1, "pegs": pegs, "done": done, "total": total})
 
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     writer.notes["engine"] = engine.name  # a resumed run may change engines: each level says which
     try:
         engine.next_level(run, level, writer, report)
         if writer.rows == 0:
             writer.discard()
             return False
+        # This process's CPU seconds (the local engine's whole cost; a cluster engine's driver's
+        # share): `estimate` prices levels by them, as wall seconds stretch on a shared machine.
+        writer.notes["cpu_seconds"] = round(time.process_time() - cpu, 3)
         record = run.commit_level(writer, time.perf_counter() - began)
     except BaseException:
         with contextlib.suppress(Exception):

@@ -368,15 +368,15 @@ class Run:
                     if self.keep == "last" and not r.get("dropped")}
         self.levels.append(record)
         checkpoint = self.manifest.pop("in_progress", None)
-        for earlier, files in dropping.items():
-            self.levels[earlier].setdefault("bytes", sum(f.get("bytes", 0) for f in files))
+        for earlier, parts in dropping.items():
+            self.levels[earlier].setdefault("bytes", sum(f.get("bytes", 0) for f in parts))
             self.levels[earlier].update(files=[], dropped=True)
         try:
             self.save()
         except BaseException:
             self.levels.pop()  # not committed: the manifest on the store does not list it
-            for earlier, files in dropping.items():
-                self.levels[earlier].update(files=files)
+            for earlier, parts in dropping.items():
+                self.levels[earlier].update(files=parts)
                 del self.levels[earlier]["dropped"]
             if checkpoint is not None:
                 self.manifest["in_progress"] = checkpoint
