@@ -4,9 +4,9 @@
 #
 #   cluster/scaling.sh [BOARD] [LEVEL] [WORK] [THREADS...]
 #
-# Defaults: triangle-8, level 15 (546 M positions, about 0.5 GiB of bitmap a thread: it fits the
-# default memory bound at 8 threads and takes passes beyond, unless --memory is raised through
-# PEGSEARCH_SCALING_MEMORY), WORK=/tmp/scaling, threads 1 2 4 8 16. Makes BOARD to level LEVEL - 1
+# Defaults: triangle-8, level 15 (546 M positions; a bitmap plane of about 230 MB a thread, so
+# 16 threads' planes still fit the default 4 GiB memory bound and the level is made in one step at
+# every count; PEGSEARCH_SCALING_MEMORY sets --memory), WORK=/tmp/scaling, threads 1 2 4 8 16. Makes BOARD to level LEVEL - 1
 # once in WORK/base (kept for the next call), then for each thread count copies it and makes LEVEL
 # alone; the level's own seconds (the manifest's, without start-up) are compared. Threads beyond
 # the machine's cores are run too (they measure oversubscription, not scaling): read the table
