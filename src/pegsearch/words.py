@@ -15,3 +15,12 @@ def readable(size: int) -> str:
         if size >= 1 << shift:
             return f"{size / (1 << shift):,.3g} {unit}"
     return f"{size} bytes"
+
+
+def levels_named(levels: list[int]) -> str:
+    """Levels named as a span when they follow each other ("levels 0 to 11"), else listed."""
+    if len(levels) == 1:
+        return f"level {levels[0]}"
+    if levels == list(range(levels[0], levels[-1] + 1)):
+        return f"levels {levels[0]} to {levels[-1]}"
+    return "levels " + ", ".join(map(str, levels))

@@ -103,6 +103,8 @@ def _searched(spec: SearchSpec, folder: Location, make_engine: Callable[[], Engi
                          f" {stored.count_paths}, fewest moves: {stored.fewest_moves}); a survey"
                          " folder is reused only for the same board, --count-paths and"
                          " --fewest-moves: choose another --out")
+    if stored is not None:
+        stored.require_every_level("a survey")
     run = stored
     if stored is None or stored.status != "complete":
         run = search(spec, folder, make_engine(), resume=stored is not None, progress=progress)

@@ -42,9 +42,12 @@ def verdict(run: Run) -> Verdict:
     return Verdict(last["pegs"] == 1, last["pegs"], last["states"], last["level"], last.get("moves"))
 
 
-def require_complete(run: Run, asking: str) -> Run:
-    """Refuse answers that need the whole search from a run that has not finished."""
+def require_complete(run: Run, asking: str, every_level: bool = True) -> Run:
+    """Refuse answers that need the whole search from a run that has not finished, or (with
+    `every_level`: answers that walk the levels back) from one that kept only its last level."""
     if run.status != "complete":
         raise Conflict(f"{run.uri} is an incomplete run ({run.status}): finish it by resuming it"
                        f" before asking for {asking}")
+    if every_level:
+        run.require_every_level(asking)
     return run

@@ -49,6 +49,7 @@ class Verification:
     problems: list[str] = field(default_factory=list)
     levels: int = 0
     states: int = 0
+    dropped: list[int] = field(default_factory=list)  # levels whose parts were dropped (--keep last)
 
     @property
     def ok(self) -> bool:
@@ -56,7 +57,11 @@ class Verification:
 
 
 def verify(path: str | Path) -> Verification:
-    """Check every listed level of the run in `path` against its manifest and the search's rules."""
+    """Check every listed level of the run in `path` against its manifest and the search's rules.
+
+    A level dropped by `--keep last` has only its record: its pegs are checked, and that nothing
+    of it is left on disk (a stray part would be counted by readers that glob); it is named in
+    `dropped`, as what could not be checked."""
     run = Run.open(path, check_parts=False)
     checked = Verification()
     digest = run.manifest.get("board_digest")
@@ -72,7 +77,11 @@ def verify(path: str | Path) -> Verification:
             checked.problems.append(f"{where}: manifest says level {record.get('level')} with"
                                    f" {record.get('pegs')} pegs, expected level {index} with"
                                    f" {run.pegs_at(index)} pegs")
-        ok = _check_level(run, index, tables, checked.problems)
+        if record.get("dropped"):
+            checked.dropped.append(index)
+            ok = False
+        else:
+            ok = _check_level(run, index, tables, checked.problems)
         if ok:
             readable.add(index)
         if index == 0 and ok and not np.array_equal(run.read_level(0), expected_start):
@@ -86,7 +95,8 @@ def verify(path: str | Path) -> Verification:
     kept = run.manifest.get("winnable", {})
     for key in kept:
         _check_sets(run, key, tables, checked.problems, readable)
-    committed = {level_name(index) for index in range(len(run.levels) + bool(checkpoint))}
+    committed = {level_name(index) for index in range(len(run.levels) + bool(checkpoint))
+                 if index not in checked.dropped}
     for folder in run.location.folders():
         if folder.startswith("level-") and folder not in committed and run.location.files(folder):
             checked.problems.append(f"{folder}/ is not listed in the manifest (a level never"

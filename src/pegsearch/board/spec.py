@@ -24,6 +24,12 @@ SYMMETRY_TAGS = {"board": "", "start": "-bystart", "none": "-raw"}
 # How a run takes signatures (see SearchSpec.signing): "class" for every run made now; "group" for
 # runs made before it, whose manifests do not say (they stay readable, and resume as they were).
 SIGNATURES = ("class", "group")
+# What a run keeps of its levels (`run --keep`): "all" of every level's parts, or "last": once a
+# level is committed the parts of the levels before it are removed (their records stay: pegs,
+# states, digest, bytes, and "dropped"), so the disk holds at most two levels' parts, the one
+# being made and its parents. Enough to count the next level; not to walk back (solve, hint).
+# Here, beside the other choices a run is made with, so the command line's parser lists them light.
+KEEPS = ("all", "last")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ import json
 import os
 import shlex
 import sys
+import tempfile
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pegsearch.answers.by_solver import BY, hint_by_solver, solution_by_solver, survey_by_solver
@@ -46,6 +48,7 @@ from pegsearch.cli.defaults import RUNS, SURVEY_WHOLE
 from pegsearch.cli.text import (
     bench_table,
     compare_table,
+    estimate_table,
     finish_table,
     grouped_jumps,
     level_table,
@@ -55,12 +58,14 @@ from pegsearch.cli.text import (
     survey_table,
 )
 from pegsearch.engines import Engine, make_engine
+from pegsearch.engines.costs import estimate, measured
 from pegsearch.engines.driver import Progress, search
+from pegsearch.engines.local import default_budget, parse_size
 from pegsearch.errors import UsageError
 from pegsearch.kernel.target import CHOSEN, tune, wisdom_file
 from pegsearch.store import MANIFEST, Carry, Location, Run
 from pegsearch.store.sets import VALUES, set_values, stored_sets
-from pegsearch.words import plural
+from pegsearch.words import levels_named, plural
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -78,7 +83,7 @@ def command_run(args: argparse.Namespace) -> int:
     if sys.stderr.isatty():
         doing = "resuming" if args.resume else "searching"
         print(f"{doing} {spec.describe()} with the {engine.name} engine into {out}", file=sys.stderr)
-    run = search(spec, out, engine, resume=args.resume, until=args.until,
+    run = search(spec, out, engine, resume=args.resume, until=args.until, keep=args.keep,
                  progress=TerminalProgress() if sys.stderr.isatty() else say_continuing)
     _print_run(run, {**search_document(run), "location": run.uri} if args.json else None)
     # Said on stderr whatever stdout is (a file, a pipe, JSON), so a user always learns where it is.
@@ -99,7 +104,7 @@ def command_counts(args: argparse.Namespace) -> int:
         return _print_by_moves(run, args)
     if args.plot:
         check_picture_path(args.plot)
-        require_complete(run, "a plot")
+        require_complete(run, "a plot", every_level=False)
     # The text prints where the last peg stands itself (as a table), so only JSON asks for it here.
     document = counts_document(run, args.winnable, args.finish, args.engine, args.master,
                                answers=args.json)
@@ -393,9 +398,14 @@ def command_verify(args: argparse.Namespace) -> int:
     incomplete = "" if run.status == "complete" else f" (the run is {run.status}: resume it to finish)"
     if run.in_progress is not None:
         incomplete += f"; {run.passes_note()}, its parts checked too"
+    kept = f" of the {checked.levels - len(checked.dropped)} kept" if checked.dropped else ""
     print(f"ok: {args.run}: {checked.levels} levels, {checked.states:,} states; checksums, row counts,"
-          f" order, pegs, signatures{VALUES_CHECKED[run.carry]} agree with"
+          f" order, pegs, signatures{VALUES_CHECKED[run.carry]}{kept} agree with"
           f" the manifest{incomplete}")
+    if checked.dropped:
+        print(f"dropped: {levels_named(checked.dropped)} (the run keeps only its last level's parts,"
+              " --keep last): their counts and digests are in the manifest, their parts were"
+              " removed and not checked")
     for key, record in run.manifest.get("winnable", {}).items():
         values = set_values(record)
         made = f", each position's {VALUES[values]} made from its children's" if values else ""
@@ -416,6 +426,27 @@ def command_verify(args: argparse.Namespace) -> int:
             print(f"identical: the {plural(compared, 'level')} both runs hold are equal, {how};"
                   f" {name} is {shorter.status} after level {compared - 1}: resume it to compare"
                   " the rest")
+    return 0
+
+
+def command_estimate(args: argparse.Namespace) -> int:
+    if args.cores is not None and args.cores < 1:
+        raise UsageError(f"--cores {args.cores}: give the cores of the machine priced, 1 or more")
+    cores = args.cores or os.cpu_count() or 1
+    memory = default_budget() if args.memory is None else parse_size(args.memory, here=False)
+    location = Location.parse(args.target)
+    if location.is_file(MANIFEST):
+        found = estimate(open_run(args.target), cores, memory, args.keep)
+    else:
+        spec = SearchSpec.asked(load_board(args.target), None, "board", False, False)
+        if sys.stderr.isatty():
+            print(f"measuring {spec.describe()} for a few seconds", file=sys.stderr)
+        with tempfile.TemporaryDirectory(prefix="pegsearch-estimate-") as folder:
+            found = estimate(measured(spec, Path(folder) / "run"), cores, memory, args.keep)
+    if args.json:
+        print(json.dumps(found.document(), indent=1))
+    else:
+        print(estimate_table(found))
     return 0
 
 
@@ -543,6 +574,9 @@ def _print_run(run: Run, document: dict | None, winnable: list[int] | None = Non
         return
     print(run_heading(run))
     print(level_table(run, winnable))
+    if run.dropped():
+        print(f"kept: the last level's parts only (--keep last); {levels_named(run.dropped())}"
+              " dropped, their counts and digests kept")
     if run.status == "complete":
         print(verdict(run).sentence())
         if finish_classes:

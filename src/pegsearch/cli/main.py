@@ -22,7 +22,7 @@ from typing import NoReturn
 from pegsearch import __version__
 from pegsearch.board.files import load_board, shipped_boards
 from pegsearch.board.pictures import render
-from pegsearch.board.spec import SYMMETRY_MODES
+from pegsearch.board.spec import KEEPS, SYMMETRY_MODES
 from pegsearch.cli.defaults import RUNS, SURVEY_WHOLE
 from pegsearch.cli.text import boards_table
 from pegsearch.engines import ENGINES
@@ -42,8 +42,8 @@ DESCRIPTION = ("Exhaustive breadth-first search of peg-solitaire boards, one Map
 # What each command's --help says first, written for users.
 ABOUT = {
     "run": ("Search a board level by level, from a start, into a run directory (a folder or a "
-            "store URI): every level is kept, so the run can be counted, solved, verified or "
-            "resumed later, with any engine."),
+            "store URI): every level is kept (unless --keep last), so the run can be counted, "
+            "solved, verified or resumed later, with any engine."),
     "counts": ("Print the per-level table of a stored run (states, and path counts when counted), "
                "its verdict and where the last peg can stand; --winnable adds, per level, the "
                "positions that can still be played down to one peg."),
@@ -73,6 +73,10 @@ ABOUT = {
               "CPU-second and peak memory, per board and engine."),
     "compare": ("Time pegsearch and another program side by side, alternating runs, and print both "
                 "sides' medians and the ratios pegsearch / other."),
+    "estimate": ("Estimate a whole search before paying for it: per level the positions (a run's "
+                 "measured levels, then a projection), passes at --memory, CPU and wall seconds on "
+                 "--cores cores at this machine's speed (from the run's own levels, or a short "
+                 "measurement of the board), peak memory and stored bytes; and the totals."),
     "tune": ("Time the hot kernel compiled for the host's CPU model and a few portable ones, and keep "
              "the fastest for this machine: every later pegsearch process here compiles for it (a "
              "NUMBA_CPU_NAME you set still wins). Done once by itself on a machine not seen before."),
@@ -98,6 +102,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("options after -- are passed to `pegsearch run` by bench and compare only")
     if hasattr(args, "run_options"):
         args.run_options = run_options
+    if getattr(args, "threads", None) is not None:
+        if args.threads < 1:
+            parser.error(f"--threads {args.threads}: give the threads to use, 1 or more")
+        # Read once, when the kernels' module is imported (kernel.threads.WORKERS): set before.
+        os.environ["NUMBA_NUM_THREADS"] = str(args.threads)
     try:
         return _handler(args.handler)(args)
     except BrokenPipeError:
@@ -179,6 +188,13 @@ def build_parser() -> argparse.ArgumentParser:
                           " continues it, with a later --until or none)")
     run.add_argument("--resume", action="store_true",
                      help="continue the run in --out (default: the newest matching run in runs/)")
+    run.add_argument("--threads", type=int, metavar="N",
+                     help="local engine: threads for its kernels and part writers (default: every"
+                          " core); more than the cores is allowed, to measure contention")
+    run.add_argument("--keep", choices=KEEPS,
+                     help="what the run keeps: every level (all, the default), or only the last"
+                          " level's parts (last: disk for two levels; counts, verify and --resume"
+                          " work, solve, hint and winnable do not); a resumed run keeps its choice")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     run.set_defaults(handler="command_run")
 
@@ -311,6 +327,20 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--repeat", type=int, default=5, help="pairs of runs (default 5)")
     compare.add_argument("--json", action="store_true", help="print the figures as JSON")
     compare.set_defaults(handler="command_compare", run_options=[])
+
+    estimate = commands.add_parser("estimate", description=ABOUT["estimate"],
+                                   help="time, memory and disk a whole search will take")
+    estimate.add_argument("target", metavar="BOARD|RUN",
+                          help="a run to go on from (its levels measured), or a board to measure")
+    estimate.add_argument("--cores", type=int, metavar="N",
+                          help="cores of the machine priced (default: this machine's)")
+    estimate.add_argument("--memory", metavar="SIZE",
+                          help="the local engine's --memory there, e.g. 400G (default: as on this"
+                               " machine, 1/4 of RAM, <= 4G)")
+    estimate.add_argument("--keep", choices=KEEPS, default="all",
+                          help="what the run keeps: disk for every level (all) or two (last)")
+    estimate.add_argument("--json", action="store_true", help="print the estimate as JSON")
+    estimate.set_defaults(handler="command_estimate")
 
     tune = commands.add_parser("tune", description=ABOUT["tune"],
                                help="choose the kernels' compile target for this machine by measurement")

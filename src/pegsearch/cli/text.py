@@ -6,12 +6,14 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from pegsearch.cli.bench import FIGURES
+from pegsearch.words import readable
 
 if TYPE_CHECKING:  # types only: `pegsearch boards` draws its table without the search machinery
     from pegsearch.answers.finishes import FinishClass
     from pegsearch.answers.survey import StartResult
     from pegsearch.board.geometry import Board, Jump
     from pegsearch.cli.bench import Measurement, Pair
+    from pegsearch.engines.costs import Estimate
     from pegsearch.store import Run
 
 
@@ -191,3 +193,30 @@ def boards_table(boards: list[Board]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row[:5], widths, strict=True))
                      + "  " + row[5] for row in rows)
+
+
+def estimate_table(found: Estimate) -> str:
+    """`pegsearch estimate`'s table: per level, measured (m) or projected (p), and the totals, with
+    what the figures rest on."""
+    lines = [f"{found.board}, start: hole {', '.join(map(str, found.start))}: the whole search on"
+             f" {found.cores} cores, --memory {readable(found.memory)}, --keep {found.keep}",
+             f"{'level':>5} {'pegs':>4} {'states':>16}   {'reduce':<6} {'passes':>6}"
+             f" {'CPU s':>10} {'wall s':>10} {'memory':>10} {'stored':>10}"]
+    for level in found.levels:
+        lines.append(f"{level.level:>5} {level.pegs:>4} {level.states:>16,} {'m' if level.measured else 'p'}"
+                     f"  {level.reduce:<6} {level.passes:>6} {level.cpu_seconds:>10,.1f}"
+                     f" {level.seconds:>10,.1f} {readable(level.memory_bytes):>10}"
+                     f" {readable(level.stored_bytes):>10}")
+    disk = "every level" if found.keep == "all" else "two levels at most"
+    lines.append(f"total: {sum(level.states for level in found.levels):,} positions,"
+                 f" {found.seconds / 3600:,.2f} h wall ({found.cpu_seconds / 3600:,.2f} CPU-hours),"
+                 f" {readable(found.peak_memory_bytes)} peak memory, {readable(found.stored_bytes)}"
+                 f" of disk ({disk})")
+    source = (f"levels 0 to {found.measured_levels - 1} measured (m); the rest projected (p) from"
+              f" {found.reference}'s shape" if found.reference else
+              f"all {found.measured_levels} levels measured")
+    rates = ", ".join(f"{us:.3f} on {kind} levels" for kind, us in found.cpu_us.items())
+    busy = "" if found.busy is None else f" (its threads {found.busy:.0%} busy)"
+    lines.append(f"from: {source}; CPU-µs a position written {rates}, from the run's levels{busy};"
+                 " wall = CPU / cores (scaling past 2 cores unmeasured)")
+    return "\n".join(lines)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pegsearch.board.spec import SearchSpec, check_start
+from pegsearch.board.spec import KEEPS, SearchSpec, check_start
 from pegsearch.engines import Engine
 from pegsearch.engines.estimates import DISK_MARGIN, expected_bytes, expected_states
 from pegsearch.errors import UsageError
@@ -33,24 +33,31 @@ Progress = Callable[[dict], None]
 
 
 def search(spec: SearchSpec, out: str | Path | Location, engine: Engine, resume: bool = False,
-           progress: Progress | None = None, until: int | None = None) -> Run:
+           progress: Progress | None = None, until: int | None = None,
+           keep: str | None = None) -> Run:
     """Run (or resume) a search into `out` (a path or URI) with `engine`; returns the run.
 
     With `until`, the search stops on purpose once level `until` is committed: the run is then
     "paused", and a later resume (with a later `until`, or none) continues it. A search too large
     for one session or one machine's disk is searched that way, in stages.
 
+    `keep` is what the run keeps of its levels (store.run.KEEPS): "last" removes each level's
+    parts once the next is committed, so a search needs disk for two levels, not all of them;
+    None keeps a resumed run's choice ("all" for a new run).
+
     The start is checked, the store reached and the engine entered (a Spark session started, its
     master reached) before the run is made, so a search that cannot start leaves nothing behind.
     """
     if until is not None and until < 0:
         raise UsageError(f"--until {until}: give the last level to make, 0 or more")
+    if keep is not None and keep not in KEEPS:
+        raise UsageError(f"--keep {keep}: use one of {', '.join(KEEPS)}")
     check_start(spec.board, spec.start)
     location = out if isinstance(out, Location) else Location.parse(out)
     engine.check_location(location)
     location.check()
     with engine:
-        run = Run.create_or_resume(location, spec, engine.name, engine.options(), resume)
+        run = Run.create_or_resume(location, spec, engine.name, engine.options(), resume, keep)
         try:
             if not run.levels:
                 _write_start(run)
@@ -92,13 +99,16 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
         if progress:
             progress({"level": level + 1, "pegs": pegs, "done": done, "total": total})
 
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     writer.notes["engine"] = engine.name  # a resumed run may change engines: each level says which
     try:
         engine.next_level(run, level, writer, report)
         if writer.rows == 0:
             writer.discard()
             return False
+        # This process's CPU seconds (the local engine's whole cost; a cluster engine's driver's
+        # share): `estimate` prices levels by them, as wall seconds stretch on a shared machine.
+        writer.notes["cpu_seconds"] = round(time.process_time() - cpu, 3)
         record = run.commit_level(writer, time.perf_counter() - began)
     except BaseException:
         with contextlib.suppress(Exception):

@@ -72,8 +72,9 @@ def balanced_edges(filled: np.ndarray, groups: int) -> list[int]:
     return [*edges, len(filled)]
 
 
-def parse_size(text: str) -> int:
-    """'2G', '512M', '1.5GB' or a byte count, as bytes."""
+def parse_size(text: str, here: bool = True) -> int:
+    """'2G', '512M', '1.5GB' or a byte count, as bytes; `here`: a bound for this machine, which
+    cannot be more than it has (an estimate prices another machine's)."""
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), re.IGNORECASE)
     if not match:
         raise InputError("{memory} {text}: not a size; write it like 2G, 512M or 1.5G", text=text)
@@ -81,7 +82,7 @@ def parse_size(text: str) -> int:
     size = int(float(match[1]) * scale)
     if size < 64 << 20:
         raise InputError("{memory} {text}: too small; give the local engine at least 64M", text=text)
-    if size > physical_memory():
+    if here and size > physical_memory():
         # A budget the machine cannot hold would end in swapping or the kernel's OOM killer
         # hours later, not in passes.
         raise InputError("{memory} {text}: more than this machine's {has:.1f} GiB of memory; give"
@@ -254,7 +255,7 @@ class LocalEngine:
         else:
             self.budget = memory if isinstance(memory, int) else parse_size(memory)
         self.chunk = chunk
-        self.workers = os.cpu_count() or 1
+        self.workers = WORKERS  # every core, or `run --threads N` (NUMBA_NUM_THREADS)
         self.passes = 0  # over the engine's life: passes over parent levels (one per level at best)
         # Kept from level to level: fresh memory costs a page fault per 4 KiB.
         self.scratch = Scratch()

@@ -86,6 +86,9 @@ class SearchRequest(BaseModel):
                         " --engine`)", json_schema_extra={"enum": sorted(ENGINES)})
     settings: dict[str, str | int] = {}
     survey: bool = False
+    keep: Literal["all", "last"] = Field("all", description="what the run keeps: every level's parts"
+                                         " (all), or only the last level's (last: counts, not"
+                                         " solutions or hints; disk for two levels)")
 
 
 @dataclass(frozen=True)
@@ -357,6 +360,8 @@ def _record(request: SearchRequest, defaults: Defaults) -> Record:
             raise UsageError(f"a survey searches every start hole, each reduced by the symmetries"
                                f" fixing it: drop '{given[0]}'")
         start = []
+        if request.keep != "all":
+            raise UsageError("a survey keeps every level of its searches: drop 'keep'")
     else:
         start = list(SearchSpec.asked(board, request.start, request.symmetry).start)
     check_values(request.count_paths, request.fewest_moves)
@@ -378,7 +383,7 @@ def _record(request: SearchRequest, defaults: Defaults) -> Record:
                             request.fewest_moves),
                   board=board.definition(), start=start, symmetry=request.symmetry,
                   count_paths=request.count_paths, engine=engine, settings=settings,
-                  survey=request.survey, fewest_moves=request.fewest_moves)
+                  survey=request.survey, fewest_moves=request.fewest_moves, keep=request.keep)
 
 
 async def _stream(searches: Searches, search_id: str) -> AsyncIterator[str]:

@@ -57,6 +57,7 @@ class Record:
     error: str | None = None
     survey: bool = False
     fewest_moves: bool = False
+    keep: str = "all"  # what the run keeps of its levels (board.spec.KEEPS)
 
 
 class Records:

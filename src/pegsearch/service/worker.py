@@ -55,7 +55,7 @@ def run_search(root: Location, records: Records, search_id: str) -> None:
     spec = SearchSpec.asked(board, record.start, record.symmetry, record.count_paths,
                             record.fewest_moves)
     engine = make_engine(record.engine, **record.settings)
-    search(spec, root / search_id, engine, resume=has_run(root, search_id),
+    search(spec, root / search_id, engine, resume=has_run(root, search_id), keep=record.keep,
            progress=ProgressFile(records.progress(search_id)))
 
 

@@ -24,8 +24,8 @@ import pyarrow as pa
 
 from pegsearch import __version__
 from pegsearch.board.files import board_from_definition
-from pegsearch.board.spec import SIGNATURES, SYMMETRY_MODES, SearchSpec
-from pegsearch.errors import UsageError
+from pegsearch.board.spec import KEEPS, SIGNATURES, SYMMETRY_MODES, SearchSpec
+from pegsearch.errors import Conflict, UsageError
 from pegsearch.kernel import target
 from pegsearch.kernel.digest import as_text, combined
 from pegsearch.kernel.tables import BoardTables
@@ -42,6 +42,7 @@ from pegsearch.store.parts import (
     part_name,
     write_part,
 )
+from pegsearch.words import levels_named
 
 if TYPE_CHECKING:
     import pyarrow.dataset
@@ -58,6 +59,7 @@ POSITION_MEANING = ("bit i-1 set: hole i holds a peg; int64 holding the unsigned
                     " images under those symmetries that keep the start's position class"
                     " (signatures 'class'), or under all of them ('group')")
 STATUSES = ("running", "interrupted", "paused", "complete")
+
 # What a folder may hold and still count as empty for a new run: a lock left by a refused start.
 HOUSEKEEPING = {LOCK_FILE, LEASE}
 
@@ -71,6 +73,7 @@ def level_digest(files: list[dict]) -> str | None:
 
 def level_name(level: int) -> str:
     return f"level-{level:03d}"
+
 
 
 class Run:
@@ -102,8 +105,11 @@ class Run:
 
     @classmethod
     def create_or_resume(cls, where: str | Path | Location, spec: SearchSpec, engine: str,
-                         options: dict, resume: bool) -> Run:
+                         options: dict, resume: bool, keep: str | None = None) -> Run:
         """Start a new run at `where`, or reopen the same search there when `resume` is set.
+
+        `keep` ("all" or "last", KEEPS) applies to the levels committed from now on; None keeps
+        a resumed run's choice ("all" for a new run). Levels already dropped stay dropped.
 
         The run is locked for this process until `finish`: a second writer is refused. The store
         is not probed here: `search` reaches it first, before an engine starts.
@@ -129,7 +135,7 @@ class Run:
                 run.discard_unlisted()
                 run.check_parts()
                 run.manifest.update(engine=engine, options=options, status="running",
-                                    compile_target=compiled_for())
+                                    compile_target=compiled_for(), keep=keep or run.keep)
             elif resume:
                 raise UsageError(f"{location} holds no run to resume; drop --resume to start one")
             else:
@@ -137,7 +143,7 @@ class Run:
                 manifest = {"format": FORMAT, "pegsearch": __version__, **spec.as_json(),
                             "holes": spec.board.holes, "symmetries": len(spec.group),
                             "engine": engine, "options": options, "status": "running",
-                            "compile_target": compiled_for(),
+                            "compile_target": compiled_for(), "keep": keep or "all",
                             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "levels": []}
                 run = cls(location, manifest, lock)
             run.save()
@@ -237,6 +243,23 @@ class Run:
         return self.manifest["levels"]
 
     @property
+    def keep(self) -> str:
+        """What the run keeps of its levels' parts: "all", or "last" (KEEPS)."""
+        return self.manifest.get("keep", "all")
+
+    def dropped(self) -> list[int]:
+        """The levels whose parts were removed (`--keep last`); their records stay."""
+        return [record["level"] for record in self.levels if record.get("dropped")]
+
+    def require_every_level(self, asking: str) -> None:
+        """Refuse, in one line, an answer that reads every level from a run that dropped some."""
+        dropped = self.dropped()
+        if dropped:
+            raise Conflict(f"{self.uri} keeps only its last level's parts (made with --keep last;"
+                           f" {levels_named(dropped)} dropped), and {asking} needs every level: make"
+                           " the run again with --keep all")
+
+    @property
     def in_progress(self) -> dict | None:
         """The level being made in passes, with the passes committed so far (its parts, rows and
         digest, as a level's record), or None: readers of levels never see it."""
@@ -261,7 +284,12 @@ class Run:
     def iter_level(self, level: int, rows: int,
                    with_values: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Stream a committed level in batches of at most `rows` (positions, and the values the
-        run carries when asked), every part checked against the manifest first."""
+        run carries when asked), every part checked against the manifest first; a dropped level
+        (`--keep last`) is refused in one line, never read as empty."""
+        if self.levels[level].get("dropped"):
+            raise Conflict(f"{self.where(level)}: its parts were dropped (the run was made with"
+                           " --keep last: it keeps only its last level's); make the run again with"
+                           " --keep all to read it")
         yield from iter_parts(self.level_folder(level), self.levels[level]["files"], rows,
                               self.carry if with_values else Carry.NOTHING, self.where(level))
 
@@ -335,7 +363,7 @@ class Run:
             sync_folder(writer.folder.local)  # the parts' names survive a crash before the manifest
         record = {"level": level, "pegs": self.pegs_at(level),
                   "states": sum(f["rows"] for f in files), "files": files,
-                  "digest": level_digest(files),
+                  "digest": level_digest(files), "bytes": sum(f.get("bytes", 0) for f in files),
                   "seconds": round(writer.earlier_seconds + seconds, 3), **writer.notes}
         if self.count_paths:
             record["paths"] = str(writer.summary.get("paths", 0))
@@ -343,16 +371,29 @@ class Run:
             by_moves = writer.summary.get("by_moves", {})
             record["moves"] = min(map(int, by_moves), default=0)
             record["by_moves"] = by_moves
+        # `--keep last`: the levels before this one are dropped in the same write that commits it,
+        # then their parts removed; a crash between leaves unlisted parts `--resume` removes.
+        dropping = {r["level"]: r["files"] for r in self.levels
+                    if self.keep == "last" and not r.get("dropped")}
         self.levels.append(record)
         checkpoint = self.manifest.pop("in_progress", None)
+        for earlier, parts in dropping.items():
+            self.levels[earlier].setdefault("bytes", sum(f.get("bytes", 0) for f in parts))
+            self.levels[earlier].update(files=[], dropped=True)
         try:
             self.save()
         except BaseException:
             self.levels.pop()  # not committed: the manifest on the store does not list it
+            for earlier, parts in dropping.items():
+                self.levels[earlier].update(files=parts)
+                del self.levels[earlier]["dropped"]
             if checkpoint is not None:
                 self.manifest["in_progress"] = checkpoint
             raise
         writer.committed()
+        for name in map(level_name, dropping):
+            _guard(self.location, "remove a dropped level's parts",
+                   lambda name=name: self.location.remove_tree(name))
         return record
 
     def commit_pass(self, writer: LevelWriter, done: int, passes: int, cut: dict,
@@ -450,7 +491,7 @@ class Run:
             stray = name.startswith("level-") and name not in listed
             if stray or (name.startswith(f"{MANIFEST}.") and name.endswith(".tmp")):
                 self.location.remove(name)
-        kept = {level_name(r["level"]) for r in records}
+        kept = {level_name(r["level"]) for r in records if not r.get("dropped")}
         for folder in self.location.folders():
             if folder.startswith("level-") and folder not in kept:
                 self.location.remove_tree(folder)
@@ -655,6 +696,8 @@ def _manifest_problem(manifest: dict) -> str | None:
         return f"symmetry {manifest.get('symmetry')!r} is not one of {', '.join(SYMMETRY_MODES)}"
     if manifest.get("signatures", "group") not in SIGNATURES:
         return f"signatures {manifest.get('signatures')!r} is not one of {', '.join(SIGNATURES)}"
+    if manifest.get("keep", "all") not in KEEPS:
+        return f"keep {manifest.get('keep')!r} is not one of {', '.join(KEEPS)}"
     for index, record in enumerate(manifest["levels"]):
         if not isinstance(record, dict) or record.get("level") != index:
             return f"level entry {index} is not a record of level {index}"
@@ -663,6 +706,8 @@ def _manifest_problem(manifest: dict) -> str | None:
         files = record.get("files")
         if not isinstance(files, list) or not all(_part_entry_ok(f) for f in files):
             return f"level {index} lists its part files wrongly"
+        if record.get("dropped") and files:
+            return f"level {index} is dropped but lists parts"
     checkpoint = manifest.get("in_progress")
     if checkpoint is not None and not _in_progress_ok(checkpoint, len(manifest["levels"])):
         return "'in_progress' does not record the level after the last rightly"

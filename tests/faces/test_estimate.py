@@ -1,0 +1,76 @@
+"""`pegsearch estimate`, through the real CLI: from a run (its measured levels are its own), from a
+board (measured a few seconds first), and bad input refused in one line.
+
+Whether its projections and seconds are right is cluster/estimate_check.py's question (a whole
+triangle-8 search); here: the figures it rests on are the run's, and the totals add up.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pegsearch.board.files import load_board
+from pegsearch.board.spec import SearchSpec
+from pegsearch.engines.costs import REFERENCES, Shape, projected_states
+from pegsearch.store import Run
+from tests.helpers import assert_one_line_error, pegsearch
+
+
+def estimated(*args: str) -> dict:
+    done = pegsearch("estimate", *args, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_complete_run_is_estimated_from_its_own_levels(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert pegsearch("run", "triangle-6", "--out", str(out)).returncode == 0
+    run = Run.open(out)
+    found = estimated(str(out), "--cores", "4", "--memory", "1G")
+    assert [level["states"] for level in found["levels"]] == [r["states"] for r in run.levels]
+    assert all(level["measured"] for level in found["levels"]) and found["reference"] is None
+    assert found["stored_bytes"] == sum(r["bytes"] for r in run.levels)
+    for total in ("seconds", "cpu_seconds", "peak_memory_bytes", "stored_bytes"):
+        assert found[total] > 0
+    assert found["seconds"] == pytest.approx(found["cpu_seconds"] / 4, abs=0.1)
+    last = estimated(str(out), "--keep", "last")
+    sizes = [r["bytes"] for r in run.levels]
+    assert last["stored_bytes"] == max(a + b for a, b in zip(sizes, [*sizes[1:], 0], strict=True))
+
+
+def test_a_board_is_measured_then_projected() -> None:
+    found = estimated("triangle-5")
+    assert found["measured_levels"] >= 2
+    assert len(found["levels"]) == 14  # 15 holes, one empty: levels 0 to 13
+    assert found["seconds"] > 0 and found["stored_bytes"] > 0
+
+
+def test_the_projection_meets_triangle_8s_counts_from_its_first_levels() -> None:
+    """Triangle-8's levels 13-34 projected from its levels 0-12 (and skippy-xl's shape): the
+    check cluster/estimate_check.py makes with a run, on the counts alone."""
+    counts = list(REFERENCES["triangle-8"])
+    shape = Shape.of(SearchSpec.asked(load_board("triangle-8"), None, "board", False, False))
+    projected = projected_states(counts[:13], shape, "skippy-xl", len(counts) - 1)
+    assert abs(sum(counts[:13] + projected) / sum(counts) - 1) < 0.1
+    assert all(abs(ours / theirs - 1) < 0.15 for ours, theirs in zip(projected, counts[13:-3],
+                                                                       strict=False))
+
+
+@pytest.mark.parametrize("args, fragment", [(("--cores", "0"), "--cores 0"),
+                                            (("--cores", "many"), "--cores many"),
+                                            (("--memory", "lots"), "--memory lots"),
+                                            (("--memory", "0"), "--memory 0"),
+                                            (("--keep", "most"), "--keep")])
+def test_bad_input_is_refused_in_one_line(args: tuple[str, ...], fragment: str) -> None:
+    assert_one_line_error(pegsearch("estimate", "triangle-5", *args), fragment)
+
+
+def test_a_board_past_64_holes_is_refused(tmp_path: Path) -> None:
+    rows = ["."] + [" ".join("o" * (row + 1)) for row in range(1, 11)]  # 66 holes
+    board = tmp_path / "big.toml"
+    board.write_text('name = "big"\ngrid = "triangle"\nlayout = """\n'
+                     + "\n".join(" " * (10 - i) + row for i, row in enumerate(rows)) + '\n"""\n')
+    assert_one_line_error(pegsearch("estimate", str(board)), "66 holes")

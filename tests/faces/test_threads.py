@@ -1,0 +1,27 @@
+"""`pegsearch run --threads N`: the local engine's threads, recorded in the manifest; bad values
+refused in one line before a run is made."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pegsearch.store import Run
+from tests.helpers import assert_one_line_error, pegsearch
+
+
+def test_the_threads_asked_for_make_the_run(tmp_path: Path) -> None:
+    one, three = tmp_path / "one", tmp_path / "three"
+    assert pegsearch("run", "triangle-5", "--threads", "1", "--out", str(one)).returncode == 0
+    assert pegsearch("run", "triangle-5", "--threads", "3", "--out", str(three)).returncode == 0
+    assert Run.open(one).manifest["options"]["workers"] == 1
+    assert Run.open(three).manifest["options"]["workers"] == 3
+    assert [r["digest"] for r in Run.open(one).levels] == [r["digest"] for r in Run.open(three).levels]
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "many"])
+def test_bad_thread_counts_are_refused(tmp_path: Path, value: str) -> None:
+    assert_one_line_error(pegsearch("run", "triangle-5", f"--threads={value}", "--out",
+                                    str(tmp_path / "run")), "--threads")
+    assert not (tmp_path / "run").exists()
