@@ -311,3 +311,38 @@ def test_a_level_in_progress_is_shown_beside_the_status(server: Server, page: Pa
     assert shown.inner_text().startswith(f"level {checkpoint['level']}: pass 2 of"
                                          f" {checkpoint['passes']} done")
     assert page.locator("#status").inner_text() == "interrupted"
+
+
+def test_play_any_board_by_the_solvers_hints(server: Server, page: Page, shots: Path) -> None:
+    """No search: the home page's link plays triangle-9 from its start with the solver's hints.
+    Following jumps marked winnable keeps it winnable; a jump played shows at once, greyed until
+    its answer; a chosen finishing hole that becomes impossible offers those still possible."""
+    page.goto(server.url + "/#/")
+    page.locator("#board-select").select_option("triangle-9")
+    page.locator("#play-board-link").click()
+    page.wait_for_url(re.compile(r"#/play-board/triangle-9$"))
+    played(page, 0)
+    assert page.locator("#play-board circle.peg").count() == 44
+    for jumps in range(6):
+        keeping = page.locator("#play-jumps li.keeps")
+        assert keeping.count() > 0
+        jump = keeping.first.get_attribute("data-jump")
+        start, _, to = jump.split("-")
+        page.locator(f'#play-board circle[data-hole="{start}"]').click()
+        page.locator(f'#play-board circle[data-hole="{to}"]').click()
+        # Shown before its answer: the new position, one peg fewer, greyed while asked.
+        assert page.locator("#play-board circle.peg").count() == 43 - jumps
+        played(page, jumps + 1)
+    assert page.locator("#play-verdict").inner_text().startswith("Can still be won")
+    page.screenshot(path=str(shots / "play-board.png"), full_page=True)
+    # Choose a finishing hole, then play a jump the hint marks losing for it.
+    offered = page.locator("#play-finish option").evaluate_all("options => options.map(o => o.value)")
+    page.locator("#play-finish").select_option(offered[1])
+    page.locator("#play-verdict").filter(has_text=re.compile(r"won|Undecided")).wait_for()
+    losing = page.locator("#play-jumps li.loses")
+    if losing.count():
+        losing.first.click()
+        page.locator("#play-offer").wait_for(state="visible")
+        assert f"hole {offered[1]} is no longer possible" in page.locator("#play-offer-text").inner_text()
+        page.locator("#play-offer-holes button").first.click()
+        page.locator("#play-offer").wait_for(state="hidden")

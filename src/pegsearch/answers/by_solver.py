@@ -13,17 +13,24 @@ neither, and says so.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from pegsearch.answers.fewest import move_numbers
-from pegsearch.answers.solver import LOST_WORD, WON_WORD, Answer, Solver, goal_holes
+from pegsearch.answers.solver import LOST_WORD, WON_WORD, Answer, Question, Solver, goal_holes
 from pegsearch.answers.survey import StartResult
 from pegsearch.board.geometry import Board, Jump, legal_jumps
 from pegsearch.board.pictures import holes_with_pegs, render
 from pegsearch.board.symmetry import Permutation, hole_classes, image_of_hole, image_of_jump
 from pegsearch.errors import InputError
+from pegsearch.kernel.threads import WORKERS
 
 BY = "depth-first"
+# A hint's share of its time for the finishing holes (the rest decides the position and its jumps),
+# and the first slice each of its questions is searched for.
+FINISHES_SHARE = 0.15
+FIRST_SLICE = 0.01
 # How each proof of a loss reads.
 PROOFS = {"class": "the position classes rule it out (no jump changes a position's class)",
           "pagoda": "a pagoda function rules it out (the position weighs less than the goal)",
@@ -66,9 +73,9 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     """`hint.hint`'s document for any position of a board, by the solver: whether it can still be
     won, each legal jump won, lost or undecided, and the holes the last peg can still reach.
 
-    The position is asked first; a won line makes its first jump winnable at once and puts its
-    positions in the goal's won table. Each other jump then gets an equal share of `seconds`, and
-    what is left goes to the finishing holes."""
+    The position and each child share `seconds` (see `_shared`): a won line puts its positions in
+    the goal's won table, so the child it begins with follows at once; a share goes to the
+    finishing holes that no won line ended on."""
     if finish is not None:
         board.hole_of(finish, "finish")
     pegs = position.bit_count()
@@ -76,30 +83,24 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
                 "picture": render(board, position), "pegs": pegs, "finish": finish, "by": BY}
     if from_start:
         document["level"] = board.holes - len(board.empty) - pegs
-    share = seconds / 3
-    itself = solver.answer(board, position, finish, share, dual=False)
-    ends = {itself.last} if itself.won else set()  # every won line ends on a possible finish
+    deadline = time.perf_counter() + seconds * (1 - FINISHES_SHARE)
     moves = legal_jumps(board, position)
-    jumps = []
-    each = share / max(1, len(moves))
-    for jump, child in moves:
-        if itself.won and itself.line[0] == jump:
-            outcome = WON_WORD
-        else:
-            answer = solver.answer(board, child, finish, each, dual=False)
-            outcome = answer.outcome
-            if answer.won:
-                ends.add(answer.last)
-        jumps.append({"jump": str(jump), "winnable": _verdict(outcome), "outcome": outcome,
-                      "position": holes_with_pegs(child)})
-    if not itself.decided and any(j["outcome"] == WON_WORD for j in jumps):
+    asked = [solver.ask(board, position, finish), *(solver.ask(board, child, finish)
+                                                     for _, child in moves)]
+    answers = _shared(asked, deadline)
+    itself, after = answers[0], answers[1:]
+    ends = {answer.last for answer in answers if answer.won}  # each a possible finish
+    jumps = [{"jump": str(jump), "winnable": _verdict(answer.outcome), "outcome": answer.outcome,
+              "position": holes_with_pegs(child)}
+             for (jump, child), answer in zip(moves, after, strict=True)]
+    if not itself.decided and any(answer.won for answer in after):
         itself = Answer(WON_WORD, position, finish)
-    elif not itself.decided and moves and all(j["outcome"] == LOST_WORD for j in jumps):
+    elif not itself.decided and moves and all(answer.outcome == LOST_WORD for answer in after):
         itself = Answer(LOST_WORD, position, finish, how="search")
     possible, open_ = sorted(ends), []
     if itself.won or finish is not None:
         others = tuple(hole for hole in goal_holes(board, position, None) if hole not in ends)
-        more, open_ = solver.finishes(board, position, others, seconds / 10)
+        more, open_ = solver.finishes(board, position, others, seconds * FINISHES_SHARE)
         possible = sorted(ends | set(more))
     document.update(reachable=True if from_start else None, exact=True,
                     winnable=_verdict(itself.outcome), outcome=itself.outcome,
@@ -107,6 +108,21 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     if not itself.won:
         document["note"] = why(itself) if moves or itself.outcome != LOST_WORD else "no jump is left"
     return document
+
+
+def _shared(asked: list[Question], deadline: float) -> list[Answer]:
+    """The questions' answers, each searched in turn for a slice that doubles each round, until
+    all are decided or `deadline` passes: an easy one is answered within the first slices, and
+    the time left goes to the hard ones, each resumed where it stopped."""
+    answers = [question.go(0) for question in asked]
+    slice_ = FIRST_SLICE
+    while not all(answer.decided for answer in answers) and time.perf_counter() < deadline:
+        for index, question in enumerate(asked):
+            if not answers[index].decided:
+                left = deadline - time.perf_counter()
+                answers[index] = question.go(min(slice_, max(0.0, left)))
+        slice_ *= 2
+    return answers
 
 
 def _verdict(outcome: str) -> bool | None:
@@ -117,26 +133,41 @@ def survey_by_solver(board: Board, seconds: float, solver: Solver,
                      progress: Callable[[int, int, Answer], None] | None = None) -> list[StartResult]:
     """Every single vacancy of `board` to one peg on every hole, by the solver: one start per
     class of holes, one finishing hole per class under the symmetries fixing that start, each
-    decided in at most `seconds`; every hole takes its class's answers through a symmetry."""
+    decided in at most `seconds`, a pair a core at once (they share the solver's tables); every
+    hole takes its class's answers through a symmetry."""
+    pairs = [(holes[0], finish) for holes in hole_classes(board)
+             for finish in _finishes_up_to_symmetry(board, holes[0])]
+
+    def decided(pair: tuple[int, int]) -> Answer:
+        answer = solver.answer(board, board.start_position((pair[0],)), pair[1], seconds)
+        if progress:
+            progress(*pair, answer)
+        return answer
+
+    with ThreadPoolExecutor(WORKERS, thread_name_prefix="pegsearch-survey") as pool:
+        found = dict(zip(pairs, pool.map(decided, pairs), strict=True))
     results: dict[int, StartResult] = {}
     for holes in hole_classes(board):
         searched = holes[0]
-        position = board.start_position((searched,))
-        fixing = board.stabilizer(position)
+        fixing = board.stabilizer(board.start_position((searched,)))
         answers: dict[int, tuple[Answer, Permutation]] = {}
-        for finish in goal_holes(board, position, None):
-            seen = next((hole for hole in answers if _carried(fixing, hole, finish)), None)
-            if seen is not None:
-                answers[finish] = (answers[seen][0], _carried(fixing, seen, finish))
-                continue
-            answer = solver.answer(board, position, finish, seconds)
-            answers[finish] = (answer, fixing[0])
-            if progress:
-                progress(searched, finish, answer)
+        for finish in goal_holes(board, board.start_position((searched,)), None):
+            asked = next(hole for (start, hole) in found if start == searched
+                         and _carried(fixing, hole, finish))
+            answers[finish] = (found[searched, asked], _carried(fixing, asked, finish))
         for hole in holes:
             perm = next(p for p in board.symmetries if image_of_hole(p, searched) == hole)
             results[hole] = _moved(hole, searched, answers, perm)
     return [results[hole] for hole in sorted(results)]
+
+
+def _finishes_up_to_symmetry(board: Board, start: int) -> list[int]:
+    """The finishing holes the classes allow from a single vacancy at `start`, one of each class
+    under the symmetries fixing that start (the least)."""
+    position = board.start_position((start,))
+    fixing = board.stabilizer(position)
+    return sorted({min(image_of_hole(perm, hole) for perm in fixing)
+                   for hole in goal_holes(board, position, None)})
 
 
 def _carried(group: tuple[Permutation, ...], hole: int, to: int) -> Permutation | None:

@@ -43,6 +43,8 @@ from pegsearch.kernel.tables import BoardTables
 WON_WORD, LOST_WORD, UNDECIDED = "won", "lost", "undecided"
 # Positions examined between looks at the clock (a few milliseconds of search).
 STEP = 1 << 14
+# The first turn, in seconds, of each side of a question searched both ways.
+FIRST_TURN = 0.02
 # A won table's share of a goal's memory: it holds lines of play, not every position tried.
 WON_SHARE = 16
 # The bytes of one table slot (a signature).
@@ -112,20 +114,16 @@ class Solver:
                dual: bool = True) -> Answer:
         """Can `position` be played down to one peg (on `finish` when given)? Searched for at most
         `seconds`; `dual`: a single vacancy to a single hole is searched both ways (module notes)."""
-        began = time.perf_counter()
-        goal = goal_holes(board, position, finish)
-        if not goal:
-            return Answer(LOST_WORD, position, finish, how="class")
-        full = (1 << board.holes) - 1
-        vacancy = full ^ position
-        if dual and finish is not None and vacancy.bit_count() == 1 and vacancy != 1 << (finish - 1):
-            return self._both_ways(board, position, finish, vacancy.bit_length(), began + seconds)
-        search = self._search(board, goal, finish)
-        ended = search.begin(position)
-        while ended == RUNNING and time.perf_counter() < began + seconds:
-            check()
-            ended = search.go(STEP)
-        return self._answer(board, search, ended, position, finish, _since(began))
+        vacancy = ((1 << board.holes) - 1) ^ position
+        if dual and finish is not None and vacancy.bit_count() == 1 and vacancy != 1 << (finish - 1) \
+                and goal_holes(board, position, finish):
+            return self._both_ways(board, position, finish, vacancy.bit_length(),
+                                   time.perf_counter() + seconds)
+        return self.ask(board, position, finish).go(seconds)
+
+    def ask(self, board: Board, position: int, finish: int | None) -> Question:
+        """A question to search for a while, and again later where it left off (`Question.go`)."""
+        return Question(self, board, position, finish)
 
     def finishes(self, board: Board, position: int, holes: tuple[int, ...],
                  seconds: float) -> tuple[dict[int, tuple[Jump, ...]], tuple[int, ...]]:
@@ -163,34 +161,22 @@ class Solver:
                    deadline: float) -> Answer:
         """A single vacancy `start` to one peg on `finish`, searched with its reverse (from a
         vacancy at `finish` to one peg on `start`) turn about, each turn twice as long."""
-        began = time.perf_counter()
-        full = (1 << board.holes) - 1
-        reverse = full ^ (1 << (finish - 1))
-        sides = [(self._search(board, (finish,), finish), position),
-                 (self._search(board, (start,), start), reverse)]
-        ended = [side.begin(root) for side, root in sides]
-        budget = STEP
-        while RUNNING in ended and WON not in ended and LOST not in ended:
-            for index, (side, _) in enumerate(sides):
-                spent = 0
-                while ended[index] == RUNNING and spent < budget:
-                    if time.perf_counter() > deadline:
-                        examined = int(sum(side.counts[0] for side, _ in sides))
-                        return Answer(UNDECIDED, position, finish, how="time", examined=examined,
-                                      seconds=_since(began))
-                    check()
-                    ended[index] = side.go(STEP)
-                    spent += STEP
-            budget *= 2
-        examined = int(sum(side.counts[0] for side, _ in sides))
-        if ended[0] != RUNNING:
-            answer = self._answer(board, sides[0][0], ended[0], position, finish, _since(began))
-        else:
-            answer = self._answer(board, sides[1][0], ended[1], reverse, start, _since(began))
-            answer = _replayed(board, Answer(answer.outcome, position, finish,
-                                             tuple(reversed(answer.line)), answer.how))
-        return Answer(answer.outcome, position, finish, answer.line, answer.how, examined,
-                      _since(began))
+        reverse = ((1 << board.holes) - 1) ^ (1 << (finish - 1))
+        sides = [Question(self, board, position, finish), Question(self, board, reverse, start)]
+        slice_ = FIRST_TURN
+        while True:
+            answers = [side.go(min(slice_, max(0.0, deadline - time.perf_counter())))
+                       for side in sides]
+            if any(answer.decided for answer in answers) or time.perf_counter() >= deadline:
+                break
+            slice_ *= 2
+        examined = sum(answer.examined for answer in answers)
+        seconds = sum(answer.seconds for answer in answers)
+        answer = answers[0]
+        if not answer.decided and answers[1].decided:  # the reverse line, played backwards
+            answer = _replayed(board, Answer(answers[1].outcome, position, finish,
+                                             tuple(reversed(answers[1].line)), answers[1].how))
+        return Answer(answer.outcome, position, finish, answer.line, answer.how, examined, seconds)
 
     def _answer(self, board: Board, search: Search, ended: int, position: int, finish: int | None,
                 seconds: float) -> Answer:
@@ -204,7 +190,8 @@ class Solver:
         return _replayed(board, Answer(WON_WORD, position, finish, line, examined=examined,
                                        seconds=seconds))
 
-    def _search(self, board: Board, goal: tuple[int, ...], finish: int | None) -> Search:
+    def _search(self, board: Board, goal: tuple[int, ...], finish: int | None,
+                drawn_in: bool = True) -> Search:
         """A search for `goal` on the kept tables of its goal (made when first asked)."""
         key = (board.digest, finish)
         with self.lock:
@@ -214,7 +201,42 @@ class Solver:
                 self.tables[key] = Tables(new_table(self.slots), new_table(self.slots // WON_SHARE))
             self.tables.move_to_end(key)
             kept = self.tables[key]
-        return Search(compiled_goal(board, goal, finish), kept.dead, kept.won, board.holes)
+        return Search(compiled_goal(board, goal, finish, drawn_in), kept.dead, kept.won, board.holes)
+
+
+class Question:
+    """One question being searched: `go` searches on for a while and says where it stands, so a
+    hint can share its time among several, each resumed where it stopped."""
+
+    def __init__(self, solver: Solver, board: Board, position: int, finish: int | None) -> None:
+        self.solver, self.board, self.position, self.finish = solver, board, position, finish
+        self.seconds = 0.0
+        goal = goal_holes(board, position, finish)
+        # Two searches on the same tables, turn about: jumps that draw the pegs in first, and
+        # jumps that strand no peg first. Each order has positions the other is slow on (by
+        # millions of positions); what either proves dead, the other skips.
+        self.searches = [solver._search(board, goal, finish, drawn_in) for drawn_in in (True, False)] \
+            if goal else []
+        self.ended = [search.begin(position) for search in self.searches] or [LOST]
+
+    def go(self, seconds: float) -> Answer:
+        """Search on for at most `seconds` (none once decided); the answer so far."""
+        began = time.perf_counter()
+        turn = 0
+        while RUNNING in self.ended and WON not in self.ended and LOST not in self.ended \
+                and time.perf_counter() < began + seconds:
+            check()
+            self.ended[turn] = self.searches[turn].go(STEP)
+            turn = 1 - turn
+        self.seconds += _since(began)
+        if not self.searches:
+            return Answer(LOST_WORD, self.position, self.finish, how="class")
+        decided = next((i for i, ended in enumerate(self.ended) if ended != RUNNING), 0)
+        examined = sum(int(search.counts[0]) for search in self.searches)
+        answer = self.solver._answer(self.board, self.searches[decided], self.ended[decided],
+                                     self.position, self.finish, self.seconds)
+        return Answer(answer.outcome, answer.position, answer.finish, answer.line, answer.how,
+                      examined, answer.seconds)
 
 
 def goal_holes(board: Board, position: int, finish: int | None) -> tuple[int, ...]:
@@ -227,14 +249,16 @@ def goal_holes(board: Board, position: int, finish: int | None) -> tuple[int, ..
 
 
 @cache
-def compiled_goal(board: Board, goal: tuple[int, ...], finish: int | None) -> Goal:
-    """The kernel's form of a goal: tables under the group that keeps it, its pagoda functions."""
+def compiled_goal(board: Board, goal: tuple[int, ...], finish: int | None, drawn_in: bool) -> Goal:
+    """The kernel's form of a goal: tables under the group that keeps it, its pagoda functions,
+    and its jumps scored by how they spread the pegs (`drawn_in`) or not at all."""
     group = board.symmetries if finish is None else \
         tuple(perm for perm in board.symmetries if perm[finish - 1] == finish - 1)
     tables = BoardTables.for_board(board, group)
     mask = sum(1 << (hole - 1) for hole in goal)
     found = [(pagoda.weights, pagoda.threshold) for pagoda in pagodas(board, goal)]
-    return Goal.compiled(tables, mask, list(range(len(board.jumps))), found, spread(board))
+    scores = spread(board) if drawn_in else [0] * len(board.jumps)
+    return Goal.compiled(tables, mask, list(range(len(board.jumps))), found, scores)
 
 
 @cache

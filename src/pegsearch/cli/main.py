@@ -268,9 +268,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="answer by the depth-first solver, one (start, finish) pair at a time,"
                              f" rather than a search per start (the default above {SURVEY_WHOLE}"
                              " holes, whose searches do not fit one machine)")
-    survey.add_argument("--seconds", default="30", metavar="S",
+    survey.add_argument("--seconds", default="60", metavar="S",
                         help="with the solver: the time bound of each (start, finish) pair"
-                             " (default 30); a pair not decided in it is named undecided")
+                             " (default 60); a pair not decided in it is named undecided")
     _add_engine_arguments(survey)
     survey.set_defaults(handler="command_survey")
 
