@@ -78,6 +78,9 @@ def check(board: str, positions: int, seconds: float, seed: int, work: Path) -> 
                 undecided += 1
                 continue
             tally["won" if won else "lost"] += 1
+            if sum(tally.values()) % 1000 == 0:
+                print(f"  {board}: {sum(tally.values()):,} checked, {differences} differences,"
+                      f" {undecided} undecided, {time.perf_counter() - began:.0f} s", flush=True)
             if won != winnable:
                 differences += 1
                 print(f"  DIFFERENT {board} position {position} goal {goal}: solver {won}, run"

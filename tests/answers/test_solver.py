@@ -159,3 +159,21 @@ def test_pagoda_functions_never_grow_by_a_jump(board: str) -> None:
             w = pagoda.weights
             assert all(w[j.to - 1] <= w[j.start - 1] + w[j.over - 1] for j in loaded.jumps)
             assert min(w[h - 1] for h in goal) == pagoda.threshold > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("side", [8, 9])
+def test_the_solver_survey_of_triangles_8_and_9_finds_every_published_pair(published: dict,
+                                                                           tmp_path: Path,
+                                                                           side: int) -> None:
+    """Every (start, finish) pair of triangles 8 and 9 decided by the solver, none undecided, the
+    solvable ones up to symmetry OEIS A130516's 80 and 125 (every pair the classes allow), each
+    line replayed by rows and columns."""
+    document = survey_json(f"triangle-{side}", tmp_path / "survey")
+    assert document["by"] == "depth-first"
+    holes = set(range(1, side * (side + 1) // 2 + 1))
+    for start in document["starts"]:
+        assert not start["undecided"], start["start"]
+        for finish, line in start["lines"].items():
+            assert replayed(side, holes - {start["start"]}, line.split(",")) == {int(finish)}
+    assert solvable_pair_classes(document, side) == published["triangle_solvable_pairs"]["by_side"][str(side)]
