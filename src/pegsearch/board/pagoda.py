@@ -73,6 +73,35 @@ def pagodas(board: Board, goal: tuple[int, ...], most: int = 12) -> tuple[Pagoda
     return tuple(found)
 
 
+def pagoda_against(board: Board, position: int, goal: tuple[int, ...]) -> Pagoda | None:
+    """A pagoda function under which `position` weighs less than every hole of `goal` (so it
+    cannot end with one peg on any), if one exists with weights in [-1, 1]: the linear program
+    that maximizes how much less, and its answer made whole and checked in integers."""
+    from scipy.optimize import linprog
+
+    holes = board.holes
+    lines = np.zeros((len(board.jumps), holes + 1))  # the last column is the margin, t
+    for row, jump in enumerate(board.jumps):
+        lines[row, jump.to - 1] += 1
+        lines[row, jump.start - 1] -= 1
+        lines[row, jump.over - 1] -= 1
+    pegs = np.array([position >> hole & 1 for hole in range(holes)], dtype=float)
+    margins = np.zeros((len(goal), holes + 1))  # t + w(position) - w(f) <= 0
+    for row, hole in enumerate(goal):
+        margins[row, :holes] = pegs
+        margins[row, hole - 1] -= 1
+        margins[row, holes] = 1
+    cost = np.zeros(holes + 1)
+    cost[holes] = -1  # maximize t
+    solved = linprog(cost, A_ub=np.vstack([lines, margins]),
+                     b_ub=np.zeros(len(board.jumps) + len(goal)),
+                     bounds=[(-1, 1)] * holes + [(None, 1)], method="highs")
+    if solved.status != 0 or solved.x[holes] <= 1e-9:
+        return None
+    pagoda = _whole(board, solved.x[:holes], goal, lowest=-DENOMINATOR)
+    return pagoda if pagoda is not None and pagoda.rules_out(position) else None
+
+
 def _regions(board: Board) -> list[tuple[int, ...]]:
     """Each hole with its neighbours (the holes one step away on a jump line), farthest from the
     board's middle first: the corners and edges, where pegs get stranded."""
@@ -86,16 +115,17 @@ def _regions(board: Board) -> list[tuple[int, ...]]:
     return [tuple(sorted(near[hole])) for hole in far]
 
 
-def _whole(board: Board, weights: np.ndarray, goal: tuple[int, ...]) -> Pagoda | None:
-    """The program's weights as whole numbers, or None when they fail the check in integers."""
+def _whole(board: Board, weights: np.ndarray, goal: tuple[int, ...], lowest: int = 0) -> Pagoda | None:
+    """The program's weights as whole numbers (none below `lowest`), or None when they fail the
+    check in integers."""
     fractions = [Fraction(float(w)).limit_denominator(DENOMINATOR) for w in weights]
     scale = math.lcm(*(f.denominator for f in fractions))
     whole = tuple(int(f * scale) for f in fractions)
-    if any(w < 0 for w in whole) or any(whole[j.to - 1] > whole[j.start - 1] + whole[j.over - 1]
-                                        for j in board.jumps):
+    if any(w < lowest * scale for w in whole) or \
+            any(whole[j.to - 1] > whole[j.start - 1] + whole[j.over - 1] for j in board.jumps):
         return None
     threshold = min(whole[hole - 1] for hole in goal)
-    if threshold <= 0:
+    if threshold <= 0 and lowest == 0:
         return None
-    divisor = math.gcd(*whole)
+    divisor = math.gcd(*whole) or 1
     return Pagoda(tuple(w // divisor for w in whole), threshold // divisor)
