@@ -100,3 +100,8 @@ def test_a_folder_written_into_is_removed_whole(gcs: str) -> None:
     store.remove_tree("a")
     assert store.files() == {"c/three": 1}
     assert store.folders() == ["c"]
+
+
+def test_a_bucket_that_does_not_exist_is_one_line_before_any_work(gcs: str) -> None:
+    assert_one_line_error(pegsearch("run", BOARD, "--out", "gs://no-such-bucket/run"),
+                          "gs://no-such-bucket/run: bucket 'no-such-bucket' does not exist")
