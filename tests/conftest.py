@@ -51,8 +51,8 @@ def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     from tests.helpers.gcs_server import BUCKET, FakeGcs
 
     server = FakeGcs(tmp_path_factory.mktemp("fake-gcs"))
-    server.start()
     try:
+        server.start()
         with pytest.MonkeyPatch.context() as patch:
             for name, value in server.environment.items():
                 patch.setenv(name, value)

@@ -29,12 +29,14 @@ BOARD = "english-33"
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeGcs]:
     """An emulator of this module's own: stopping it must not fail the other GCS tests."""
     server = FakeGcs(tmp_path_factory.mktemp("fake-gcs"))
-    server.start()
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in server.environment.items():
-            patch.setenv(name, value)
-        yield server
-    server.stop()
+    try:
+        server.start()
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in server.environment.items():
+                patch.setenv(name, value)
+            yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="module")
