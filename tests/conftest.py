@@ -41,3 +41,21 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         for name, value in environment.items():
             patch.setenv(name, value)
         yield f"s3://{BUCKET}"
+
+
+@pytest.fixture(scope="session")
+def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Google Cloud Storage emulator (fake-gcs-server) on 127.0.0.1 for the whole session,
+    reached through STORAGE_EMULATOR_HOST as Google's own libraries reach one; yields the bucket's
+    URI, gs://runs."""
+    from tests.helpers.gcs_server import BUCKET, FakeGcs
+
+    server = FakeGcs(tmp_path_factory.mktemp("fake-gcs"))
+    try:
+        server.start()
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in server.environment.items():
+                patch.setenv(name, value)
+            yield f"gs://{BUCKET}"
+    finally:
+        server.stop()

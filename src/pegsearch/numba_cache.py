@@ -7,12 +7,18 @@ no locator available". So when the package folder is not writable, `choose` poin
 first folder that is: ``$XDG_CACHE_HOME/pegsearch/numba``, ``~/.cache/pegsearch/numba``, or a
 folder of this user's own in the temporary directory. It must run before numba compiles anything,
 which is why the package's ``__init__`` calls it; a ``NUMBA_CACHE_DIR`` the user set is kept.
+
+numba reads only the cache it writes, so kernels an administrator compiled into the package's
+own ``__pycache__`` (the first search after installing, while the folder was writable) would be
+compiled again by every user, 30-50 s each: they are copied into the user's cache first (`_seed`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import secrets
+import shutil
 import stat
 import sys
 import tempfile
@@ -31,7 +37,31 @@ def choose() -> None:
             config = sys.modules.get("numba.core.config")
             if config is not None:  # numba was imported first and has read its settings already
                 config.CACHE_DIR = str(folder)
+            _seed(folder)
             return
+
+
+def _seed(cache: Path) -> None:
+    """Copy the kernels compiled into the package's ``__pycache__`` folders into `cache`, where
+    numba looks for them under NUMBA_CACHE_DIR, unless the copy there is as new. Whether a kernel
+    is then used stays numba's decision: an entry loads only where the source, numba's version
+    and the compile target (CPU model and features) match this process's, so kernels compiled on
+    another machine or for another model are compiled again, never run. A copy that fails costs
+    that compilation, nothing else; each is renamed into place whole, so a process loading the
+    kernels beside this one never reads half a file."""
+    from numba.core.caching import _CacheLocator  # its layout of NUMBA_CACHE_DIR
+
+    for kept in PACKAGE.rglob("__pycache__"):
+        folder = cache / _CacheLocator.get_suitable_cache_subpath(str(kept.parent / "__init__.py"))
+        for source in [*kept.glob("*.nbi"), *kept.glob("*.nbc")]:
+            copy = folder / source.name
+            with contextlib.suppress(OSError):
+                if copy.exists() and copy.stat().st_mtime >= source.stat().st_mtime:
+                    continue
+                folder.mkdir(parents=True, exist_ok=True)
+                part = folder / f"{source.name}.{secrets.token_hex(4)}.tmp"
+                shutil.copy2(source, part)
+                os.replace(part, copy)
 
 
 def _candidates() -> list[Path]:

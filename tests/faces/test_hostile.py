@@ -25,6 +25,7 @@ import pytest
 
 import pegsearch
 from pegsearch.interrupts import interruption
+from pegsearch.kernel.target import CHOSEN, COMPILING, FILE
 from pegsearch.store import MANIFEST, Run
 from tests.helpers import pegsearch as run_pegsearch
 
@@ -439,20 +440,36 @@ def as_nobody() -> list[str]:
             f"--inh-caps={caps}", f"--ambient-caps={caps}"]
 
 
-@pytest.mark.slow
-def test_a_read_only_install_runs_for_a_user_without_a_writable_home(tmp_path: Path) -> None:
-    """The package copied to a folder made read-only; `nobody` (home /nonexistent) searches with it:
-    numba's cache must land in the user's own temporary folder, nothing in the package."""
+def install_copy(tmp_path: Path) -> Path:
+    """The package copied, without its compiled files, into a folder of its own (a site-packages)."""
     install = tmp_path / "site"
     shutil.copytree(Path(pegsearch.__file__).parent, install / "pegsearch",
                     ignore=shutil.ignore_patterns("__pycache__"))
+    return install
+
+
+def make_read_only(install: Path) -> None:
     for folder, _, files in os.walk(install):
         for name in files:
             os.chmod(Path(folder, name), 0o444)
         os.chmod(folder, 0o555)
-    scratch = tmp_path / "scratch"  # TMPDIR and the run directory: nobody's own
+
+
+def nobodys_scratch(tmp_path: Path) -> Path:
+    """TMPDIR and the run directory: nobody's own."""
+    scratch = tmp_path / "scratch"
     scratch.mkdir()
     os.chown(scratch, NOBODY, NOBODY)
+    return scratch
+
+
+@pytest.mark.slow
+def test_a_read_only_install_runs_for_a_user_without_a_writable_home(tmp_path: Path) -> None:
+    """The package copied to a folder made read-only; `nobody` (home /nonexistent) searches with it:
+    numba's cache must land in the user's own temporary folder, nothing in the package."""
+    install = install_copy(tmp_path)
+    make_read_only(install)
+    scratch = nobodys_scratch(tmp_path)
     environment = {"PATH": os.environ["PATH"], "HOME": "/nonexistent", "PYTHONPATH": str(install),
                    "TMPDIR": str(scratch)}
     python = [*as_nobody(), sys.executable]
@@ -467,6 +484,33 @@ def test_a_read_only_install_runs_for_a_user_without_a_writable_home(tmp_path: P
     cached = list((scratch / f"pegsearch-{NOBODY}" / "numba").rglob("*.nbi"))
     assert cached, "the compiled kernels were cached in the user's temporary folder"
     assert not list(install.rglob("__pycache__")), "nothing was written into the install"
+
+
+@pytest.mark.slow
+def test_a_read_only_install_uses_the_kernels_its_administrator_compiled(tmp_path: Path) -> None:
+    """The administrator's first search, while the package folder was writable, measured the
+    compile target and compiled the kernels into the package; the folder made read-only, a user's
+    search compiles nothing and measures nothing (it did both, 30-50 s, for every user)."""
+    install = install_copy(tmp_path)
+    clean = {name: value for name, value in os.environ.items()  # no target, no cache inherited
+             if name not in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUMBA_CACHE_DIR", CHOSEN)}
+    admin = subprocess.run([sys.executable, "-m", "pegsearch", "run", "triangle-5", "--out",
+                            str(tmp_path / "admin")], capture_output=True, text=True,
+                           env={**clean, "PYTHONPATH": str(install)}, timeout=600)
+    assert admin.returncode == 0, admin.stderr
+    assert (install / "pegsearch" / "kernel" / "__pycache__" / FILE).exists()
+    make_read_only(install)
+    scratch = nobodys_scratch(tmp_path)
+    environment = {"PATH": os.environ["PATH"], "HOME": "/nonexistent", "PYTHONPATH": str(install),
+                   "TMPDIR": str(scratch), "NUMBA_DEBUG_CACHE": "1"}  # numba says what it loads, saves
+    result = subprocess.run([*as_nobody(), sys.executable, "-m", "pegsearch", "run", "triangle-5",
+                             "--out", str(scratch / "run")],
+                            capture_output=True, text=True, env=environment, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "one peg is reachable: 3 one-peg positions after 13 jumps" in result.stdout
+    assert "[cache] data loaded from" in result.stdout
+    assert "[cache] data saved to" not in result.stdout, "a kernel was compiled again"
+    assert COMPILING not in result.stderr, "the compile target was measured again"
 
 
 # --- mrjob's lock files -------------------------------------------------------------------------

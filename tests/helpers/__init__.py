@@ -1,6 +1,7 @@
 """Helpers shared by every test module (no test module imports another): running the real CLI in a
 subprocess, searching in process, refusals as users see them, and a triangle geometry of their own.
-`serving` starts a real service, `s3_server` a real S3-compatible server."""
+`serving` starts a real service, `s3_server` a real S3-compatible server, `gcs_server` a GCS
+emulator."""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ seen before (its CPU, numba and llvmlite, and these kernels' source) times the h
 (kernel.probe) compiled for the host's model and a few portable ones, in child processes (two
 compiling at a time, then each timed alone), and keeps the fastest in a small file beside
 numba's cache, as FFTW keeps its wisdom. Every later process on that machine (a command, a
-service worker, a Spark or mrjob task) reads it and compiles for that model. The features are
+service worker, a Spark or mrjob task) reads it and compiles for that model (a read-only install
+reads the one its administrator's first process kept in the package). The features are
 always the host's: only the model that tunes the code changes, never the instructions it may use.
 
 A NUMBA_CPU_NAME the user set wins and is never measured, unless LLVM does not know it (refused in
@@ -110,11 +111,17 @@ def candidates() -> list[str]:
     return list(dict.fromkeys([host, *PORTABLE, *(AVX512 if avx512 else ())]))
 
 
+def packaged_file() -> Path:
+    """Where the package keeps a choice: in the kernels' own __pycache__, written there by the
+    first process on a machine while the folder was writable (an administrator's)."""
+    return KERNEL / "__pycache__" / FILE
+
+
 def wisdom_file() -> Path:
     """Beside numba's cache: NUMBA_CACHE_DIR when set (pegsearch.numba_cache sets it where the
     package cannot be written), else the kernels' own __pycache__, where numba keeps them."""
     folder = os.environ.get("NUMBA_CACHE_DIR")
-    return (Path(folder) if folder else KERNEL / "__pycache__") / FILE
+    return Path(folder) / FILE if folder else packaged_file()
 
 
 def _read(path: Path) -> dict:
@@ -275,8 +282,9 @@ def _tune(path: Path, key: str) -> Choice:
 
 
 def chosen() -> Choice:
-    """This machine's choice: the user's NUMBA_CPU_NAME, else the one kept for this machine,
-    else one measured now (once per machine: later processes read it)."""
+    """This machine's choice: the user's NUMBA_CPU_NAME, else the one kept for this machine
+    (beside the user's cache, else in the package: a read-only install tuned by its
+    administrator), else one measured now (once per machine: later processes read it)."""
     named = os.environ.get("NUMBA_CPU_NAME")
     if named and os.environ.get(CHOSEN) != named:
         if not known(named):
@@ -285,7 +293,9 @@ def chosen() -> Choice:
                              f" {llvm.get_host_cpu_name()} (this CPU's)")
         return Choice(cpu_model(), llvm.get_host_cpu_name(), named, USER)
     path, key = wisdom_file(), machine_key()
-    kept, _ = _kept(path, key)
+    kept, wrong = _kept(path, key)
+    if kept is None and wrong is None and path != packaged_file():  # none yet: not a damaged one
+        kept, _ = _kept(packaged_file(), key)
     if kept is None:
         with _locked(path):  # another process may have measured while this one waited
             kept, wrong = _kept(path, key)

@@ -46,11 +46,14 @@ ATTEMPTS = 3
 # attempts double from PAUSE_SECONDS up to PAUSE_MOST.
 PATIENCE_SECONDS = 120.0
 PAUSE_SECONDS, PAUSE_MOST = 0.5, 8.0
-# An object store's answers that say "not now", not "no": no connection, a timeout, a server's 5xx.
+# An object store's answers that say "not now", not "no": no connection, a timeout, a server's 5xx
+# (the AWS SDK's words for S3; google-cloud-cpp's status codes for GCS, whose own retries have
+# given up by then).
 TRANSIENT = re.compile(r"AWS Error (NETWORK_CONNECTION|INTERNAL_FAILURE|SERVICE_UNAVAILABLE|SLOW_DOWN"
                        r"|THROTTLING|REQUEST_TIMEOUT)|HTTP (status|response code):? 5\d\d"
-                       r"|curlCode: (6|7|28|52|55|56)\b|Connection reset|Couldn't connect",
-                       re.IGNORECASE)
+                       r"|curlCode: (6|7|28|52|55|56)\b|Connection reset|Couldn't connect"
+                       r"|google::cloud::Status\((UNAVAILABLE|INTERNAL|DEADLINE_EXCEEDED"
+                       r"|RESOURCE_EXHAUSTED)\b", re.IGNORECASE)
 URI_HELP = ("give a path, file:///..., s3://BUCKET/PATH, gs://BUCKET/PATH or"
             " hdfs://NAMENODE:PORT/PATH")
 
@@ -81,8 +84,7 @@ class Location:
         if scheme == "s3":
             return cls(_s3(text), base, f"s3://{base}", "s3")
         if scheme in ("gs", "gcs"):
-            store = pafs.GcsFileSystem(retry_time_limit=timedelta(seconds=REQUEST_SECONDS / 4))
-            return cls(store, base, f"gs://{base}", "gs")
+            return cls(_gcs(text), base, f"gs://{base}", "gs")
         if scheme in ("hdfs", "viewfs"):
             try:
                 filesystem, base = pafs.FileSystem.from_uri(text)
@@ -211,6 +213,10 @@ class Location:
     def _folders(self) -> list[str]:
         if self.fs.get_file_info(self.base).type != pafs.FileType.Directory:
             return []
+        if self.scheme == "gs":
+            # pyarrow lists only GCS's folder marker objects as folders, and a folder that files
+            # were written into has none: the folders are read off the files' names instead.
+            return sorted({name.split("/", 1)[0] for name in self._files("") if "/" in name})
         try:
             found = self.fs.get_file_info(pafs.FileSelector(self.base))
         except FileNotFoundError:
@@ -264,8 +270,14 @@ class Location:
         self.patiently(delete)
 
     def remove_tree(self, name: str) -> None:
+        """Remove a folder and everything in it. On GCS pyarrow removes the files, then the
+        folder's marker object, and a folder that files were written into has none: its
+        FileNotFoundError comes once the folder is gone."""
+        def delete() -> None:
+            with contextlib.suppress(FileNotFoundError):
+                self.fs.delete_dir(self.path(name))
         if self.exists(name):
-            self.patiently(lambda: self.fs.delete_dir(self.path(name)))
+            self.patiently(delete)
 
 
 _log = logging.getLogger(__name__)
@@ -350,10 +362,29 @@ def _s3(uri: str) -> pafs.S3FileSystem:
         raise UsageError(f"{uri}: cannot set up S3 ({_first_line(exc)}); {_advice('s3')}") from None
 
 
+def _gcs(uri: str) -> pafs.GcsFileSystem:
+    """A GCS filesystem with Google's Application Default Credentials, or, where
+    STORAGE_EMULATOR_HOST names an emulator (`http://127.0.0.1:4443`, as Google's own client
+    libraries read it), that endpoint with no credentials: emulators check none, and asking for
+    the default ones off Google Cloud first probes the metadata server of a VM that is not there.
+    pyarrow itself ignores STORAGE_EMULATOR_HOST."""
+    options: dict = {"retry_time_limit": timedelta(seconds=REQUEST_SECONDS / 4)}
+    emulator = os.environ.get("STORAGE_EMULATOR_HOST")
+    if emulator:
+        parsed = urlparse(emulator if "://" in emulator else f"http://{emulator}")
+        options.update(endpoint_override=parsed.netloc + parsed.path.rstrip("/"),
+                       scheme=parsed.scheme, anonymous=True)
+    try:
+        return pafs.GcsFileSystem(**options)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{uri}: cannot set up GCS ({_first_line(exc)}); {_advice('gs')}") from None
+
+
 def _advice(scheme: str) -> str:
     return {"s3": "check AWS_ENDPOINT_URL, AWS_REGION and the credentials (AWS_ACCESS_KEY_ID,"
                   " AWS_SECRET_ACCESS_KEY or AWS_PROFILE)",
-            "gs": "check the Google credentials (gcloud auth application-default login)",
+            "gs": "check the Google credentials (gcloud auth application-default login) and"
+                  " STORAGE_EMULATOR_HOST",
             "hdfs": "check the namenode address, HADOOP_HOME, JAVA_HOME and CLASSPATH"}.get(
         scheme, "check that the folder exists and can be written")
 

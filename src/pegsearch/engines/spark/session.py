@@ -85,10 +85,10 @@ def start_session(master: str | None) -> SparkSession:
                # A Python worker imports the kernel and loads it from numba's cache once (about
                # a second); reused workers pay that once per run instead of once per task.
                .config("spark.python.worker.reuse", "true"))
-    # Executors open the run's store themselves: they get the driver's S3 settings (a cluster
-    # with instance roles or its own credentials needs none of them).
+    # Executors open the run's store themselves: they get the driver's S3 settings and GCS
+    # emulator (a cluster with instance roles or its own credentials needs none of them).
     for name, value in os.environ.items():
-        if name.startswith("AWS_"):
+        if name.startswith("AWS_") or name == "STORAGE_EMULATOR_HOST":
             builder = builder.config(f"spark.executorEnv.{name}", value)
     if master_given or not submitted:
         builder = builder.master(master)
