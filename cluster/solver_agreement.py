@@ -63,8 +63,12 @@ def check(board: str, positions: int, seconds: float, seed: int, work: Path) -> 
     run = stored_run(board, work)
     loaded, chosen = run.board, random.Random(seed)
     solver = Solver(goals=loaded.holes + 1)
-    finish = chosen.choice([hole for hole in range(1, loaded.holes + 1)
-                            if len(targets(run, hole))] or [None])
+    # A finishing hole the run reaches, one of those whose orbit is smallest: the solver is asked
+    # for every hole of it (the English centre, alone in its orbit).
+    reached = [hole for hole in range(1, loaded.holes + 1) if len(targets(run, hole))]
+    fewest = min((len(orbit(run.spec.signing, hole)) for hole in reached), default=0)
+    finish = chosen.choice([hole for hole in reached
+                            if len(orbit(run.spec.signing, hole)) == fewest] or [None])
     differences = undecided = 0
     tally = {"won": 0, "lost": 0}
     began = time.perf_counter()
