@@ -106,7 +106,8 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
                     winnable=_verdict(itself.outcome), outcome=itself.outcome,
                     finishes=possible, finishes_undecided=list(open_), jumps=jumps)
     if not itself.won:
-        document["note"] = why(itself) if moves or itself.outcome != LOST_WORD else "no jump is left"
+        stuck = not moves and itself.outcome == LOST_WORD and itself.how != "class"
+        document["note"] = "no jump is left" if stuck else why(itself)
     return document
 
 

@@ -212,6 +212,8 @@ def walk(positions, images, weights, jumps, count, next_, path, top, counts, nee
     pagodas = weights.shape[1]
     while budget > 0:
         d = top[0]
+        if d < 0:  # the root was decided where it stands: nothing left to search
+            return LOST
         if next_[d] == count[d]:  # every jump from here tried: dead
             counts[EVICTIONS] += keep(dead, _least(images, d))
             top[0] = d - 1
@@ -350,7 +352,8 @@ class Search:
         dead end, and `go` goes on from it. Sound with this search's tables only when they are
         its own (what was proved dead for more goal holes is dead for fewer, not the reverse)."""
         self.mask &= ~np.uint64(1 << (hole - 1))
-        self.count[self.top[0]] = self.next[self.top[0]] = 0
+        if self.top[0] >= 0:  # else the root itself was the one peg: `go` then says LOST
+            self.count[self.top[0]] = self.next[self.top[0]] = 0
 
     def line(self) -> list[int]:
         """The board's jump numbers from the root to the stack's top (after WON: a solution)."""
