@@ -169,7 +169,7 @@ def test_the_solver_survey_of_triangles_8_and_9_finds_every_published_pair(publi
     """Every (start, finish) pair of triangles 8 and 9 decided by the solver, none undecided, the
     solvable ones up to symmetry OEIS A130516's 80 and 125 (every pair the classes allow), each
     line replayed by rows and columns."""
-    document = survey_json(f"triangle-{side}", tmp_path / "survey")
+    document = survey_json(f"triangle-{side}", tmp_path / "survey", "--depth-first")
     assert document["by"] == "depth-first"
     holes = set(range(1, side * (side + 1) // 2 + 1))
     for start in document["starts"]:
