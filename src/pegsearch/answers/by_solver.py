@@ -30,6 +30,9 @@ BY = "depth-first"
 # A hint's share of its time for the finishing holes (the rest decides the position and its jumps),
 # and the first slice each of its questions is searched for.
 FINISHES_SHARE = 0.15
+# The share the position is asked alone first: lost, and so is every jump from it (random play
+# reaches lost positions soonest, and each child's proof would repeat a part of its parent's).
+ITSELF_FIRST = 0.4
 FIRST_SLICE = 0.01
 # How each proof of a loss reads.
 PROOFS = {"class": "the position classes rule it out (no jump changes a position's class)",
@@ -73,9 +76,10 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     """`hint.hint`'s document for any position of a board, by the solver: whether it can still be
     won, each legal jump won, lost or undecided, and the holes the last peg can still reach.
 
-    The position and each child share `seconds` (see `_shared`): a won line puts its positions in
-    the goal's won table, so the child it begins with follows at once; a share goes to the
-    finishing holes that no won line ended on."""
+    The position is asked alone first (lost: so is every jump); then it and each child share the
+    time left (see `_shared`): a won line puts its positions in the goal's won table, so the
+    child it begins with follows at once; a share goes to the finishing holes that no won line
+    ended on."""
     if finish is not None:
         board.hole_of(finish, "finish")
     pegs = position.bit_count()
@@ -85,9 +89,13 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
         document["level"] = board.holes - len(board.empty) - pegs
     deadline = time.perf_counter() + seconds * (1 - FINISHES_SHARE)
     moves = legal_jumps(board, position)
-    asked = [solver.ask(board, position, finish), *(solver.ask(board, child, finish)
-                                                     for _, child in moves)]
-    answers = _shared(asked, deadline)
+    question = solver.ask(board, position, finish)
+    itself = question.go(seconds * ITSELF_FIRST)
+    if itself.outcome == LOST_WORD:  # a lost position's every jump loses: no child to ask
+        answers = [itself] + [Answer(LOST_WORD, child, finish, how=itself.how) for _, child in moves]
+    else:
+        answers = _shared([question, *(solver.ask(board, child, finish) for _, child in moves)],
+                          deadline)
     itself, after = answers[0], answers[1:]
     ends = {answer.last for answer in answers if answer.won}  # each a possible finish
     jumps = [{"jump": str(jump), "winnable": _verdict(answer.outcome), "outcome": answer.outcome,
