@@ -37,7 +37,16 @@ from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
 from pegsearch.board.spec import SearchSpec, check_values
 from pegsearch.engines import ENGINES, make_engine
-from pegsearch.errors import Busy, InputError, NotFound, PegsearchError, TooLarge, UsageError, one_line
+from pegsearch.errors import (
+    Busy,
+    Conflict,
+    InputError,
+    NotFound,
+    PegsearchError,
+    TooLarge,
+    UsageError,
+    one_line,
+)
 from pegsearch.service import schema
 from pegsearch.service.hints import HINT_GOALS, HINT_SECONDS, MAX_HINT_SECONDS, Hints
 from pegsearch.service.jobs import Jobs
@@ -247,11 +256,17 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         """Whether a position (the holes with pegs, 2,3,5; or jumps from the start, 5-9-14,...)
         is reached by the search, can still be won (to one peg, on `finish` when given), and
         which of its legal jumps keep it so. The first hint of a search keeps its winnable sets."""
-        run, _ = searches.find(search_id)
-        if run is not None and run.status != "complete":  # answered by the solver meanwhile
+        try:
+            run = searches.complete_run(search_id)
+        except Conflict as refused:  # not complete: answered by the solver meanwhile, if readable
+            try:
+                run, _ = searches.find(search_id)
+            except PegsearchError:
+                raise refused from None
+            if run is None or run.status == "complete":
+                raise
             return hints.answer(run.board, read_position(run.board, run.start, position), finish,
                                 HINT_SECONDS, played(position))
-        run = searches.complete_run(search_id)
         return hint(run, read_position(run.board, run.start, position), finish, from_start=played(position))
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,

@@ -73,10 +73,11 @@ class Records:
             folder.mkdir(parents=True, exist_ok=True)
 
     def get(self, search_id: str) -> Record | None:
-        path = self.folder / f"{search_id}.json"
-        if not path.is_file():
+        try:  # read, not looked for first: a delete may remove it between the two
+            text = (self.folder / f"{search_id}.json").read_text(encoding="utf-8")
+        except FileNotFoundError:
             return None
-        return Record(**json.loads(path.read_text(encoding="utf-8")))
+        return Record(**json.loads(text))
 
     def put(self, record: Record) -> None:
         write_json(self.folder / f"{record.id}.json", asdict(record))
