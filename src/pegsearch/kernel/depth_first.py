@@ -164,7 +164,7 @@ def _won_first(d, images, jumps, count, flip_images, won, any_won):
 
 
 @numba.njit(cache=True, nogil=True)
-def start(positions, images, weights, jumps, count, next_, path, top, counts, need, free, flip,
+def start(positions, images, weights, jumps, count, next_, top, counts, need, free, flip,
           flip_images, neighbours, spread, scores, pagoda_weights, thresholds, won, dead, goal,
           byte_images):
     """Put the root (positions[0]) on the stack: its images, its weights; returns WON, LOST (a
@@ -335,8 +335,8 @@ class Search:
         self.positions[0] = np.uint64(position)
         g = self.goal
         return start(self.positions, self.images, self.weights, self.jumps, self.count, self.next,
-                     self.path, self.top, self.counts, g.need, g.free, g.flip, g.flip_images,
-                     g.neighbours, g.spread, self.scores, g.pagoda_weights, g.thresholds, self.won, self.dead,
+                     self.top, self.counts, g.need, g.free, g.flip, g.flip_images, g.neighbours,
+                     g.spread, self.scores, g.pagoda_weights, g.thresholds, self.won, self.dead,
                      self.mask, g.byte_images)
 
     def go(self, budget: int) -> int:
