@@ -1,7 +1,7 @@
 """Time hints over HTTP: random reachable positions of a stored run asked of a real `pegsearch serve`.
 
     python cluster/hint_benchmark.py [BOARD] [--samples 1000] [--seed 1] [--s3] [--keep DIR]
-                                     [--levels FIRST LAST] [--every-finish]
+                                     [--levels FIRST LAST] [--every-finish] [--clients N]
 
 Makes the run (`pegsearch run BOARD`) and its winnable sets (`pegsearch winnable`) under a runs
 root, a local folder or, with `--s3`, a bucket of SeaweedFS started on 127.0.0.1 (the tests' S3
@@ -13,7 +13,8 @@ apart (it opens the run and its footers); the table gives the others' median, 90
 percentile and maximum, and the server's resident memory after them. With --every-finish, each
 position is asked once for every hole of the board as its finish (`&finish=H`): the holes a
 symmetry moves and those it keeps, each one lookup of the kept finishing holes (made, with the
-sets, before the timing).
+sets, before the timing). With --clients N, N clients ask at once, each on its own keep-alive
+connection, the positions dealt out among them: the table adds the hints answered a second.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -97,6 +99,8 @@ def main() -> None:
                         help="draw the positions from these levels only (e.g. 3 8: early in the game)")
     parser.add_argument("--every-finish", action="store_true",
                         help="ask each position once for every hole of the board as its finish")
+    parser.add_argument("--clients", type=int, default=1,
+                        help="clients asking at once, each on its own connection (default 1)")
     options = parser.parse_args()
 
     with ExitStack() as stack:
@@ -112,7 +116,8 @@ def main() -> None:
             runs = str(folder / "runs")
         location = f"{runs}/{ID}"
         began = time.perf_counter()
-        pegsearch("run", options.board, "--out", location, env=env)
+        if not (folder / "runs" / ID / "manifest.json").exists():  # --keep: made once, asked again
+            pegsearch("run", options.board, "--out", location, env=env)
         pegsearch("winnable", location, env=env)
         start = Run.open(location)
         first_position = start.board.start_position(start.start)
@@ -128,18 +133,28 @@ def main() -> None:
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
         first, _ = ask(connection, positions[0])
         finishes = range(1, start.board.holes + 1) if options.every_finish else [None]
-        times = []
-        winnable = 0
-        for position in positions[1:]:
-            for finish in finishes:
-                seconds, document = ask(connection, position, finish)
-                times.append(seconds)
-                winnable += document["winnable"]
+
+        def client(share: list[int]) -> tuple[list[float], int]:
+            """One client's hints, one at a time on its own connection: their seconds, and how
+            many were winnable."""
+            mine = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+            answered = [ask(mine, position, finish) for position in share for finish in finishes]
+            return [seconds for seconds, _ in answered], sum(doc["winnable"] for _, doc in answered)
+
+        shares = [positions[1 + index::options.clients] for index in range(options.clients)]
+        began = time.perf_counter()
+        with ThreadPoolExecutor(options.clients) as pool:
+            results = list(pool.map(client, shares))
+        wall = time.perf_counter() - began
+        times = [seconds for share, _ in results for seconds in share]
+        winnable = sum(count for _, count in results)
         times_ms = np.array(times) * 1000
         store = "S3 (SeaweedFS on 127.0.0.1)" if options.s3 else "local disk"
         asked = "every hole as the finish" if options.every_finish else "one peg anywhere"
         print(f"{len(times) + 1} hints over HTTP ({store}; {asked}),"
               f" {winnable} of the {len(times)} after the first winnable")
+        print(f"  clients        {options.clients:8d}")
+        print(f"  hints a second {len(times) / wall:8.1f}")
         print(f"  first request  {first * 1000:8.1f} ms")
         for name, value in (("median", statistics.median(times_ms)),
                             ("90th pct", np.percentile(times_ms, 90)),

@@ -9,7 +9,10 @@ answers "on the hole or one symmetric to it", so the solver is asked for each ho
 Prints the positions checked, won and lost by each side, and every difference; exits 1 on any.
 
     python cluster/solver_agreement.py --boards english-33 triangle-5 triangle-6 skippy-xl \
-        --positions 5000 --work /tmp/agreement
+        --positions 5000 --work /tmp/agreement [--endgame-after 0]
+
+`--endgame-after 0` gives each goal its endgame (kernel.endgame) from its first step of search, so
+the small boards are answered through it too.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pegsearch.answers.solver import Solver
+from pegsearch.answers.solver import ENDGAME_AFTER, Solver
 from pegsearch.answers.winnable import targets, winnable_sets
 from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
@@ -58,11 +61,12 @@ def drawn(run: Run, sets: dict[int, np.ndarray], count: int, chosen: random.Rand
     return picked
 
 
-def check(board: str, positions: int, seconds: float, seed: int, work: Path) -> int:
+def check(board: str, positions: int, seconds: float, seed: int, work: Path,
+          endgame_after: int = ENDGAME_AFTER) -> int:
     """Compare the solver with the run of `board` on `positions` positions; the differences."""
     run = stored_run(board, work)
     loaded, chosen = run.board, random.Random(seed)
-    solver = Solver(goals=loaded.holes + 1)
+    solver = Solver(goals=loaded.holes + 1, endgame_after=endgame_after)
     # A finishing hole the run reaches, one of those whose orbit is smallest: the solver is asked
     # for every hole of it (the English centre, alone in its orbit).
     reached = [hole for hole in range(1, loaded.holes + 1) if len(targets(run, hole))]
@@ -103,8 +107,11 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60, help="the solver's bound a question")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--work", type=Path, default=Path("/tmp/solver-agreement"))
+    parser.add_argument("--endgame-after", type=int, default=ENDGAME_AFTER,
+                        help="positions a goal is searched before its endgame is made")
     args = parser.parse_args()
-    failed = sum(check(board, args.positions, args.seconds, args.seed, args.work)
+    failed = sum(check(board, args.positions, args.seconds, args.seed, args.work,
+                       args.endgame_after)
                  for board in args.boards)
     print(f"total: {failed} differences or undecided")
     return 1 if failed else 0

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from pegsearch.answers.solver import Solver
+from pegsearch.answers.by_solver import _transposed
+from pegsearch.answers.solver import UNDECIDED, WON_WORD, Answer, Solver
 from pegsearch.answers.winnable import targets, winnable_sets
 from pegsearch.board.files import load_board
+from pegsearch.board.geometry import legal_jumps
 from pegsearch.board.pagoda import pagodas
 from tests.answers.test_survey import (
     check_every_hole_is_its_class_carried_by_symmetry,
@@ -52,6 +54,42 @@ def test_verdicts_equal_the_winnable_sets_on_random_positions(tmp_path: Path) ->
         [line] = [line for line in result.stdout.splitlines() if line.startswith(f"{board}:")]
         assert "400 positions checked" in line and "0 undecided; 0 differences" in line
         assert " won 0," not in line and " lost 0;" not in line
+
+
+def test_verdicts_through_the_endgame_equal_the_winnable_sets(tmp_path: Path) -> None:
+    """The same on triangle-6 with each goal's endgame made from its first step (it then holds
+    most of the board's positions): a position looked up equals one searched by the whole search."""
+    result = subprocess.run([sys.executable, str(AGREEMENT), "--boards", "triangle-6", "--positions",
+                             "400", "--endgame-after", "0", "--work", str(tmp_path)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "400 positions checked" in result.stdout and "0 undecided; 0 differences" in result.stdout
+
+
+def test_a_line_found_wins_each_jump_it_plays_later_when_played_first() -> None:
+    """A hint's children won by another order of a line from their parent, at each position of
+    an English solution: each such line is legal jump by jump and ends where the parent's ended;
+    a jump the line never plays is left undecided."""
+    board = load_board("english-33")
+    position = board.start_position()
+    line = Solver(goals=2).answer(board, position, None, 60).line
+    transposed = 0
+    for played in range(len(line) - 1):
+        won = Answer(WON_WORD, position, None, line[played:])
+        moves = legal_jumps(board, position)
+        found = _transposed(moves, [won, *(Answer(UNDECIDED, child, None) for _, child in moves)])
+        for (jump, child), answer in zip(moves, found[1:], strict=True):
+            assert answer.won or not answer.decided
+            if jump not in won.line:
+                assert not answer.decided
+            elif answer.won:
+                pegs = child
+                for step in answer.line:
+                    pegs = dict(legal_jumps(board, pegs))[step]  # KeyError: not legal
+                assert pegs == won.end
+                transposed += jump != line[played]
+        position = dict(moves)[line[played]]
+    assert transposed >= 10  # solutions share most of their jumps
 
 
 @pytest.mark.slow

@@ -95,7 +95,7 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
         answers = [itself] + [Answer(LOST_WORD, child, finish, how=itself.how) for _, child in moves]
     else:
         answers = _shared([question, *(solver.ask(board, child, finish) for _, child in moves)],
-                          deadline)
+                          deadline, lambda found: _transposed(moves, found))
     itself, after = answers[0], answers[1:]
     ends = {answer.last for answer in answers if answer.won}  # each a possible finish
     jumps = [{"jump": str(jump), "winnable": _verdict(answer.outcome), "outcome": answer.outcome,
@@ -119,19 +119,55 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     return document
 
 
-def _shared(asked: list[Question], deadline: float) -> list[Answer]:
+def _shared(asked: list[Question], deadline: float,
+            settle: Callable[[list[Answer]], list[Answer]]) -> list[Answer]:
     """The questions' answers, each searched in turn for a slice that doubles each round, until
     all are decided or `deadline` passes: an easy one is answered within the first slices, and
-    the time left goes to the hard ones, each resumed where it stopped."""
-    answers = [question.go(0) for question in asked]
+    the time left goes to the hard ones, each resumed where it stopped. `settle` decides what it
+    can from the answers so far whenever one is won."""
+    answers = settle([question.go(0) for question in asked])
     slice_ = FIRST_SLICE
     while not all(answer.decided for answer in answers) and time.perf_counter() < deadline:
         for index, question in enumerate(asked):
             if not answers[index].decided:
                 left = deadline - time.perf_counter()
                 answers[index] = question.go(min(slice_, max(0.0, left)))
+                if answers[index].won:
+                    answers = settle(answers)
         slice_ *= 2
     return answers
+
+
+def _transposed(moves: list[tuple[Jump, int]], answers: list[Answer]) -> list[Answer]:
+    """A hint's answers (the position's, then each jump's) with the jumps won by another order of
+    a line already found: a jump that a winning line from the position plays later, played first,
+    the rest in their order, wins too wherever every jump stays legal (it ends where that line
+    ended). Solutions share most of their jumps, so most winning jumps are found so, not searched."""
+    itself, after = answers[0], list(answers[1:])
+    lines = [itself.line] if itself.won else []
+    lines += [(jump, *answer.line) for (jump, _), answer in zip(moves, after, strict=True) if answer.won]
+    for index, ((jump, child), answer) in enumerate(zip(moves, after, strict=True)):
+        for line in lines if not answer.decided else ():
+            if jump in line:
+                rest = line[:line.index(jump)] + line[line.index(jump) + 1:]
+                if _plays(child, rest):
+                    after[index] = Answer(WON_WORD, child, answer.finish, rest, examined=answer.examined,
+                                          seconds=answer.seconds)
+                    break
+    if not itself.decided and lines:
+        itself = Answer(WON_WORD, itself.position, itself.finish, lines[-1], examined=itself.examined,
+                        seconds=itself.seconds)
+    return [itself, *after]
+
+
+def _plays(position: int, line: tuple[Jump, ...]) -> bool:
+    """Whether every jump of `line` is legal in turn from `position`."""
+    for jump in line:
+        start, over, to = (1 << (hole - 1) for hole in (jump.start, jump.over, jump.to))
+        if position & (start | over) != start | over or position & to:
+            return False
+        position ^= start | over | to
+    return True
 
 
 def _verdict(outcome: str) -> bool | None:

@@ -32,6 +32,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from pegsearch.kernel.endgame import contains
 from pegsearch.kernel.members import MIX
 from pegsearch.kernel.ranks import popcount
 from pegsearch.kernel.tables import BoardTables
@@ -166,9 +167,9 @@ def _won_first(d, images, jumps, count, flip_images, won, any_won):
 @numba.njit(cache=True, nogil=True)
 def start(positions, images, weights, jumps, count, next_, top, counts, need, free, flip,
           flip_images, neighbours, spread, scores, pagoda_weights, thresholds, won, dead, goal,
-          byte_images):
+          byte_images, endgame, few):
     """Put the root (positions[0]) on the stack: its images, its weights; returns WON, LOST (a
-    pagoda function or the dead table rules it out, or it has no jump) or RUNNING."""
+    pagoda function, the dead table or the endgame rules it out, or it has no jump) or RUNNING."""
     root = positions[0]
     for g in range(images.shape[1]):
         image = np.uint64(0)
@@ -187,7 +188,8 @@ def start(positions, images, weights, jumps, count, next_, top, counts, need, fr
             top[0] = -1
             return LOST
     counts[EXAMINED] += 1
-    if holds(dead, _least(images, 0)):
+    least = _least(images, 0)
+    if holds(dead, least) or (popcount(root) <= few and not contains(endgame, least)):
         top[0] = -1
         return LOST
     ended = _enter(0, positions, jumps, count, next_, need, free, flip, neighbours, spread, scores, goal)
@@ -204,10 +206,10 @@ def start(positions, images, weights, jumps, count, next_, top, counts, need, fr
 @numba.njit(cache=True, nogil=True)
 def walk(positions, images, weights, jumps, count, next_, path, top, counts, need, free, flip,
          flip_images, neighbours, spread, scores, pagoda_weights, changes, thresholds, won, any_won,
-         dead,
-         goal, budget):
+         dead, goal, endgame, few, budget):
     """Go on with the search for up to `budget` positions: WON (the stack is the line, kept in
-    the won table), LOST (the root is exhausted, its signature kept as dead) or RUNNING."""
+    the won table), LOST (the root is exhausted, its signature kept as dead) or RUNNING. A child
+    of at most `few` pegs not in the endgame set is dead without a look (kernel.endgame)."""
     symmetries = images.shape[1]
     pagodas = weights.shape[1]
     while budget > 0:
@@ -232,7 +234,8 @@ def walk(positions, images, weights, jumps, count, next_, path, top, counts, nee
             continue
         for g in range(symmetries):
             images[c, g] = images[d, g] ^ flip_images[j, g]
-        if holds(dead, _least(images, c)):
+        least = _least(images, c)
+        if holds(dead, least) or (popcount(positions[d]) <= few + 1 and not contains(endgame, least)):
             continue
         budget -= 1
         counts[EXAMINED] += 1
@@ -305,6 +308,8 @@ class Search:
     dead: np.ndarray
     won: np.ndarray
     holes: int
+    endgame: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.uint64))
+    few: int = 0  # the endgame holds every winnable position of up to `few` pegs
     positions: np.ndarray = field(init=False)
     images: np.ndarray = field(init=False)
     weights: np.ndarray = field(init=False)
@@ -337,7 +342,7 @@ class Search:
         return start(self.positions, self.images, self.weights, self.jumps, self.count, self.next,
                      self.top, self.counts, g.need, g.free, g.flip, g.flip_images, g.neighbours,
                      g.spread, self.scores, g.pagoda_weights, g.thresholds, self.won, self.dead,
-                     self.mask, g.byte_images)
+                     self.mask, g.byte_images, self.endgame, np.int64(self.few))
 
     def go(self, budget: int) -> int:
         """Examine up to `budget` more positions: WON, LOST or RUNNING."""
@@ -345,7 +350,8 @@ class Search:
         return walk(self.positions, self.images, self.weights, self.jumps, self.count, self.next,
                     self.path, self.top, self.counts, g.need, g.free, g.flip, g.flip_images,
                     g.neighbours, g.spread, self.scores, g.pagoda_weights, g.changes, g.thresholds, self.won,
-                    self.any_won, self.dead, self.mask, np.int64(budget))
+                    self.any_won, self.dead, self.mask, self.endgame, np.int64(self.few),
+                    np.int64(budget))
 
     def without(self, hole: int) -> None:
         """After WON on `hole`, seek the other goal holes: the one-peg position on top becomes a

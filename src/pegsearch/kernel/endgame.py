@@ -1,0 +1,110 @@
+"""The endgame: every position with few pegs that can still reach the goal, made backwards from it.
+
+Near its end a depth-first search spends most of its positions proving that lines of few pegs die:
+each such subtree is small, but there are very many of them. Played backwards from the goal
+(one peg on a goal hole), each jump taken back adds a peg, so a few backward levels hold every
+position of up to `few` pegs that can be won: below that many pegs the walk looks a position up
+instead of searching it (not there: dead at once; there: its children that are there lead to the
+goal without a wrong turn, since each was made by taking a jump back from one of them).
+
+The levels are built one peg at a time until the next would pass the memory given (its size
+guessed from the growth so far), and kept as one exact hash set of signatures (no slot is ever
+given up: a missing key means lost). Signatures are taken under the goal's group, the images of a
+position's parents being the parents of its images, so the representatives' parents suffice.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from pegsearch.kernel.members import MIX
+from pegsearch.kernel.tables import BoardTables
+
+# The load the set is made at: at most half its slots taken, so a look-up probes few.
+LOAD = 2
+# Positions of a level taken back at a time (their parents, with repeats, are a few million).
+CHUNK = 1 << 16
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _home(table, key):
+    return np.int64(((key * MIX) >> np.uint64(32)) & np.uint64(len(table) - 1))
+
+
+@numba.njit(cache=True, nogil=True)
+def contains(table, key):
+    """Whether `key` is in the set (probing on to the first free slot: nothing is ever evicted)."""
+    mask = len(table) - 1
+    slot = _home(table, key)
+    while True:
+        found = table[slot]
+        if found == key:
+            return True
+        if found == 0:
+            return False
+        slot = (slot + 1) & mask
+
+
+@numba.njit(cache=True, nogil=True)
+def _put(table, keys):
+    mask = len(table) - 1
+    for key in keys:
+        slot = _home(table, key)
+        while table[slot] != 0 and table[slot] != key:
+            slot = (slot + 1) & mask
+        table[slot] = key
+
+
+@numba.njit(cache=True, nogil=True)
+def _parents(level, need, free, flip, byte_images, out):
+    """The signatures of every position one jump before a position of `level` (with repeats);
+    returns how many were written to `out`."""
+    n = 0
+    for position in level:
+        for j in range(len(flip)):
+            if position & free[j] and position & need[j] == 0:
+                parent = position ^ flip[j]
+                least = np.uint64(0xFFFFFFFFFFFFFFFF)
+                for g in range(byte_images.shape[2]):
+                    image = np.uint64(0)
+                    rest = parent
+                    for byte in range(byte_images.shape[0]):
+                        image |= byte_images[byte, rest & np.uint64(0xFF), g]
+                        rest >>= np.uint64(8)
+                    least = min(least, image)
+                out[n] = least
+                n += 1
+    return n
+
+
+def endgame(tables: BoardTables, goal: int, most: int) -> tuple[np.ndarray, int]:
+    """The winnable positions of up to `few` pegs for one peg on a hole of `goal` (a mask), as a
+    set of signatures under `tables`' group of at most about `most` keys: (the set, few). `few` is
+    0 (an empty set) when not even the goal's one-peg positions fit."""
+    holes = [np.uint64(1) << np.uint64(h) for h in range(tables.holes) if goal >> h & 1]
+    level = np.unique(tables.signatures(np.array(holes, dtype=np.uint64)))
+    levels: list[np.ndarray] = []
+    while len(level) and sum(map(len, levels)) + len(level) <= most:
+        levels.append(level)
+        growth = len(level) / len(levels[-2]) if len(levels) > 1 else len(tables.flip)
+        if sum(map(len, levels)) + len(level) * growth > most:
+            break
+        level = _level_before(tables, level, pegs=len(levels))
+    kept = sum(map(len, levels))  # the set: its keys at most half its slots
+    table = np.zeros(1 << max(4, (LOAD * kept).bit_length()), dtype=np.uint64)
+    for keys in levels:
+        _put(table, keys)
+    return table, len(levels)
+
+
+def _level_before(tables: BoardTables, level: np.ndarray, pegs: int) -> np.ndarray:
+    """The signatures of the positions one jump before those of `level` (`pegs` pegs each)."""
+    landing = int(np.unique(tables.free, return_counts=True)[1].max())  # jumps into one hole
+    found = []
+    for first in range(0, len(level), CHUNK):
+        chunk = level[first:first + CHUNK]
+        out = np.empty(len(chunk) * pegs * landing, dtype=np.uint64)
+        made = _parents(chunk, tables.need, tables.free, tables.flip, tables.byte_images, out)
+        found.append(np.unique(out[:made]))
+    return np.unique(np.concatenate(found))
