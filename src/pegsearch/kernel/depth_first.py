@@ -216,8 +216,9 @@ def walk(positions, images, weights, jumps, count, next_, path, top, counts, nee
         d = top[0]
         if d < 0:  # the root was decided where it stands: nothing left to search
             return LOST
-        if next_[d] == count[d]:  # every jump from here tried: dead
-            counts[EVICTIONS] += keep(dead, _least(images, d))
+        if next_[d] == count[d]:  # every jump from here tried: dead (the endgame says so below few)
+            if popcount(positions[d]) > few:
+                counts[EVICTIONS] += keep(dead, _least(images, d))
             top[0] = d - 1
             if d == 0:
                 return LOST
@@ -235,7 +236,10 @@ def walk(positions, images, weights, jumps, count, next_, path, top, counts, nee
         for g in range(symmetries):
             images[c, g] = images[d, g] ^ flip_images[j, g]
         least = _least(images, c)
-        if holds(dead, least) or (popcount(positions[d]) <= few + 1 and not contains(endgame, least)):
+        if popcount(positions[d]) <= few + 1:  # the endgame says, exactly: no dead table to ask
+            if not contains(endgame, least):
+                continue
+        elif holds(dead, least):
             continue
         budget -= 1
         counts[EXAMINED] += 1
