@@ -157,10 +157,7 @@ class Solver:
         if not goal:
             return lines, ()
         fixing = board.stabilizer(position)  # its finishing holes are a set they keep
-        tables = BoardTables.for_board(board, fixing)
-        mask = sum(1 << (hole - 1) for hole in goal)
-        found = [(pagoda.weights, pagoda.threshold) for pagoda in pagodas(board, goal)]
-        compiled = Goal.compiled(tables, mask, list(range(len(board.jumps))), found, spread(board))
+        compiled = _compiled(board, BoardTables.for_board(board, fixing), goal, spread(board))
         search = Search(compiled, new_table(self.slots // WON_SHARE), new_table(1 << 10), board.holes)
         ended = search.begin(position)
         while ended != LOST and time.perf_counter() < deadline:
@@ -303,10 +300,15 @@ def goal_tables(board: Board, finish: int | None) -> BoardTables:
 def compiled_goal(board: Board, goal: tuple[int, ...], finish: int | None, drawn_in: bool) -> Goal:
     """The kernel's form of a goal: tables under the group that keeps it, its pagoda functions,
     and its jumps scored by how they spread the pegs (`drawn_in`) or not at all."""
-    tables = goal_tables(board, finish)
+    scores = spread(board, finish) if drawn_in else [0] * len(board.jumps)
+    return _compiled(board, goal_tables(board, finish), goal, scores)
+
+
+def _compiled(board: Board, tables: BoardTables, goal: tuple[int, ...], scores: list[int]) -> Goal:
+    """The goal `goal` (its holes) for the walk on `tables`, with the goal's pagoda functions and
+    each jump's score."""
     mask = sum(1 << (hole - 1) for hole in goal)
     found = [(pagoda.weights, pagoda.threshold) for pagoda in pagodas(board, goal)]
-    scores = spread(board, finish) if drawn_in else [0] * len(board.jumps)
     return Goal.compiled(tables, mask, list(range(len(board.jumps))), found, scores)
 
 
