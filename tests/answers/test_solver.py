@@ -168,20 +168,22 @@ def test_skippy_xl_from_its_corner_is_proved_lost_by_the_position_classes() -> N
 
 
 def test_a_hint_on_a_board_marks_each_jump_and_the_finishes() -> None:
-    """A hint on wiegleb-45 after two jumps from its start: each jump won, lost or undecided (each
-    won one's position replayed by the solver again), the finishing holes possible."""
-    result = pegsearch("hint", "wiegleb-45", "8-14-23,16-15-14", "--json", "--seconds", "20")
+    """A hint on wiegleb-45 after two jumps from its start: each jump won, lost or undecided (three
+    decided ones asked again by a solver with tables of its own), the finishing holes possible;
+    the text form, on an English position it decides in moments."""
+    result = pegsearch("hint", "wiegleb-45", "8-14-23,16-15-14", "--json", "--seconds", "10")
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     assert document["by"] == "depth-first" and document["level"] == 2
     assert document["winnable"] is True and document["finishes"]
+    assert {jump["outcome"] for jump in document["jumps"]} <= {"won", "lost", "undecided"}
     board, solver = load_board("wiegleb-45"), Solver(goals=2)
-    for jump in document["jumps"]:
-        assert jump["outcome"] in ("won", "lost", "undecided")
-        if jump["outcome"] != "undecided":
-            position = sum(1 << (h - 1) for h in jump["position"])
-            assert solver.answer(board, position, None, 60).outcome == jump["outcome"]
-    text = pegsearch("hint", "wiegleb-45", "8-14-23,16-15-14", "--seconds", "20")
+    decided = [jump for jump in document["jumps"] if jump["outcome"] != "undecided"]
+    assert decided
+    for jump in decided[:3]:  # asked again by a solver of the test's own, with its own tables
+        position = sum(1 << (h - 1) for h in jump["position"])
+        assert solver.answer(board, position, None, 60).outcome == jump["outcome"]
+    text = pegsearch("hint", "english-33", "5-10-17", "--seconds", "20")  # decided in moments
     assert "the last peg can still end on" in text.stdout and "keeps it winnable" in text.stdout
 
 
