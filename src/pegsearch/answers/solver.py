@@ -25,7 +25,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -102,7 +102,7 @@ class Tables:
 
     dead: np.ndarray
     won: np.ndarray
-    endgame: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.uint64))
+    endgame: np.ndarray | None = None
     few: int = 0
     examined: int = 0
 
@@ -224,7 +224,7 @@ class Solver:
         endgame (once: a thread finding it being made waits for it)."""
         with self.lock:
             kept.examined += examined
-            if kept.few or kept.examined < self.endgame_after:
+            if kept.endgame is not None or kept.examined < self.endgame_after:
                 return
             every = (1 << board.holes) - 1 if finish is None else 1 << (finish - 1)
             kept.endgame, kept.few = endgame(goal_tables(board, finish), every,
@@ -274,8 +274,9 @@ class Question:
         examined = sum(int(search.counts[0]) for search in self.searches)
         self.solver._searched(self.board, self.finish, self.kept, examined - self.examined)
         self.examined = examined
-        for search in self.searches:
-            search.endgame, search.few = self.kept.endgame, self.kept.few
+        if self.kept.endgame is not None:
+            for search in self.searches:
+                search.endgame, search.few = self.kept.endgame, self.kept.few
 
 
 def goal_holes(board: Board, position: int, finish: int | None) -> tuple[int, ...]:

@@ -34,6 +34,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from pegsearch.kernel.endgame import contains
 from pegsearch.kernel.members import MIX
+from pegsearch.kernel.prefetch import prefetch
 from pegsearch.kernel.ranks import popcount
 from pegsearch.kernel.tables import BoardTables
 
@@ -149,19 +150,20 @@ def _enter(d, positions, jumps, count, next_, need, free, flip, neighbours, spre
 
 
 @numba.njit(cache=True, nogil=True)
-def _won_first(d, images, jumps, count, flip_images, won, any_won):
-    """Move a jump whose child's signature is in the won table to the front of depth d's list."""
-    if not any_won:
-        return
+def _look_ahead(d, images, jumps, count, flip_images, won, any_won, dead):
+    """Ask for the dead table's slot of each of depth d's children now, so their misses overlap
+    (kernel.prefetch), and move a jump whose child's signature is in the won table to the front."""
+    moved = not any_won
     for k in range(count[d]):
         j = jumps[d, k]
         best = images[d, 0] ^ flip_images[j, 0]
         for g in range(1, images.shape[1]):
             best = min(best, images[d, g] ^ flip_images[j, g])
-        if holds(won, best):
+        prefetch(dead, _home(dead, best))
+        if not moved and holds(won, best):
             jumps[d, k] = jumps[d, 0]
             jumps[d, 0] = j
-            return
+            moved = True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -196,7 +198,7 @@ def start(positions, images, weights, jumps, count, next_, top, counts, need, fr
     if ended == WON:
         counts[EVICTIONS] += keep(won, _least(images, 0))
     if ended == RUNNING:
-        _won_first(0, images, jumps, count, flip_images, won, True)
+        _look_ahead(0, images, jumps, count, flip_images, won, True, dead)
         top[0] = 0
     else:
         top[0] = -1
@@ -253,7 +255,7 @@ def walk(positions, images, weights, jumps, count, next_, path, top, counts, nee
             return WON
         if ended == LOST:  # no jump left: found again as quickly as looked up, so not kept
             continue
-        _won_first(c, images, jumps, count, flip_images, won, any_won)
+        _look_ahead(c, images, jumps, count, flip_images, won, any_won, dead)
         top[0] = c
     return RUNNING
 
