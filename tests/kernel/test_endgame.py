@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pegsearch.board.files import load_board
-from pegsearch.kernel.endgame import contains, endgame
+from pegsearch.kernel.endgame import endgame
 from pegsearch.kernel.tables import BoardTables
 
 
@@ -38,7 +38,8 @@ def test_the_endgame_is_every_winnable_position_of_few_pegs(finish: int | None) 
     keeping = tuple(perm for perm in board.symmetries if finish is None or perm[finish - 1] == finish - 1)
     tables = BoardTables.for_board(board, keeping)  # the goal's group: signatures under it
     every = (1 << board.holes) - 1 if finish is None else 1 << (finish - 1)
-    table, few = endgame(tables, every, 2_000)
+    found, few = endgame(tables, every, 2_000)
+    table = found.table
     assert 3 <= few < board.holes  # several levels, bounded by the keys allowed
     goal = frozenset(range(1, board.holes + 1)) if finish is None else frozenset({finish})
     winnable = winnable_by_play(board.name, goal, few)
@@ -46,11 +47,11 @@ def test_the_endgame_is_every_winnable_position_of_few_pegs(finish: int | None) 
     assert set(table[table != 0].tolist()) == expected
     assert len(expected) <= 2_000
     losing = [p for p in range(1, 1 << board.holes) if p.bit_count() <= few and p not in winnable]
-    assert losing and not any(contains(table, sig) for sig in
-                              tables.signatures(np.array(losing[:500], dtype=np.uint64)).tolist())
+    assert losing and not found.reached(tables.signatures(np.array(losing, dtype=np.uint64)),
+                                        np.arange(1, len(losing) + 1)).any()
 
 
 def test_an_endgame_too_large_for_its_keys_is_empty() -> None:
     board = load_board("triangle-5")
-    table, few = endgame(BoardTables.for_board(board), (1 << board.holes) - 1, 1)
-    assert few == 0 and not table.any()
+    found, few = endgame(BoardTables.for_board(board), (1 << board.holes) - 1, 1)
+    assert few == 0 and not found.table.any()

@@ -39,6 +39,7 @@ from pegsearch.errors import InputError
 from pegsearch.interrupts import check
 from pegsearch.kernel.depth_first import LOST, RUNNING, WON, Goal, Search, new_table
 from pegsearch.kernel.endgame import endgame
+from pegsearch.kernel.members import Members
 from pegsearch.kernel.tables import BoardTables
 
 WON_WORD, LOST_WORD, UNDECIDED = "won", "lost", "undecided"
@@ -102,7 +103,7 @@ class Tables:
 
     dead: np.ndarray
     won: np.ndarray
-    endgame: np.ndarray | None = None
+    endgame: Members | None = None
     few: int = 0
     examined: int = 0
 

@@ -32,8 +32,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from pegsearch.kernel.endgame import contains
-from pegsearch.kernel.members import MIX
+from pegsearch.kernel.members import MIX, Members, home, member
 from pegsearch.kernel.prefetch import prefetch
 from pegsearch.kernel.ranks import popcount
 from pegsearch.kernel.tables import BoardTables
@@ -150,16 +149,20 @@ def _enter(d, positions, jumps, count, next_, need, free, flip, neighbours, spre
 
 
 @numba.njit(cache=True, nogil=True)
-def _look_ahead(d, images, jumps, count, flip_images, won, any_won, dead):
-    """Ask for the dead table's slot of each of depth d's children now, so their misses overlap
-    (kernel.prefetch), and move a jump whose child's signature is in the won table to the front."""
+def _look_ahead(d, images, jumps, count, flip_images, won, any_won, dead, endgame, shift, below):
+    """Ask for the slot each of depth d's children will be looked up in now (the endgame's where
+    they have few pegs, `below`, else the dead table's), so their misses overlap (kernel.prefetch),
+    and move a jump whose child's signature is in the won table to the front."""
     moved = not any_won
     for k in range(count[d]):
         j = jumps[d, k]
         best = images[d, 0] ^ flip_images[j, 0]
         for g in range(1, images.shape[1]):
             best = min(best, images[d, g] ^ flip_images[j, g])
-        prefetch(dead, _home(dead, best))
+        if below:
+            prefetch(endgame, home(shift, best))
+        else:
+            prefetch(dead, _home(dead, best))
         if not moved and holds(won, best):
             jumps[d, k] = jumps[d, 0]
             jumps[d, 0] = j
@@ -169,7 +172,7 @@ def _look_ahead(d, images, jumps, count, flip_images, won, any_won, dead):
 @numba.njit(cache=True, nogil=True)
 def start(positions, images, weights, jumps, count, next_, top, counts, need, free, flip,
           flip_images, neighbours, spread, scores, pagoda_weights, thresholds, won, dead, goal,
-          byte_images, endgame, few):
+          byte_images, endgame, shift, few):
     """Put the root (positions[0]) on the stack: its images, its weights; returns WON, LOST (a
     pagoda function, the dead table or the endgame rules it out, or it has no jump) or RUNNING."""
     root = positions[0]
@@ -191,14 +194,16 @@ def start(positions, images, weights, jumps, count, next_, top, counts, need, fr
             return LOST
     counts[EXAMINED] += 1
     least = _least(images, 0)
-    if holds(dead, least) or (popcount(root) <= few and not contains(endgame, least)):
+    if holds(dead, least) or (popcount(root) <= few and
+                              not member(endgame, shift, np.uint64(len(endgame) - 1), least)):
         top[0] = -1
         return LOST
     ended = _enter(0, positions, jumps, count, next_, need, free, flip, neighbours, spread, scores, goal)
     if ended == WON:
         counts[EVICTIONS] += keep(won, _least(images, 0))
     if ended == RUNNING:
-        _look_ahead(0, images, jumps, count, flip_images, won, True, dead)
+        _look_ahead(0, images, jumps, count, flip_images, won, True, dead, endgame, shift,
+                    popcount(root) <= few + 1)
         top[0] = 0
     else:
         top[0] = -1
@@ -208,12 +213,13 @@ def start(positions, images, weights, jumps, count, next_, top, counts, need, fr
 @numba.njit(cache=True, nogil=True)
 def walk(positions, images, weights, jumps, count, next_, path, top, counts, need, free, flip,
          flip_images, neighbours, spread, scores, pagoda_weights, changes, thresholds, won, any_won,
-         dead, goal, endgame, few, budget):
+         dead, goal, endgame, shift, few, budget):
     """Go on with the search for up to `budget` positions: WON (the stack is the line, kept in
     the won table), LOST (the root is exhausted, its signature kept as dead) or RUNNING. A child
     of at most `few` pegs not in the endgame set is dead without a look (kernel.endgame)."""
     symmetries = images.shape[1]
     pagodas = weights.shape[1]
+    ends = np.uint64(len(endgame) - 1)
     while budget > 0:
         d = top[0]
         if d < 0:  # the root was decided where it stands: nothing left to search
@@ -239,7 +245,7 @@ def walk(positions, images, weights, jumps, count, next_, path, top, counts, nee
             images[c, g] = images[d, g] ^ flip_images[j, g]
         least = _least(images, c)
         if popcount(positions[d]) <= few + 1:  # the endgame says, exactly: no dead table to ask
-            if not contains(endgame, least):
+            if not member(endgame, shift, ends, least):
                 continue
         elif holds(dead, least):
             continue
@@ -255,7 +261,8 @@ def walk(positions, images, weights, jumps, count, next_, path, top, counts, nee
             return WON
         if ended == LOST:  # no jump left: found again as quickly as looked up, so not kept
             continue
-        _look_ahead(c, images, jumps, count, flip_images, won, any_won, dead)
+        _look_ahead(c, images, jumps, count, flip_images, won, any_won, dead, endgame, shift,
+                    popcount(positions[c]) <= few + 1)
         top[0] = c
     return RUNNING
 
@@ -314,7 +321,7 @@ class Search:
     dead: np.ndarray
     won: np.ndarray
     holes: int
-    endgame: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.uint64))
+    endgame: Members = field(default_factory=lambda: Members(np.empty(0, dtype=np.uint64)))
     few: int = 0  # the endgame holds every winnable position of up to `few` pegs
     positions: np.ndarray = field(init=False)
     images: np.ndarray = field(init=False)
@@ -348,7 +355,8 @@ class Search:
         return start(self.positions, self.images, self.weights, self.jumps, self.count, self.next,
                      self.top, self.counts, g.need, g.free, g.flip, g.flip_images, g.neighbours,
                      g.spread, self.scores, g.pagoda_weights, g.thresholds, self.won, self.dead,
-                     self.mask, g.byte_images, self.endgame, np.int64(self.few))
+                     self.mask, g.byte_images, self.endgame.table, self.endgame.shift,
+                     np.int64(self.few))
 
     def go(self, budget: int) -> int:
         """Examine up to `budget` more positions: WON, LOST or RUNNING."""
@@ -356,7 +364,8 @@ class Search:
         return walk(self.positions, self.images, self.weights, self.jumps, self.count, self.next,
                     self.path, self.top, self.counts, g.need, g.free, g.flip, g.flip_images,
                     g.neighbours, g.spread, self.scores, g.pagoda_weights, g.changes, g.thresholds, self.won,
-                    self.any_won, self.dead, self.mask, self.endgame, np.int64(self.few),
+                    self.any_won, self.dead, self.mask, self.endgame.table, self.endgame.shift,
+                    np.int64(self.few),
                     np.int64(budget))
 
     def without(self, hole: int) -> None:

@@ -8,8 +8,8 @@ instead of searching it (not there: dead at once; there: its children that are t
 goal without a wrong turn, since each was made by taking a jump back from one of them).
 
 The levels are built one peg at a time until the next would pass the memory given (its size
-guessed from the growth so far), and kept as one exact hash set of signatures (no slot is ever
-given up: a missing key means lost). Signatures are taken under the goal's group, the images of a
+guessed from the growth so far), and kept as one exact set of signatures (kernel.members: no key
+is ever given up, so a missing key means lost). Signatures are taken under the goal's group, the images of a
 position's parents being the parents of its images, so the representatives' parents suffice.
 """
 
@@ -18,42 +18,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from pegsearch.kernel.members import MIX
+from pegsearch.kernel.members import Members
 from pegsearch.kernel.tables import BoardTables
 
-# The load the set is made at: at most half its slots taken, so a look-up probes few.
-LOAD = 2
 # Positions of a level taken back at a time (their parents, with repeats, are a few million).
 CHUNK = 1 << 16
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _home(table, key):
-    return np.int64(((key * MIX) >> np.uint64(32)) & np.uint64(len(table) - 1))
-
-
-@numba.njit(cache=True, nogil=True)
-def contains(table, key):
-    """Whether `key` is in the set (probing on to the first free slot: nothing is ever evicted)."""
-    mask = len(table) - 1
-    slot = _home(table, key)
-    while True:
-        found = table[slot]
-        if found == key:
-            return True
-        if found == 0:
-            return False
-        slot = (slot + 1) & mask
-
-
-@numba.njit(cache=True, nogil=True)
-def _put(table, keys):
-    mask = len(table) - 1
-    for key in keys:
-        slot = _home(table, key)
-        while table[slot] != 0 and table[slot] != key:
-            slot = (slot + 1) & mask
-        table[slot] = key
 
 
 @numba.njit(cache=True, nogil=True)
@@ -78,7 +47,7 @@ def _parents(level, need, free, flip, byte_images, out):
     return n
 
 
-def endgame(tables: BoardTables, goal: int, most: int) -> tuple[np.ndarray, int]:
+def endgame(tables: BoardTables, goal: int, most: int) -> tuple[Members, int]:
     """The winnable positions of up to `few` pegs for one peg on a hole of `goal` (a mask), as a
     set of signatures under `tables`' group of at most about `most` keys: (the set, few). `few` is
     0 (an empty set) when not even the goal's one-peg positions fit."""
@@ -91,11 +60,7 @@ def endgame(tables: BoardTables, goal: int, most: int) -> tuple[np.ndarray, int]
         if sum(map(len, levels)) + len(level) * growth > most:
             break
         level = _level_before(tables, level, pegs=len(levels))
-    kept = sum(map(len, levels))  # the set: its keys at most half its slots
-    table = np.zeros(1 << max(4, (LOAD * kept).bit_length()), dtype=np.uint64)
-    for keys in levels:
-        _put(table, keys)
-    return table, len(levels)
+    return Members(np.concatenate([np.empty(0, np.uint64), *levels])), len(levels)
 
 
 def _level_before(tables: BoardTables, level: np.ndarray, pegs: int) -> np.ndarray:

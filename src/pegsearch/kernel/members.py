@@ -24,11 +24,17 @@ MIX = np.uint64(0x9E3779B97F4A7C15)
 ONE = np.uint64(1)  # slots stay uint64: numba would take uint64 + int64 for a float
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def home(shift, value):
+    """The slot where the search for `value` in a table begins (`shift`: 64 less the table's bits)."""
+    return (value * MIX) >> shift
+
+
 @numba.njit(cache=True, nogil=True)
 def _fill(table, shift, members):
     mask = np.uint64(len(table) - 1)
     for member in members:
-        slot = (member * MIX) >> shift
+        slot = home(shift, member)
         while table[slot] != 0:
             slot = (slot + ONE) & mask
         table[slot] = member
@@ -37,7 +43,7 @@ def _fill(table, shift, members):
 @numba.njit(cache=True, nogil=True, inline="always")
 def member(table, shift, mask, value):
     """Whether `value` is in the table (`mask`: its length less one)."""
-    slot = (value * MIX) >> shift
+    slot = home(shift, value)
     while True:
         held = table[slot]
         if held == 0:
