@@ -15,7 +15,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from functools import cached_property
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -46,6 +46,8 @@ from pegsearch.words import levels_named
 
 if TYPE_CHECKING:
     import pyarrow.dataset
+
+    from pegsearch.board.geometry import Board
 
 T = TypeVar("T")
 MANIFEST = "manifest.json"
@@ -196,14 +198,10 @@ class Run:
         return SearchSpec(self.board, self.start, self.manifest.get("symmetry", "board"),
                           self.count_paths, self.fewest_moves, self.manifest.get("signatures", "group"))
 
-    @cached_property
-    def _tables(self) -> BoardTables:
-        return BoardTables.for_board(self.board, group=self.spec.signing)
-
     def tables(self) -> BoardTables:
         """The kernel's tables for this run's board and the symmetries its signatures are taken
-        under (made once per run)."""
-        return self._tables
+        under (made once per board and group in a process, see `_tables`)."""
+        return _tables(self.board, self.spec.signing)
 
     def describe(self) -> str:
         return self.spec.describe()
@@ -765,3 +763,11 @@ def compiled_for() -> dict:
     process that writes the run says it; a Spark or mrjob task elsewhere chooses for its own."""
     choice = target.choose()
     return {"cpu": choice.cpu, "host": choice.host, "target": choice.target, "how": choice.how}
+
+
+@lru_cache(maxsize=64)
+def _tables(board: Board, group: tuple[tuple[int, ...], ...]) -> BoardTables:
+    """The tables of a board under a group, made once a process: a run is opened again for every
+    request the service answers from it, and making the tables (with their inverses) was a fifth of
+    the server's time a hint."""
+    return BoardTables.for_board(board, group=group)
