@@ -23,6 +23,7 @@ from pegsearch.answers.winnable import targets, winnable_counts, winnable_sets
 from pegsearch.board.classes import class_of, invariants
 from pegsearch.board.pictures import holes_with_pegs
 from pegsearch.board.symmetry import image_of_position
+from pegsearch.errors import NotFound
 from pegsearch.kernel.digest import as_text, combined
 from pegsearch.kernel.values import Carry
 from pegsearch.store import Run
@@ -85,6 +86,12 @@ def sampled(run: Run, seed: int) -> Iterator[tuple[int, frozenset[int]]]:
         stored = run.read_level(level).tolist()
         for position in chosen.sample(stored, min(3, len(stored))):
             yield level, frozenset(h + 1 for h in range(HOLES) if position >> h & 1)
+
+
+def asked(run: Run, pegs: frozenset[int], finish: int | None) -> dict:
+    """The hint of the position with pegs on `pegs`, asked in this process (the command line's
+    own document: `test_hints_agree_with_every_line_played_out` checks they are the same)."""
+    return hint(run, sum(1 << (hole - 1) for hole in pegs), finish)
 
 
 def hint_json(out: Path, position: str, *flags: str) -> dict:
@@ -166,8 +173,11 @@ def test_hints_agree_with_every_line_played_out(tmp_path: Path, start: int, symm
     out = triangle_run(tmp_path, start, symmetry)
     run = Run.open(out)
     flags = () if finish is None else ("--finish", str(finish))
+    [(_, first), *_] = sampled(run, start)
+    by_command = hint_json(out, ",".join(map(str, sorted(first))), *flags)
+    assert by_command.pop("location") == str(out) and by_command == asked(run, first, finish)
     for level, pegs in sampled(run, start):
-        document = hint_json(out, ",".join(map(str, sorted(pegs))), *flags)
+        document = asked(run, pegs, finish)
         assert document["level"] == level and document["reachable"]
         assert document["winnable"] == can_finish(pegs, finish)
         expected = {jump: can_finish(after, finish) for jump, after in jumps_of(pegs)}
@@ -212,7 +222,7 @@ def test_a_count_paths_run_tells_the_solutions_left(tmp_path: Path, published: d
     assert hint_json(out, full, *flags)["solutions"] == expected
     run = Run.open(out)
     for _level, pegs in sampled(run, start):
-        document = hint_json(out, ",".join(map(str, sorted(pegs))), *flags)
+        document = asked(run, pegs, finish)
         assert document["solutions"] == solutions_from(pegs, finish)
         assert {j["jump"]: j["solutions"] for j in document["jumps"]} == \
             {jump: solutions_from(after, finish) for jump, after in jumps_of(pegs)}
@@ -262,7 +272,7 @@ def test_a_fewest_moves_run_tells_the_moves_left(tmp_path: Path, start: int, sym
         moves_left(frozenset(map(int, full.split(","))), None, finish)
     run = Run.open(out)
     for _level, pegs in sampled(run, start):
-        document = hint_json(out, ",".join(map(str, sorted(pegs))), *flags)
+        document = asked(run, pegs, finish)
         if not document["winnable"]:
             assert "moves_left" not in document
             continue
@@ -287,23 +297,23 @@ def test_a_board_reduced_run_knows_images_of_another_class_unreachable(tmp_path:
     either reached (the raw run holds it) or, in another position class than the start's, refused
     as unreachable; the hint never says an image of another class is reachable."""
     reduced, raw = Run.open(triangle_run(tmp_path, 1, "board")), Run.open(triangle_run(tmp_path, 1, "none"))
-    refused = 0
+    refused = []
     for level in (3, 6):
         reached = set(raw.read_level(level).tolist())
         for position in reduced.read_level(level).tolist()[:2]:
             for perm in reduced.board.symmetries:
                 image = image_of_position(perm, position)
-                holes = ",".join(map(str, holes_with_pegs(image)))
-                result = pegsearch("hint", str(reduced.uri), holes, "--json")
-                if result.returncode == 0:
-                    assert json.loads(result.stdout)["reachable"]
+                try:
+                    assert hint(reduced, image)["reachable"]
                     assert class_of(image, invariants(reduced.board)) == \
                         class_of(position, invariants(reduced.board))
-                else:
+                except NotFound as unreachable:
                     assert image not in reached
-                    assert_one_line_error(result, "another position class than the start")
-                    refused += 1
+                    assert "another position class than the start" in unreachable.line()
+                    refused.append(image)
     assert refused
+    said = pegsearch("hint", str(reduced.uri), ",".join(map(str, holes_with_pegs(refused[0]))), "--json")
+    assert_one_line_error(said, "another position class than the start")
 
 
 def test_a_position_given_as_jumps_or_a_picture_is_the_same_position(tmp_path: Path) -> None:
