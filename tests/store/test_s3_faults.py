@@ -80,7 +80,9 @@ def test_a_store_down_longer_than_its_patience_ends_in_one_line_and_resumes(stor
     assert "Traceback" not in ended.stderr and lines[-1].startswith("pegsearch: error: cannot ")
     assert "continue with --resume" in lines[-1]
     checked = pegsearch("verify", uri)  # the manifest and every part it lists are whole
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    if checked.returncode:  # a part of the level being made was written before the store went down
+        assert all("is not listed in the manifest" in line and "`--resume` removes it" in line
+                   for line in checked.stdout.splitlines()), checked.stdout + checked.stderr
     resumed = pegsearch("run", BOARD, "--out", uri, "--resume")
     assert resumed.returncode == 0, resumed.stderr
     compared = pegsearch("verify", uri, "--against", str(on_disk))
