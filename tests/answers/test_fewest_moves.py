@@ -104,6 +104,7 @@ def assert_plays(board: Board, start: int, jumps: tuple, finish: int | None, mov
     assert move_numbers(jumps)[-1] == moves
 
 
+@pytest.mark.slow  # 38-116 s on 2 cores: too long for the quick suite
 def test_english_centre_game_takes_18_moves(tmp_path: Path) -> None:
     """Bergholt's 18 moves (1912), shown minimal by Beasley (1964): found, and played out."""
     run = moves_run("english-33", (17,), "board", tmp_path / "english")

@@ -166,6 +166,7 @@ def test_inline_runner_reduces_by_the_runs_group(symmetry: str, tmp_path: Path) 
     assert_same_levels(run, search(spec, tmp_path / "local", make_engine("local")))
 
 
+@pytest.mark.slow  # 38-116 s on 2 cores: too long for the quick suite
 def test_local_runner_counts_paths_like_local_engine(triangle_5: Run, published: dict,
                                                     tmp_path: Path) -> None:
     """Every task a subprocess running the job's module file, lines through Hadoop-like sorting."""

@@ -444,6 +444,7 @@ def test_range_blocks_carry_their_bits_in_either_form(density: float) -> None:
     np.testing.assert_array_equal(np.flatnonzero(got), np.union1d(chosen, held))
 
 
+@pytest.mark.slow  # 38-116 s on 2 cores: too long for the quick suite
 def test_bitmap_levels_in_rank_ranges_on_s3_equal_the_local_engines(s3: str, tmp_path: Path) -> None:
     """Every level a bitmap (--reduce bitmap) cut into several rank ranges, made in several passes
     (a job each, tasks may hold 8 KiB), the run on S3: the levels equal the local engine's hash tables'
