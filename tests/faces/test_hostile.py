@@ -310,6 +310,13 @@ def test_ctrl_c_to_the_process_group_on_other_engines(flags: tuple[str, ...], co
                          tmp_path / "run", flags, group=True)
 
 
+def taking_sigint() -> None:
+    """In a child about to start Python: SIGINT to its default, as a terminal starts a command.
+    Ignored it would stay ignored (`install` keeps a signal the process was started ignoring), and
+    the test runner's own SIGINT, which the child inherits, is not what these tests are about."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_a_signal_handled_where_python_cannot_raise_is_kept_not_printed() -> None:
     """A Ctrl-C handled inside a __del__ (as one was inside a weakref callback in a CI run, with an
     "Exception ignored in" traceback before the one line): nothing printed, and the next check
@@ -326,7 +333,8 @@ def test_a_signal_handled_where_python_cannot_raise_is_kept_not_printed() -> Non
             "    check()\n"
             "except Interrupted as stopped:\n"
             "    print('stopped by', stopped)\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                            preexec_fn=taking_sigint)
     assert (result.returncode, result.stdout, result.stderr) == (0, "stopped by SIGINT\n", "")
 
 
@@ -358,7 +366,8 @@ def test_a_library_logging_the_interrupt_prints_nothing() -> None:
             "    raise BrokenPipeError(32, 'Broken pipe')\n"
             "except OSError:\n"
             "    py4j.exception('a real py4j error')\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                            preexec_fn=taking_sigint)
     lines = result.stderr.splitlines()
     assert (result.returncode, result.stdout) == (0, "stopped by SIGINT\n")
     assert lines[:2] == ["ERROR:root:a real error", "ERROR:py4j.clientserver:a real py4j error"]
