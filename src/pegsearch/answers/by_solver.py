@@ -78,8 +78,8 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
 
     The position is asked alone first (lost: so is every jump); then it and each child share the
     time left (see `_shared`): a won line puts its positions in the goal's won table, so the
-    child it begins with follows at once; a share goes to the finishing holes that no won line
-    ended on."""
+    child it begins with follows at once, and wins each jump it plays later, played first
+    (`_transposed`); a share goes to the finishing holes that no won line ended on."""
     if finish is not None:
         board.hole_of(finish, "finish")
     pegs = position.bit_count()
@@ -101,9 +101,7 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     jumps = [{"jump": str(jump), "winnable": _verdict(answer.outcome), "outcome": answer.outcome,
               "position": holes_with_pegs(child)}
              for (jump, child), answer in zip(moves, after, strict=True)]
-    if not itself.decided and any(answer.won for answer in after):
-        itself = Answer(WON_WORD, position, finish)
-    elif not itself.decided and moves and all(answer.outcome == LOST_WORD for answer in after):
+    if not itself.decided and moves and all(answer.outcome == LOST_WORD for answer in after):
         itself = Answer(LOST_WORD, position, finish, how="search")
     possible, open_ = sorted(ends), []
     if itself.won or finish is not None:

@@ -246,6 +246,7 @@ class Question:
         self.kept = solver._kept(board, finish)
         self.searches = [Search(compiled_goal(board, goal, finish, drawn_in), self.kept.dead,
                                 self.kept.won, board.holes) for drawn_in in (True, False)] if goal else []
+        self._with_endgame()
         self.ended = [search.begin(position) for search in self.searches] or [LOST]
         self.examined = 0
 
@@ -275,6 +276,10 @@ class Question:
         examined = sum(int(search.counts[0]) for search in self.searches)
         self.solver._searched(self.board, self.finish, self.kept, examined - self.examined)
         self.examined = examined
+        self._with_endgame()
+
+    def _with_endgame(self) -> None:
+        """Give the searches the goal's endgame, where it has one."""
         if self.kept.endgame is not None:
             for search in self.searches:
                 search.endgame, search.few = self.kept.endgame, self.kept.few

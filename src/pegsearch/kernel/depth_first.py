@@ -12,11 +12,14 @@ does not visit:
   in it tries that child first;
 - pagoda functions: integer weights on the holes that no jump increases (the jump's landing hole
   weighs at most its start and over holes together), so a position weighing less than the goal
-  cannot reach it; a child's weight is its parent's less the jump's change, one subtraction each.
+  cannot reach it; a child's weight is its parent's less the jump's change, one subtraction each;
+- an endgame, when the goal has one (kernel.endgame): below its few pegs a child is looked up, not
+  searched, and one not there is dead.
 
 Both tables are bounded, and lossy: where a key's slots are full, the key with the fewest pegs
-goes. Forgetting costs time, never
-correctness, since a position is only ever written to the table that its own search proved.
+goes. Forgetting costs time, never correctness, since a position is only ever written to the table
+that its own search proved. Each child's slot is asked for as soon as its parent's jumps are listed
+(kernel.prefetch), so the cache misses of a position's children overlap.
 
 The walk is resumable: its whole state is in `Walk`'s arrays, so a call spends a budget of
 positions and returns, and the caller checks the clock, an interrupt, or asks again. Signatures
