@@ -12,7 +12,7 @@ BOARD = "english-33"
 
 
 @pytest.fixture(scope="session")
-def on_disk(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def english_on_disk(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """BOARD's run on local disk: what a search on a store that failed must equal, digest for digest."""
     out = tmp_path_factory.mktemp("local") / "run"
     assert pegsearch("run", BOARD, "--out", str(out)).returncode == 0

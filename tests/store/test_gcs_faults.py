@@ -52,7 +52,7 @@ def stop_after(store: FakeGcs, uri: str, search: subprocess.Popen, levels: int) 
 
 @pytest.mark.slow
 def test_an_outage_longer_than_the_clients_retries_is_ridden_through(store: FakeGcs,
-                                                                     on_disk: Path) -> None:
+                                                                     english_on_disk: Path) -> None:
     """The GCS client asks again by itself for about 15 s (REQUEST_SECONDS / 4), then gives up;
     pegsearch's patience asks again, says so once, and the search goes on once the store is back."""
     uri = f"gs://{BUCKET}/restarted"
@@ -74,5 +74,5 @@ def test_an_outage_longer_than_the_clients_retries_is_ridden_through(store: Fake
     assert search.returncode == 0, err
     assert "Traceback" not in err
     assert told and told[-1].startswith(f"pegsearch: {uri}"), err  # the outage met, waited out
-    compared = pegsearch("verify", uri, "--against", str(on_disk))
+    compared = pegsearch("verify", uri, "--against", str(english_on_disk))
     assert compared.returncode == 0, compared.stdout + compared.stderr

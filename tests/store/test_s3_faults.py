@@ -58,7 +58,7 @@ def search_then_stop_store(store: SeaweedFS, uri: str, after: int, down: float,
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("after", "down"), [(6, 10)])
-def test_a_store_restarted_mid_search_is_ridden_through(store: SeaweedFS, on_disk: Path, after: int,
+def test_a_store_restarted_mid_search_is_ridden_through(store: SeaweedFS, english_on_disk: Path, after: int,
                                                          down: float) -> None:
     uri = f"s3://{BUCKET}/restarted-{after}"
     ended = search_then_stop_store(store, uri, after, down)
@@ -66,13 +66,13 @@ def test_a_store_restarted_mid_search_is_ridden_through(store: SeaweedFS, on_dis
     assert "Traceback" not in ended.stderr
     waited = [line for line in ended.stderr.splitlines() if "does not answer" in line]
     assert waited and waited[0].startswith(f"pegsearch: {uri}")  # the outage was met and waited out
-    compared = pegsearch("verify", uri, "--against", str(on_disk))
+    compared = pegsearch("verify", uri, "--against", str(english_on_disk))
     assert compared.returncode == 0, compared.stdout + compared.stderr
 
 
 @pytest.mark.slow
 def test_a_store_down_longer_than_its_patience_ends_in_one_line_and_resumes(store: SeaweedFS,
-                                                                             on_disk: Path) -> None:
+                                                                             english_on_disk: Path) -> None:
     uri = f"s3://{BUCKET}/gave-up"
     ended = search_then_stop_store(store, uri, 8, 25, patience=4)
     assert ended.returncode == 2
@@ -85,5 +85,5 @@ def test_a_store_down_longer_than_its_patience_ends_in_one_line_and_resumes(stor
                    for line in checked.stdout.splitlines()), checked.stdout + checked.stderr
     resumed = pegsearch("run", BOARD, "--out", uri, "--resume")
     assert resumed.returncode == 0, resumed.stderr
-    compared = pegsearch("verify", uri, "--against", str(on_disk))
+    compared = pegsearch("verify", uri, "--against", str(english_on_disk))
     assert compared.returncode == 0, compared.stdout + compared.stderr

@@ -35,6 +35,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from pegsearch.kernel.expand import image_of
 from pegsearch.kernel.members import MIX, Members, home, member
 from pegsearch.kernel.prefetch import prefetch
 from pegsearch.kernel.ranks import popcount
@@ -180,12 +181,7 @@ def start(positions, images, weights, jumps, count, next_, top, counts, need, fr
     pagoda function, the dead table or the endgame rules it out, or it has no jump) or RUNNING."""
     root = positions[0]
     for g in range(images.shape[1]):
-        image = np.uint64(0)
-        rest = root
-        for byte in range(byte_images.shape[0]):
-            image |= byte_images[byte, rest & np.uint64(0xFF), g]
-            rest >>= np.uint64(8)
-        images[0, g] = image
+        images[0, g] = image_of(root, byte_images, g)
     for k in range(weights.shape[1]):
         total = 0
         for hole in range(pagoda_weights.shape[1]):

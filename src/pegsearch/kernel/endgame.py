@@ -18,6 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from pegsearch.kernel.expand import image_of
 from pegsearch.kernel.members import Members
 from pegsearch.kernel.tables import BoardTables
 
@@ -34,14 +35,9 @@ def _parents(level, need, free, flip, byte_images, out):
         for j in range(len(flip)):
             if position & free[j] and position & need[j] == 0:
                 parent = position ^ flip[j]
-                least = np.uint64(0xFFFFFFFFFFFFFFFF)
-                for g in range(byte_images.shape[2]):
-                    image = np.uint64(0)
-                    rest = parent
-                    for byte in range(byte_images.shape[0]):
-                        image |= byte_images[byte, rest & np.uint64(0xFF), g]
-                        rest >>= np.uint64(8)
-                    least = min(least, image)
+                least = image_of(parent, byte_images, 0)
+                for g in range(1, byte_images.shape[2]):
+                    least = min(least, image_of(parent, byte_images, g))
                 out[n] = least
                 n += 1
     return n

@@ -513,7 +513,7 @@ def _moves_left(parents, keys, left, need, flip, flip_images, byte_images, leave
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _image_of(position, byte_images, g):
+def image_of(position, byte_images, g):
     """The image of `position` under symmetry g alone."""
     image = np.uint64(0)
     rest = position
@@ -538,7 +538,7 @@ def _finishes_left(parents, keys, finishes, need, flip, flip_images, byte_images
             best, by = _least_and_frame(images, flip_images, legal[t])
             at = np.searchsorted(keys, best)
             if at < len(keys) and keys[at] == best:
-                holes |= _image_of(finishes[at, 0], byte_images, inverses[by])
+                holes |= image_of(finishes[at, 0], byte_images, inverses[by])
         if holes:
             reached[i] = True
             out[i, 0] = holes
