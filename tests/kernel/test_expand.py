@@ -1,9 +1,9 @@
 """The map kernel against brute force: every legal jump of every position, signed by the least
 image under the run's group (the whole group, a subgroup as class-kept signatures use, or none),
 on boards of under and over 64 jumps; and a bitmap level made in one step, each core setting bits
-in its own plane, holds exactly the level the routed map and the reduce make (whole, or a range of
-its ranks); the jumps played backwards make exactly the positions one jump before a set; sorted
-membership against numpy."""
+in its own plane or every core in one shared bitmap, holds exactly the level the routed map and the
+reduce make (whole, or a range of its ranks); the jumps played backwards make exactly the
+positions one jump before a set; sorted membership against numpy."""
 
 from __future__ import annotations
 
@@ -56,7 +56,8 @@ def test_children_are_every_legal_jump_signed_by_its_least_image(name: str, grou
 @pytest.mark.parametrize(("name", "pegs"), [("english-33", 16), ("wiegleb-45", 8)])
 def test_one_step_bitmap_holds_the_routed_level(name: str, pegs: int) -> None:
     """Parents: random positions of one peg count in the start's class, so their children all
-    lie in one level's bitmap; the planes merged equal the bits the routed children set."""
+    lie in one level's bitmap; the planes merged, and one bitmap every core set at once, equal the
+    bits the routed children set."""
     board = load_board(name)
     tables = BoardTables.for_board(board)
     basis = invariants(board)
@@ -90,11 +91,18 @@ def test_one_step_bitmap_holds_the_routed_level(name: str, pegs: int) -> None:
     assert np.array_equal(drained, np.unique(children))
     # a range of the level's partitions, as a pass or a Spark map task holds: its slice, no more
     lo, part = width // 3, width // 3
-    ranged = BitmapTables(space, lo, part, ranks, WORKERS)
-    expand_into_bits(tables, signed, ranged)
-    ranged.merge()
-    assert 0 < ranged.filled.sum() < routed.filled.sum()
-    assert np.array_equal(ranged.bits, routed.words(lo, lo + part))
+    for shared in (False, True):
+        ranged = BitmapTables(space, lo, part, ranks, 1 if shared else WORKERS, shared=shared)
+        expand_into_bits(tables, signed, ranged)
+        ranged.merge()
+        assert 0 < ranged.filled.sum() < routed.filled.sum()
+        assert np.array_equal(ranged.bits, routed.words(lo, lo + part))
+    # one bitmap set by every core at once (atomically), as a wide pass is made
+    shared = BitmapTables(space, 0, width, ranks, shared=True)
+    expand_into_bits(tables, signed, shared)
+    shared.merge()
+    assert np.array_equal(shared.bits, routed.bits)
+    assert np.array_equal(shared.filled, routed.filled)
 
 
 @pytest.mark.parametrize(("name", "group"), [("english-33", "whole"), ("hexagon-19", "whole"),

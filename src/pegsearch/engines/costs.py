@@ -18,7 +18,8 @@ and says where it does not:
   seconds are those core-seconds spread over the cores: linear scaling, unmeasured beyond the 2
   cores of the development machines (docs/performance.md).
 - memory and passes: as the local engine plans them (a bitmap a core while it fits the bound,
-  else passes of a bitmap, or hash tables for a sparse level), plus the process's own footprint.
+  else one bitmap every core sets while that fits, else passes of a bitmap, or hash tables for a
+  sparse level), plus the process's own footprint.
 - stored bytes: a part drained from a bitmap stores its positions' gaps, so its bytes a position
   grow with log2(1 / density); the run's last sizable level fixes the constant.
 
@@ -35,7 +36,7 @@ from pegsearch.board.classes import invariants, kept_by
 from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
-from pegsearch.engines.local import LocalEngine
+from pegsearch.engines.local import SHARED_RESERVE, LocalEngine
 from pegsearch.errors import UsageError
 from pegsearch.kernel.bitmap import prefer_bitmap
 from pegsearch.kernel.ranks import possible
@@ -141,9 +142,10 @@ def estimate(run: Run, cores: int, memory: int, keep: str) -> Estimate:
         bitmap = not run.carry and prefer_bitmap(count, ranks)
         rate = rates["bitmap" if bitmap else "tables"]
         need = ranks // 8 if bitmap else count * TABLE_BYTES
-        one_step = bitmap and need * cores <= memory
-        passes = 1 if one_step else max(1, ceil(need / (ARENA_SHARE * memory)))
-        held = need * cores if one_step else min(need, int(ARENA_SHARE * memory))
+        planes = bitmap and need * cores <= memory
+        shared = bitmap and need <= memory - memory // SHARED_RESERVE  # one bitmap, every core
+        passes = 1 if planes or shared else max(1, ceil(need / (ARENA_SHARE * memory)))
+        held = need * cores if planes else need if shared else min(need, int(ARENA_SHARE * memory))
         drain = min(count, cores * PART_ROWS) * 16  # drained keys and their encoding, a core each
         record = run.levels[level] if level < len(run.levels) else None
         if record is not None and record.get("engine") == "local" and record["seconds"] > 0:

@@ -51,6 +51,10 @@ REDUCES = ("auto", "bitmap", "tables")
 # A bitmap pass maps up to this many times its budget of ranks: pages its children never reach
 # cost nothing, and it gives up what outgrows the budget (kernel.bitmap.BitmapTables).
 MAPPED = 8
+# A shared one-step bitmap leaves this fraction of the budget (1/32) for the parents read and the
+# parts written (its pages are mapped as its children reach them: a quarter of triangle-9 level
+# 15's never are).
+SHARED_RESERVE = 32
 T = TypeVar("T")
 # Below this many positions a pass writes a single part file.
 SMALL_PART = 1 << 16
@@ -291,20 +295,28 @@ class LocalEngine:
         slot_bytes = HashTables.slot_bytes(plan.space, run.carry)
         mapping = self.budget // MAPPING_SHARE
         fanout = max(1, len(run.board.jumps) // FANOUT_SHARE)
-        chunk = self.chunk or (ONE_STEP_CHUNK if planes else
-                               max(1 << 12, mapping // ((slot_bytes + 2) * fanout)))
+        routed_chunk = self.chunk or max(1 << 12, mapping // ((slot_bytes + 2) * fanout))
         arena = self.budget - mapping
         passes = 0
         with ThreadPoolExecutor(self.workers) as pool:
             while lo < parts:
+                # The rest of a bitmap level that fits the budget once (not a plane a core) is made
+                # in one step too, every core setting bits in one shared bitmap: a wide pass that
+                # routed its children cost 1.6 times a pass of half the level a parent.
+                shared = not planes and plan.ranks is not None and \
+                    (parts - lo) * plan.partition_bytes <= self.budget - self.budget // SHARED_RESERVE
                 if planes:
                     held = BitmapTables(plan.space, lo, parts - lo, plan.ranks, WORKERS,
                                         self.scratch.take)
+                elif shared:
+                    held = BitmapTables(plan.space, lo, parts - lo, plan.ranks, shared=True)
                 else:
                     held = plan.make(lo, arena)
+                one_step = planes or shared
+                chunk = self.chunk or (ONE_STEP_CHUNK if one_step else routed_chunk)
                 done = 0
                 for keys, values in prefetched(run.iter_level(level, chunk, with_values=True)):
-                    if planes:
+                    if one_step:
                         expand_into_bits(tables, keys, held)
                     else:
                         held.add(*expand_routed(tables, keys, values, run.carry, plan.space,
@@ -312,7 +324,7 @@ class LocalEngine:
                     done += len(keys)
                     # Whether another pass follows is known only when this one ends.
                     report(passes * parents + done, (passes + 1) * parents)
-                if planes:
+                if one_step:
                     held.merge()
                 written = self._write(held, writer, written, pool)
                 lo, width = held.hi, held.hi - held.lo

@@ -111,20 +111,22 @@ class BitmapTables(PassPartitions):
     that many words, zeroed here, as an engine reuses one block from level to level, fresh memory
     costing a page fault per 4 KiB), the first is `bits` and the rest `others`: the map sets bits
     itself, each core in its own plane (kernel.expand.expand_into_bits), and `merge` ORs the
-    others into `bits` before draining."""
+    others into `bits` before draining. A `shared` bitmap is one plane that every core sets at
+    once (a wide pass, where a plane a core would not fit), mapped: a page no child reaches costs
+    nothing."""
 
     def __init__(self, space: Keyspace, lo: int, width: int, ranks: LevelRanks, planes: int = 1,
-                 memory: Callable[[int], np.ndarray] | None = None, budget: int | None = None
-                 ) -> None:
+                 memory: Callable[[int], np.ndarray] | None = None, budget: int | None = None,
+                 shared: bool = False) -> None:
         """With a `budget` (bytes), the bitmap is mapped rather than allocated and may span more
         partitions than the budget holds: the pages its children touch are counted, and once
         they outgrow it the upper partitions are given up (their memory returned), so a pass
         holds as many partitions as its positions leave room for, and `hi` says where the next
         pass starts (as hash tables give up partitions)."""
         self.space, self.lo, self.ranks, self.unranking = space, lo, ranks, ranks.unranking()
-        self.budget, self._mapped = budget, None
+        self.budget, self._mapped, self.shared = budget, None, shared
         words = width << (space.rbits - 6)
-        if budget is not None:
+        if budget is not None or shared:
             self._mapped = mmap.mmap(-1, max(8, 8 * words),
                                      flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_NORESERVE)
             block = np.frombuffer(self._mapped, dtype=np.uint64)[:words]

@@ -14,9 +14,11 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from pegsearch.errors import PathCountOverflow
 from pegsearch.kernel import path_counts
+from pegsearch.kernel.atomic import atomic_or
 from pegsearch.kernel.bitmap import BitmapTables
 from pegsearch.kernel.lanes import least_of_lanes
 from pegsearch.kernel.members import Members, member, sorted_distinct
+from pegsearch.kernel.prefetch import prefetch_to_write
 from pegsearch.kernel.ranks import LOW_MASK, LevelRanks, popcount, rank_all, rank_chunks
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
 from pegsearch.kernel.tables import ROW, BoardTables
@@ -321,6 +323,9 @@ class Scratch:
 # Parents per block of the routed kernel: its children (a few thousand) fit a core's cache. Wide
 # passes take larger blocks, so a (block, partition) stretch holds a few children, not a fraction.
 BLOCK = 512
+# Children between asking for a child's bitmap word and setting its bit (a power of two): enough
+# to cover a miss to memory with the next children's work.
+AHEAD = 16
 
 
 def expand_routed(tables: BoardTables, positions: np.ndarray, values: np.ndarray, carry: Carry,
@@ -365,22 +370,30 @@ def expand_routed(tables: BoardTables, positions: np.ndarray, values: np.ndarray
 
 @numba.njit(cache=True, nogil=True)
 def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, base, bits, others,
-                      first, step):
+                      shared, first, step):
     """Set the bits of the ranks of the children of slice `first` of `step` of the positions,
     in the first call's `bits` or in others[first - 1]: each call its own plane, so no two write
     one word. The planes hold the ranks from `base` on; a child ranked outside them is dropped
     (a rank below `base` wraps round to far above).
 
+    `shared`: every call sets its bits in `bits` (a bitmap too wide for a plane a core), by an
+    atomic OR.
+
     No array is bound inside the loop: a one-chunk rank is written out in place and a longer one
     is a call, chosen by a value fixed before the loop. An inlined helper taking the rank tables
     bound them again for every child, and LLVM's znver3 and znver4 models hoisted the reference
     counts numba adds for that out of reach of numba's pruning: ten atomic calls a child, twice
-    the time of the same loop compiled for haswell (see kernel.ranks.rank_chunks, kernel.target)."""
+    the time of the same loop compiled for haswell (see kernel.ranks.rank_chunks, kernel.target).
+
+    A wide plane is GiBs, and each child's word a miss to memory: its word is asked for
+    (kernel.prefetch) and its bit set AHEAD children later, so the misses overlap."""
     counts, targets, shifts, masks, low_ranks, top = ranking
     images = np.empty(byte_images.shape[2], dtype=np.uint64)
-    plane = bits if first == 0 else others[first - 1]
+    plane = bits if first == 0 or shared else others[first - 1]
     span = np.uint64(64 * bits.shape[0])
     one_chunk = shifts.shape[0] == 1
+    ahead = np.empty(AHEAD, dtype=np.uint64)  # ranks whose words were asked for, set AHEAD later
+    asked = 0
     n = positions.shape[0]
     for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
         p = positions[i]
@@ -395,22 +408,41 @@ def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, 
                 else:
                     rank = rank_chunks(key, counts, targets, shifts, masks, low_ranks) - base
                 if rank < span:
-                    plane[rank >> _SIX] |= np.uint64(1) << (rank & _LOW_SIX)
+                    prefetch_to_write(plane, rank >> _SIX)
+                    slot = asked & (AHEAD - 1)
+                    if asked >= AHEAD:
+                        _set_bit(plane, ahead[slot], shared)
+                    ahead[slot] = rank
+                    asked += 1
+    for k in range(max(0, asked - AHEAD), asked):
+        _set_bit(plane, ahead[k & (AHEAD - 1)], shared)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _set_bit(plane, rank, shared):
+    """Set bit `rank` of `plane`, atomically where cores share it."""
+    word, mask = rank >> _SIX, np.uint64(1) << (rank & _LOW_SIX)
+    if shared:
+        atomic_or(plane, word, mask)
+    else:
+        plane[word] |= mask
 
 
 def expand_into_bits(tables: BoardTables, positions: np.ndarray, held: BitmapTables) -> None:
     """The map and the reduce of a bitmap level in one step, into `held`, a bitmap of a range of
-    the level's ranks (the whole level, or a pass's or a Spark map task's share) with a plane for
-    every core (WORKERS): each core sets the bits of its share of the parents' children in its
-    own plane, merged when the level or pass ends (`BitmapTables.merge`); children outside the
-    range are dropped. No child is written to memory or routed, which costs more than making it
-    (see `expand_routed`)."""
-    if len(held.others) < WORKERS - 1:
-        raise ValueError("expand_into_bits needs a plane per core")
+    the level's ranks (the whole level, or a pass's or a Spark map task's share): no child is
+    written to memory or routed, which costs more than making it (see `expand_routed`).
+
+    With a plane for every core (WORKERS), each core sets the bits of its share of the parents'
+    children in its own plane, merged when the level or pass ends (`BitmapTables.merge`). A
+    `shared` bitmap (too wide for a plane a core) is set by every core at once, atomically.
+    Children outside the range are dropped."""
+    if not held.shared and len(held.others) < WORKERS - 1:
+        raise ValueError("expand_into_bits needs a plane per core, or a shared bitmap")
     positions = np.ascontiguousarray(positions, dtype=np.uint64)
     spread(_expand_into_bits, len(positions), positions, *tables.jump_words, tables.flip_images,
            tables.byte_images, held.ranks.args, np.uint64(held.lo << held.space.rbits), held.bits,
-           held.others)
+           held.others, held.shared)
 
 
 def expand_distinct(tables: BoardTables, positions: np.ndarray, values: np.ndarray,
