@@ -34,6 +34,9 @@ def test_many_passes_match_one_pass(count_paths: bool, reduce: str, tmp_path: Pa
     for a, b in zip(level_sets(whole), level_sets(passes), strict=True):
         assert np.array_equal(a, b)
     assert [r.get("paths") for r in whole.levels] == [r.get("paths") for r in passes.levels]
+    if reduce == "bitmap":  # levels (or a level's last pass) that fit once: one shared bitmap
+        assert any(r.get("shared") for r in passes.levels)
+        assert any(r.get("shared") and r["passes"] > 1 for r in passes.levels)
 
 
 @pytest.mark.parametrize("reduce", ["tables", "bitmap"])

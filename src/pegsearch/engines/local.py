@@ -310,6 +310,7 @@ class LocalEngine:
                                         self.scratch.take)
                 elif shared:
                     held = BitmapTables(plan.space, lo, parts - lo, plan.ranks, shared=True)
+                    writer.notes["shared"] = True
                 else:
                     held = plan.make(lo, arena)
                 one_step = planes or shared
