@@ -1,14 +1,16 @@
 """Time the solver's hints over HTTP: positions of random games asked of a real `pegsearch serve`.
 
     python cluster/solver_hint_benchmark.py [BOARD] [--samples 200] [--jumps 5 35] [--seed 1]
+                                            [--seconds S]
 
 Starts `pegsearch serve` on an empty runs root (no search: the board's hints come from the
 depth-first solver) and asks GET /api/boards/BOARD/hint for SAMPLES positions, each reached by a
 number of random legal jumps from the board's start drawn from JUMPS (a game that runs out of
 jumps sooner is drawn again), written as those jumps. One keep-alive connection, one request at a
-time, as the Play page asks, with the service's own time bound. Prints the median, 90th and 95th
-percentile and maximum seconds, and the share decided: the position and every jump won or lost,
-none undecided (the finishing holes are not counted: they get a share of the time of their own).
+time, as the Play page asks, with the service's own time bound (or `seconds=S`). Prints the
+median, 90th and 95th percentile and maximum seconds, and the share decided: the position and
+every jump won or lost, none undecided (the finishing holes are not counted: they get a share of
+the time of their own).
 """
 
 from __future__ import annotations
@@ -52,16 +54,18 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--jumps", type=int, nargs=2, default=(5, 35), metavar=("FEWEST", "MOST"))
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seconds", type=float, help="the solver's bound a hint (default the service's)")
     args = parser.parse_args()
     games = random_games(args.board, args.samples, tuple(args.jumps), args.seed)
+    bound = "" if args.seconds is None else f"&seconds={args.seconds}"
     with tempfile.TemporaryDirectory() as folder:
         server = Server(Path(folder) / "runs")
         try:
-            server.get(f"/api/boards/{args.board}/hint?position={games[0]}")  # compiles, warms
+            server.get(f"/api/boards/{args.board}/hint?position={games[0]}{bound}")  # compiles, warms
             seconds, decided = [], 0
             for game in games:
                 began = time.perf_counter()
-                document = server.get(f"/api/boards/{args.board}/hint?position={game}")
+                document = server.get(f"/api/boards/{args.board}/hint?position={game}{bound}")
                 seconds.append(time.perf_counter() - began)
                 decided += document["winnable"] is not None and \
                     all(jump["winnable"] is not None for jump in document["jumps"])
@@ -69,8 +73,9 @@ def main() -> int:
             server.stop()
     seconds.sort()
     pick = lambda share: seconds[min(len(seconds) - 1, int(share * len(seconds)))]  # noqa: E731
-    print(f"{args.board}: {len(games)} hints, positions {args.jumps[0]}-{args.jumps[1]} random jumps"
-          f" from the start: median {statistics.median(seconds):.3f} s, p90 {pick(0.9):.3f} s,"
+    within = "the service's bound" if args.seconds is None else f"a bound of {args.seconds:g} s"
+    print(f"{args.board}: {len(games)} hints ({within}), positions {args.jumps[0]}-{args.jumps[1]}"
+          f" random jumps from the start: median {statistics.median(seconds):.3f} s, p90 {pick(0.9):.3f} s,"
           f" p95 {pick(0.95):.3f} s, max {seconds[-1]:.3f} s; decided {decided} of {len(games)}"
           f" ({100 * decided / len(games):.1f} %)")
     return 0

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pegsearch.answers.by_solver import _transposed
-from pegsearch.answers.solver import UNDECIDED, WON_WORD, Answer, Solver
+from pegsearch.answers.by_solver import _settled, _transposed
+from pegsearch.answers.hint import read_position
+from pegsearch.answers.solver import LOST_WORD, UNDECIDED, WON_WORD, Answer, Solver, luby
 from pegsearch.answers.winnable import targets, winnable_sets
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import legal_jumps
@@ -90,6 +91,69 @@ def test_a_line_found_wins_each_jump_it_plays_later_when_played_first() -> None:
                 transposed += jump != line[played]
         position = dict(moves)[line[played]]
     assert transposed >= 10  # solutions share most of their jumps
+
+
+def lost_english_position(seed: int) -> int:
+    """A position of English, some random jumps from its start, that the solver proves lost after
+    searching at least a thousand positions."""
+    board, chosen = load_board("english-33"), random.Random(seed)
+    while True:
+        position = board.start_position()
+        for _ in range(chosen.randint(4, 12)):
+            position = chosen.choice(legal_jumps(board, position))[1]
+        answer = Solver(goals=1).answer(board, position, None, 60, dual=False)
+        if answer.outcome == LOST_WORD and answer.how == "search" and answer.examined >= 1000:
+            return position
+
+
+def test_a_position_proved_lost_loses_with_every_jump_not_yet_decided() -> None:
+    """A hint's position proved lost (by a pagoda function here) decides each jump from it lost by
+    the same proof; a jump already decided keeps its own answer."""
+    board = load_board("english-33")
+    position = lost_english_position(3)
+    moves = legal_jumps(board, position)
+    assert len(moves) >= 2
+    asked = [Answer(UNDECIDED, position, None),
+             Answer(LOST_WORD, moves[0][1], None, how="search", examined=7),
+             *(Answer(UNDECIDED, child, None) for _, child in moves[1:])]
+    assert _settled(moves, asked) == asked  # nothing decides the rest yet
+    asked[0] = Answer(LOST_WORD, position, None, how="pagoda")
+    settled = _settled(moves, asked)
+    assert settled[1] == asked[1]
+    assert [(a.outcome, a.how, a.position) for a in settled[2:]] == \
+        [(LOST_WORD, "pagoda", child) for _, child in moves[1:]]
+
+
+def test_a_question_stops_once_another_proves_its_position_lost() -> None:
+    """Two questions about one lost position on one solver's tables: once the second proves it,
+    the first answers lost without examining another position."""
+    board = load_board("english-33")
+    position = lost_english_position(5)
+    solver = Solver(goals=1, endgame_after=10**12)
+    waiting, proving = solver.ask(board, position, None), solver.ask(board, position, None)
+    before = waiting.go(0)
+    assert not before.decided and before.examined <= 2  # its roots, put on its stacks
+    proved = proving.go(60)
+    assert proved.outcome == LOST_WORD and proved.examined >= 1000
+    answer = waiting.go(60)
+    assert (answer.outcome, answer.how, answer.examined) == (LOST_WORD, "search", before.examined)
+
+
+def test_luby_sequence() -> None:
+    assert [luby(run) for run in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
+
+
+def test_restarts_find_a_win_the_first_order_is_lost_for_millions_of_positions() -> None:
+    """A triangle-9 position 11 jumps in, won: the drawn-in order alone examined 18 M positions
+    before its win; the question's second search, restarted in other orders, wins within a few
+    hundred thousand (the line is replayed by the solver before it is given)."""
+    board = load_board("triangle-9")
+    position = read_position(board, board.empty, "6-3-1,15-10-6,8-5-3,28-21-15,19-20-21,9-14-20,"
+                             "21-20-19,34-27-21,36-35-34,12-13-14,15-14-13")
+    question = Solver(goals=1, endgame_after=10**12).ask(board, position, None)
+    answer = question.go(60)
+    assert answer.won and question.runs > 1
+    assert answer.examined < 3_000_000
 
 
 @pytest.mark.slow

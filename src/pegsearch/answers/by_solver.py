@@ -18,7 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from pegsearch.answers.fewest import move_numbers
-from pegsearch.answers.solver import LOST_WORD, WON_WORD, Answer, Question, Solver, goal_holes
+from pegsearch.answers.solver import LOST_WORD, UNDECIDED, WON_WORD, Answer, Question, Solver, goal_holes
 from pegsearch.answers.survey import StartResult
 from pegsearch.board.geometry import Board, Jump, legal_jumps
 from pegsearch.board.pictures import holes_with_pegs, render
@@ -27,7 +27,8 @@ from pegsearch.errors import InputError
 from pegsearch.kernel.threads import WORKERS
 
 BY = "depth-first"
-# A hint's share of its time for the finishing holes (the rest decides the position and its jumps),
+# A hint's share of its time for the finishing holes (searched beside the jumps, on another core,
+# where the position is known won soon enough; else after them, and the rest decides the jumps),
 # and the first slice each of its questions is searched for.
 FINISHES_SHARE = 0.15
 # The share the position is asked alone first: lost, and so is every jump from it (random play
@@ -79,7 +80,9 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     The position is asked alone first (lost: so is every jump); then it and each child share the
     time left (see `_shared`): a won line puts its positions in the goal's won table, so the
     child it begins with follows at once, and wins each jump it plays later, played first
-    (`_transposed`); a share goes to the finishing holes that no won line ended on."""
+    (`_transposed`); the position proved lost meanwhile loses with every jump (`_settled`). The
+    finishing holes no won line ended on get a share of the time of their own: on another core,
+    beside the jumps, once the position is won (or a finish is asked for), else after them."""
     if finish is not None:
         board.hole_of(finish, "finish")
     pegs = position.bit_count()
@@ -87,27 +90,42 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
                 "picture": render(board, position), "pegs": pegs, "finish": finish, "by": BY}
     if from_start:
         document["level"] = board.holes - len(board.empty) - pegs
-    deadline = time.perf_counter() + seconds * (1 - FINISHES_SHARE)
+    began = time.perf_counter()
     moves = legal_jumps(board, position)
     question = solver.ask(board, position, finish)
     itself = question.go(seconds * ITSELF_FIRST)
-    if itself.outcome == LOST_WORD:  # a lost position's every jump loses: no child to ask
-        answers = [itself] + [Answer(LOST_WORD, child, finish, how=itself.how) for _, child in moves]
-    else:
-        answers = _shared([question, *(solver.ask(board, child, finish) for _, child in moves)],
-                          deadline, lambda found: _transposed(moves, found))
-    itself, after = answers[0], answers[1:]
-    ends = {answer.last for answer in answers if answer.won}  # each a possible finish
+    with ThreadPoolExecutor(1, thread_name_prefix="pegsearch-finishes") as pool:
+        # Known to matter now (most won positions are won within the first slices): the
+        # finishing holes are searched on another core while the jumps are, which then take
+        # the whole bound; else they get their share after the jumps.
+        beside = None
+        if itself.won or finish is not None:
+            known = {itself.last} if itself.won else set()
+            beside = pool.submit(solver.finishes, board, position,
+                                 _other_holes(board, position, known), seconds * FINISHES_SHARE)
+        deadline = began + seconds * (1 if beside else 1 - FINISHES_SHARE)
+        if itself.outcome == LOST_WORD:  # no child to ask
+            answers = _settled(moves, [itself] + [Answer(UNDECIDED, child, finish)
+                                                  for _, child in moves])
+        else:
+            answers = _shared([question, *(solver.ask(board, child, finish) for _, child in moves)],
+                              deadline, lambda found: _settled(moves, found))
+        itself, after = answers[0], answers[1:]
+        ends = {answer.last for answer in answers if answer.won}  # each a possible finish
+        if not itself.decided and moves and all(answer.outcome == LOST_WORD for answer in after):
+            itself = Answer(LOST_WORD, position, finish, how="search")
+        if beside is not None:
+            more, open_ = beside.result()
+        elif itself.won:  # won in the jumps' time: its finishing holes get their share now
+            more, open_ = solver.finishes(board, position, _other_holes(board, position, ends),
+                                          seconds * FINISHES_SHARE)
+        else:
+            more, open_ = {}, ()
     jumps = [{"jump": str(jump), "winnable": _verdict(answer.outcome), "outcome": answer.outcome,
               "position": holes_with_pegs(child)}
              for (jump, child), answer in zip(moves, after, strict=True)]
-    if not itself.decided and moves and all(answer.outcome == LOST_WORD for answer in after):
-        itself = Answer(LOST_WORD, position, finish, how="search")
-    possible, open_ = sorted(ends), []
-    if itself.won or finish is not None:
-        others = tuple(hole for hole in goal_holes(board, position, None) if hole not in ends)
-        more, open_ = solver.finishes(board, position, others, seconds * FINISHES_SHARE)
-        possible = sorted(ends | set(more))
+    possible = sorted(ends | set(more))
+    open_ = [hole for hole in open_ if hole not in ends]
     document.update(reachable=True if from_start else None, exact=True,
                     winnable=_verdict(itself.outcome), outcome=itself.outcome,
                     finishes=possible, finishes_undecided=list(open_), jumps=jumps)
@@ -117,12 +135,17 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     return document
 
 
+def _other_holes(board: Board, position: int, ends: set[int]) -> tuple[int, ...]:
+    """The holes the classes let the last peg end on from `position`, but for `ends` (known)."""
+    return tuple(hole for hole in goal_holes(board, position, None) if hole not in ends)
+
+
 def _shared(asked: list[Question], deadline: float,
             settle: Callable[[list[Answer]], list[Answer]]) -> list[Answer]:
     """The questions' answers, each searched in turn for a slice that doubles each round, until
     all are decided or `deadline` passes: an easy one is answered within the first slices, and
     the time left goes to the hard ones, each resumed where it stopped. `settle` decides what it
-    can from the answers so far whenever one is won."""
+    can from the answers so far whenever one is decided."""
     answers = settle([question.go(0) for question in asked])
     slice_ = FIRST_SLICE
     while not all(answer.decided for answer in answers) and time.perf_counter() < deadline:
@@ -130,10 +153,22 @@ def _shared(asked: list[Question], deadline: float,
             if not answers[index].decided:
                 left = deadline - time.perf_counter()
                 answers[index] = question.go(min(slice_, max(0.0, left)))
-                if answers[index].won:
+                if answers[index].decided:
                     answers = settle(answers)
         slice_ *= 2
     return answers
+
+
+def _settled(moves: list[tuple[Jump, int]], answers: list[Answer]) -> list[Answer]:
+    """A hint's answers (the position's, then each jump's) with what the decided ones decide: a
+    lost position loses with every jump (each child's lines are some of its lines); a won line
+    wins the jumps it plays later (`_transposed`)."""
+    if answers[0].outcome == LOST_WORD:  # proved as the position was (classes, pagoda, search)
+        return [answers[0]] + [answer if answer.decided else
+                               Answer(LOST_WORD, answer.position, answer.finish, how=answers[0].how,
+                                      examined=answer.examined, seconds=answer.seconds)
+                               for answer in answers[1:]]
+    return _transposed(moves, answers)
 
 
 def _transposed(moves: list[tuple[Jump, int]], answers: list[Answer]) -> list[Answer]:

@@ -322,6 +322,7 @@ class Search:
     holes: int
     endgame: Members = field(default_factory=lambda: Members(np.empty(0, dtype=np.uint64)))
     few: int = 0  # the endgame holds every winnable position of up to `few` pegs
+    any_won: bool | None = None  # whether the won table holds anything (None: look, a scan)
     positions: np.ndarray = field(init=False)
     images: np.ndarray = field(init=False)
     weights: np.ndarray = field(init=False)
@@ -345,7 +346,8 @@ class Search:
         self.counts = np.zeros(2, dtype=np.int64)
         self.mask = self.goal.mask  # the goal holes still sought (`without` drops one)
         self.scores = np.zeros(max(1, len(self.goal.order)), dtype=np.int64)
-        self.any_won = bool(self.won.any())  # else no child is looked for in it
+        if self.any_won is None:  # else no child is looked for in it
+            self.any_won = bool(self.won.any())
 
     def begin(self, position: int) -> int:
         """Put `position` at the root: WON, LOST or RUNNING (go on with `go`)."""
