@@ -150,12 +150,15 @@ class Solver:
         """A question to search for a while, and again later where it left off (`Question.go`)."""
         return Question(self, board, position, finish)
 
-    def finishes(self, board: Board, position: int, holes: tuple[int, ...],
-                 seconds: float) -> tuple[dict[int, tuple[Jump, ...]], tuple[int, ...]]:
+    def finishes(self, board: Board, position: int, holes: tuple[int, ...], seconds: float,
+                 enough: threading.Event | None = None, least: float = 0.0
+                 ) -> tuple[dict[int, tuple[Jump, ...]], tuple[int, ...]]:
         """Which of `holes` the last peg can end on from `position`: a line to each found, and
-        those not decided in `seconds` (the rest are proved out of reach). One search seeks them
-        all, dropping each hole as a line reaches it; its tables are its own (module notes)."""
-        deadline = time.perf_counter() + seconds
+        those not decided in `seconds` (the rest are proved out of reach), or once `enough` is
+        set and `least` seconds have passed. One search seeks them all, dropping each hole as a
+        line reaches it; its tables are its own (module notes)."""
+        began = time.perf_counter()
+        deadline = began + seconds
         lines: dict[int, tuple[Jump, ...]] = {}
         goal = tuple(hole for hole in goal_holes(board, position, None) if hole in holes)
         if not goal:
@@ -164,7 +167,8 @@ class Solver:
         compiled = _compiled(board, BoardTables.for_board(board, fixing), goal, spread(board))
         search = Search(compiled, new_table(self.slots // WON_SHARE), new_table(1 << 10), board.holes)
         ended = search.begin(position)
-        while ended != LOST and time.perf_counter() < deadline:
+        while ended != LOST and time.perf_counter() < deadline and not (
+                enough is not None and enough.is_set() and time.perf_counter() >= began + least):
             if ended == WON:
                 line = tuple(board.jumps[j] for j in search.line())
                 hole = _replayed(board, Answer(WON_WORD, position, None, line)).last
