@@ -36,7 +36,7 @@ from pegsearch.board.classes import invariants, kept_by
 from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
-from pegsearch.engines.local import SHARED_RESERVE, LocalEngine
+from pegsearch.engines.local import LocalEngine, fits_planes, fits_shared
 from pegsearch.errors import UsageError
 from pegsearch.kernel.bitmap import prefer_bitmap
 from pegsearch.kernel.ranks import possible
@@ -142,8 +142,8 @@ def estimate(run: Run, cores: int, memory: int, keep: str) -> Estimate:
         bitmap = not run.carry and prefer_bitmap(count, ranks)
         rate = rates["bitmap" if bitmap else "tables"]
         need = ranks // 8 if bitmap else count * TABLE_BYTES
-        planes = bitmap and need * cores <= memory
-        shared = bitmap and need <= memory - memory // SHARED_RESERVE  # one bitmap, every core
+        planes = bitmap and fits_planes(need, cores, memory)
+        shared = bitmap and fits_shared(need, memory)  # one bitmap, every core
         passes = 1 if planes or shared else max(1, ceil(need / (ARENA_SHARE * memory)))
         held = need * cores if planes else need if shared else min(need, int(ARENA_SHARE * memory))
         drain = min(count, cores * PART_ROWS) * 16  # drained keys and their encoding, a core each

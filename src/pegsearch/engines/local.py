@@ -115,6 +115,17 @@ def physical_memory() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
+def fits_planes(bitmap_bytes: int, cores: int, budget: int) -> bool:
+    """Whether a bitmap is made in one step with a plane a core within `budget` bytes."""
+    return bitmap_bytes * cores <= budget
+
+
+def fits_shared(bitmap_bytes: int, budget: int) -> bool:
+    """Whether a bitmap is made in one step into one shared bitmap within `budget` bytes (less
+    its reserve, SHARED_RESERVE)."""
+    return bitmap_bytes <= budget - budget // SHARED_RESERVE
+
+
 def default_budget() -> int:
     """A quarter of the machine's memory, at most 4 GiB."""
     return min(DEFAULT_BUDGET_CAP, physical_memory() // 4)
@@ -286,7 +297,8 @@ class LocalEngine:
         lo, written = writer.resume_at(plan.cut), writer.parts
         # A bitmap level whose bitmap fits the budget once a core is made in one step, each core
         # setting its children's bits in its own plane (kernel.expand.expand_into_bits).
-        planes = plan.ranks is not None and (parts - lo) * plan.partition_bytes * WORKERS <= self.budget
+        planes = plan.ranks is not None and fits_planes((parts - lo) * plan.partition_bytes, WORKERS,
+                                                        self.budget)
         writer.notes["reduce"] = plan.note
         if planes:
             writer.notes["planes"] = WORKERS
@@ -295,7 +307,7 @@ class LocalEngine:
         slot_bytes = HashTables.slot_bytes(plan.space, run.carry)
         mapping = self.budget // MAPPING_SHARE
         fanout = max(1, len(run.board.jumps) // FANOUT_SHARE)
-        routed_chunk = self.chunk or max(1 << 12, mapping // ((slot_bytes + 2) * fanout))
+        routed_chunk = max(1 << 12, mapping // ((slot_bytes + 2) * fanout))
         arena = self.budget - mapping
         passes = 0
         with ThreadPoolExecutor(self.workers) as pool:
@@ -304,7 +316,7 @@ class LocalEngine:
                 # in one step too, every core setting bits in one shared bitmap: a wide pass that
                 # routed its children cost 1.6 times a pass of half the level a parent.
                 shared = not planes and plan.ranks is not None and \
-                    (parts - lo) * plan.partition_bytes <= self.budget - self.budget // SHARED_RESERVE
+                    fits_shared((parts - lo) * plan.partition_bytes, self.budget)
                 if planes:
                     held = BitmapTables(plan.space, lo, parts - lo, plan.ranks, WORKERS,
                                         self.scratch.take)
