@@ -136,6 +136,10 @@ def test_auto_chooses_by_density_and_path_counts_keep_tables(tmp_path: Path) -> 
 
 def test_reading_ahead_keeps_order_errors_and_stops_with_its_caller() -> None:
     assert list(prefetched(iter(range(50)))) == list(range(50))
+    # several readers: every item once, each source's in its order
+    together = list(prefetched(iter(range(0, 300, 3)), iter(range(1, 300, 3)), iter(range(2, 300, 3))))
+    assert sorted(together) == list(range(300))
+    assert all([i for i in together if i % 3 == r] == list(range(r, 300, 3)) for r in range(3))
 
     def damaged() -> Iterator[int]:
         yield 1
@@ -143,7 +147,9 @@ def test_reading_ahead_keeps_order_errors_and_stops_with_its_caller() -> None:
 
     with pytest.raises(UsageError, match="checksum"):
         list(prefetched(damaged()))
-    endless = prefetched(itertools.count())
-    assert next(endless) == 0 and next(endless) == 1
-    endless.close()  # the caller stops: the reader thread ends with it
+    with pytest.raises(UsageError, match="checksum"):
+        list(prefetched(itertools.count(), damaged()))  # the endless one's reader stops too
+    endless = prefetched(itertools.count(), itertools.count())
+    assert next(endless) == 0
+    endless.close()  # the caller stops: the reader threads end with it
     assert not any(t.name == "pegsearch-read-ahead" for t in threading.enumerate())

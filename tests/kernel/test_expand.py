@@ -56,8 +56,8 @@ def test_children_are_every_legal_jump_signed_by_its_least_image(name: str, grou
 @pytest.mark.parametrize(("name", "pegs"), [("english-33", 16), ("wiegleb-45", 8)])
 def test_one_step_bitmap_holds_the_routed_level(name: str, pegs: int) -> None:
     """Parents: random positions of one peg count in the start's class, so their children all
-    lie in one level's bitmap; the planes merged, and one bitmap every core set at once, equal the
-    bits the routed children set."""
+    lie in one level's bitmap, in chunks that the cores take as they are free; the planes merged,
+    and one bitmap every core set at once, equal the bits the routed children set."""
     board = load_board(name)
     tables = BoardTables.for_board(board)
     basis = invariants(board)
@@ -72,6 +72,7 @@ def test_one_step_bitmap_holds_the_routed_level(name: str, pegs: int) -> None:
         if class_of(position, basis) == home:
             parents.append(position)
     signed = np.unique(tables.signatures(np.array(parents, dtype=np.uint64)))
+    chunks = np.array_split(signed, 7)
     ranks = rank_tables(board.holes, basis).level(pegs - 1, home)
     space = rank_space(ranks.count, 2, 10)
     width = -(-ranks.count >> space.rbits)
@@ -81,7 +82,7 @@ def test_one_step_bitmap_holds_the_routed_level(name: str, pegs: int) -> None:
     # memory handed out dirty, as a reused block is: the planes must be zeroed before use
     one_step = BitmapTables(space, 0, width, ranks, WORKERS,
                             lambda words: np.ones(words, dtype=np.uint64))
-    expand_into_bits(tables, signed, one_step)
+    expand_into_bits(tables, chunks, one_step)
     one_step.merge()
     assert routed.filled.sum() > 1_000
     assert np.array_equal(one_step.bits, routed.bits)
@@ -93,13 +94,13 @@ def test_one_step_bitmap_holds_the_routed_level(name: str, pegs: int) -> None:
     lo, part = width // 3, width // 3
     for shared in (False, True):
         ranged = BitmapTables(space, lo, part, ranks, 1 if shared else WORKERS, shared=shared)
-        expand_into_bits(tables, signed, ranged)
+        expand_into_bits(tables, chunks, ranged)
         ranged.merge()
         assert 0 < ranged.filled.sum() < routed.filled.sum()
         assert np.array_equal(ranged.bits, routed.words(lo, lo + part))
     # one bitmap set by every core at once (atomically), as a wide pass is made
     shared = BitmapTables(space, 0, width, ranks, shared=True)
-    expand_into_bits(tables, signed, shared)
+    expand_into_bits(tables, chunks, shared)
     shared.merge()
     assert np.array_equal(shared.bits, routed.bits)
     assert np.array_equal(shared.filled, routed.filled)

@@ -47,6 +47,10 @@ FANOUT_SHARE = 4
 # Parents per chunk of a level made in one step (no routed children to hold): small, so the
 # next chunk is read and decoded while this one is expanded.
 ONE_STEP_CHUNK = 1 << 18
+# Cores a thread reading parents keeps busy, and more: one reader decodes a chunk in about a
+# twentieth of the time a core expands it, and one reader held 16 cores back by a third
+# (docs/performance.md, Many cores).
+CORES_A_READER = 8
 REDUCES = ("auto", "bitmap", "tables")
 # A bitmap pass maps up to this many times its budget of ranks: pages its children never reach
 # cost nothing, and it gives up what outgrows the budget (kernel.bitmap.BitmapTables).
@@ -163,14 +167,17 @@ class LevelPlan:
                 "nbits": self.space.nbits, "pbits": self.space.pbits, "partitions": self.partitions}
 
 
-def prefetched(items: Iterator[T]) -> Iterator[T]:
-    """`items`, the next one made in a thread while the caller works on the current one.
+def prefetched(*sources: Iterator[T]) -> Iterator[T]:
+    """The items of `sources`, each source read in a thread of its own while the caller works on
+    what it was given.
 
     Reading and decoding a chunk of parents (pyarrow) and expanding it (the kernels) both release
     the interpreter, so reading ahead keeps the cores busy while the kernel waits for no one. One
-    chunk is read ahead; the reader stops when the caller does.
+    item a source is read ahead; one source's items come in its order, several sources' as they
+    are ready (one reader decodes parents for about 20 cores: many cores need several). The
+    readers stop when the caller does; the first failure is raised.
     """
-    ahead: Queue = Queue(maxsize=1)
+    ahead: Queue = Queue(maxsize=len(sources))
     stop = threading.Event()
 
     def offer(entry: tuple[bool, object]) -> bool:
@@ -181,7 +188,7 @@ def prefetched(items: Iterator[T]) -> Iterator[T]:
                 return True
         return False
 
-    def read() -> None:
+    def read(items: Iterator[T]) -> None:
         try:
             for item in items:
                 if not offer((True, item)):
@@ -190,19 +197,35 @@ def prefetched(items: Iterator[T]) -> Iterator[T]:
         except BaseException as exc:  # handed to the caller, who raises it
             offer((False, exc))
 
-    reader = threading.Thread(target=read, name="pegsearch-read-ahead", daemon=True)
-    reader.start()
+    readers = [threading.Thread(target=read, args=(items,), name="pegsearch-read-ahead", daemon=True)
+               for items in sources]
+    for reader in readers:
+        reader.start()
     try:
-        while True:
+        reading = len(readers)
+        while reading:
             more, item = ahead.get()
-            if not more:
-                if item is not None:
-                    raise item
-                return
-            yield item
+            if more:
+                yield item
+            elif item is not None:
+                raise item
+            else:
+                reading -= 1
     finally:
         stop.set()
-        reader.join()
+        for reader in readers:
+            reader.join()
+
+
+def reported(chunks: Iterator[tuple[np.ndarray, np.ndarray]], before: int, total: int,
+             report: LevelProgress) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """`chunks`, each reported as taken: `before` parents done in earlier passes, of `total` so
+    far (whether another pass follows is known only when this one ends)."""
+    done = before
+    for keys, values in chunks:
+        yield keys, values
+        done += len(keys)
+        report(done, total)
 
 
 def level_classes(run: Run) -> tuple[tuple[int, ...], int]:
@@ -327,18 +350,18 @@ class LocalEngine:
                     held = plan.make(lo, arena)
                 one_step = planes or shared
                 chunk = self.chunk or (ONE_STEP_CHUNK if one_step else routed_chunk)
-                done = 0
-                for keys, values in prefetched(run.iter_level(level, chunk, with_values=True)):
-                    if one_step:
-                        expand_into_bits(tables, keys, held)
-                    else:
+                readers = 1 + self.workers // CORES_A_READER
+                chunks = reported(prefetched(*(run.iter_level(level, chunk, with_values=True,
+                                                              share=(r, readers))
+                                               for r in range(readers))),
+                                  passes * parents, (passes + 1) * parents, report)
+                if one_step:
+                    expand_into_bits(tables, (keys for keys, _ in chunks), held)
+                    held.merge()
+                else:
+                    for keys, values in chunks:
                         held.add(*expand_routed(tables, keys, values, run.carry, plan.space,
                                                 held.lo, held.hi, self.scratch, plan.ranks))
-                    done += len(keys)
-                    # Whether another pass follows is known only when this one ends.
-                    report(passes * parents + done, (passes + 1) * parents)
-                if one_step:
-                    held.merge()
                 written = self._write(held, writer, written, pool)
                 lo, width = held.hi, held.hi - held.lo
                 passes += 1

@@ -82,13 +82,22 @@ def _set(bits, filled, pages, touched, codes, bounds, rbits, offset, first, step
 
 
 @numba.njit(cache=True, nogil=True)
-def _count(bits, filled, words):
-    """How many bits each partition of `words` words has set."""
-    for q in range(filled.shape[0]):
+def _count(bits, filled, words, first, step):
+    """How many bits each partition of `words` words has set, over slice `first` of `step` of
+    the partitions."""
+    for q in range(slice_start(filled.shape[0], first, step),
+                   slice_start(filled.shape[0], first + 1, step)):
         total = 0
         for word in range(q * words, (q + 1) * words):
             total += popcount(bits[word])
         filled[q] = total
+
+
+@numba.njit(cache=True, nogil=True)
+def _zero(words, first, step):
+    """Zero slice `first` of `step` of `words`: reused planes are GiBs on many cores, too much
+    for one to zero while the rest wait."""
+    words[slice_start(words.shape[0], first, step):slice_start(words.shape[0], first + 1, step)] = 0
 
 
 @numba.njit(cache=True, nogil=True)
@@ -134,7 +143,7 @@ class BitmapTables(PassPartitions):
             block = np.zeros(planes * words, dtype=np.uint64)
         else:
             block = memory(planes * words)
-            block.fill(0)
+            spread(_zero, len(block), block)
         self.bits, self.others = block[:words], block[words:].reshape(planes - 1, words)
         self.filled = np.zeros(width, dtype=np.int64)
         self.pages = np.zeros(-(-words // PAGE_WORDS), dtype=np.uint8)
@@ -184,7 +193,7 @@ class BitmapTables(PassPartitions):
     def recount(self) -> None:
         """Count each partition's positions again, after its bits were set other than by `add`
         (a Spark reduce task ORs its blocks straight into `bits`)."""
-        _count(self.bits, self.filled, 1 << (self.space.rbits - 6))
+        spread(_count, len(self.filled), self.bits, self.filled, 1 << (self.space.rbits - 6))
 
     def drain(self, first: int, last: int) -> tuple[np.ndarray, np.ndarray]:
         """The positions of partitions ``[first, last)`` (offsets in this pass), sorted."""

@@ -8,6 +8,8 @@ no Python object per position.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -22,7 +24,7 @@ from pegsearch.kernel.prefetch import prefetch_to_write
 from pegsearch.kernel.ranks import LOW_MASK, LevelRanks, popcount, rank_all, rank_chunks
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
 from pegsearch.kernel.tables import ROW, BoardTables
-from pegsearch.kernel.threads import WORKERS, slice_start, spread
+from pegsearch.kernel.threads import WORKERS, slice_start, spread, stream
 from pegsearch.kernel.values import Carry
 
 _BYTE = np.uint64(0xFF)
@@ -370,11 +372,11 @@ def expand_routed(tables: BoardTables, positions: np.ndarray, values: np.ndarray
 
 @numba.njit(cache=True, nogil=True)
 def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, base, bits, others,
-                      shared, first, step):
-    """Set the bits of the ranks of the children of slice `first` of `step` of the positions,
-    in the first call's `bits` or in others[first - 1]: each call its own plane, so no two write
-    one word. The planes hold the ranks from `base` on; a child ranked outside them is dropped
-    (a rank below `base` wraps round to far above).
+                      shared, worker):
+    """Set the bits of the ranks of the children of the positions, in `bits` for worker 0 and
+    in others[worker - 1] for another: each core its own plane, so no two write one word. The
+    planes hold the ranks from `base` on; a child ranked outside them is dropped (a rank below
+    `base` wraps round to far above).
 
     `shared`: every call sets its bits in `bits` (a bitmap too wide for a plane a core), by an
     atomic OR.
@@ -389,14 +391,12 @@ def _expand_into_bits(positions, need, flip, flip_images, byte_images, ranking, 
     (kernel.prefetch) and its bit set AHEAD children later, so the misses overlap."""
     counts, targets, shifts, masks, low_ranks, top = ranking
     images = np.empty(byte_images.shape[2], dtype=np.uint64)
-    plane = bits if first == 0 or shared else others[first - 1]
+    plane = bits if worker == 0 or shared else others[worker - 1]
     span = np.uint64(64 * bits.shape[0])
     one_chunk = shifts.shape[0] == 1
     ahead = np.empty(AHEAD, dtype=np.uint64)  # ranks whose words were asked for, set AHEAD later
     asked = 0
-    n = positions.shape[0]
-    for i in range(slice_start(n, first, step), slice_start(n, first + 1, step)):
-        p = positions[i]
+    for p in positions:
         _images(p, byte_images, images)
         for pair in range(-(-need.shape[0] // 128)):
             low, high, legal = _legal_pair(p, need, flip, pair)
@@ -428,21 +428,26 @@ def _set_bit(plane, rank, shared):
         plane[word] |= mask
 
 
-def expand_into_bits(tables: BoardTables, positions: np.ndarray, held: BitmapTables) -> None:
+def expand_into_bits(tables: BoardTables, chunks: Iterable[np.ndarray], held: BitmapTables) -> None:
     """The map and the reduce of a bitmap level in one step, into `held`, a bitmap of a range of
     the level's ranks (the whole level, or a pass's or a Spark map task's share): no child is
     written to memory or routed, which costs more than making it (see `expand_routed`).
 
-    With a plane for every core (WORKERS), each core sets the bits of its share of the parents'
-    children in its own plane, merged when the level or pass ends (`BitmapTables.merge`). A
-    `shared` bitmap (too wide for a plane a core) is set by every core at once, atomically.
-    Children outside the range are dropped."""
+    Each core takes a chunk of parents as soon as it is free (kernel.threads.stream). With a plane
+    for every core (WORKERS), it sets its children's bits in its own plane, merged when the level
+    or pass ends (`BitmapTables.merge`); a `shared` bitmap (too wide for a plane a core) is set by
+    every core at once, atomically. Children outside the range are dropped."""
     if not held.shared and len(held.others) < WORKERS - 1:
         raise ValueError("expand_into_bits needs a plane per core, or a shared bitmap")
-    positions = np.ascontiguousarray(positions, dtype=np.uint64)
-    spread(_expand_into_bits, len(positions), positions, *tables.jump_words, tables.flip_images,
-           tables.byte_images, held.ranks.args, np.uint64(held.lo << held.space.rbits), held.bits,
-           held.others, held.shared)
+    stream(_expand_chunk_into_bits, chunks, tables, held)
+
+
+def _expand_chunk_into_bits(positions: np.ndarray, tables: BoardTables, held: BitmapTables,
+                            worker: int) -> None:
+    _expand_into_bits(np.ascontiguousarray(positions, dtype=np.uint64), *tables.jump_words,
+                      tables.flip_images, tables.byte_images, held.ranks.args,
+                      np.uint64(held.lo << held.space.rbits), held.bits, held.others, held.shared,
+                      worker)
 
 
 def expand_distinct(tables: BoardTables, positions: np.ndarray, values: np.ndarray,

@@ -73,7 +73,7 @@ class OneStep:
         held = BitmapTables(self.space, 0, self.space.partitions, self.ranks, WORKERS,
                             self.planes.take)
         began = time.process_time()
-        expand_into_bits(self.tables, self.level, held)
+        expand_into_bits(self.tables, [self.level], held)
         return time.process_time() - began
 
     def measure(self) -> dict[str, float]:

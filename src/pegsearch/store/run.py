@@ -279,17 +279,19 @@ class Run:
         """How messages name a level: `level 7 of s3://runs/x`."""
         return f"level {level} of {self.uri}"
 
-    def iter_level(self, level: int, rows: int,
-                   with_values: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def iter_level(self, level: int, rows: int, with_values: bool = False,
+                   share: tuple[int, int] = (0, 1)) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Stream a committed level in batches of at most `rows` (positions, and the values the
         run carries when asked), every part checked against the manifest first; a dropped level
-        (`--keep last`) is refused in one line, never read as empty."""
+        (`--keep last`) is refused in one line, never read as empty. ``share=(i, n)`` streams
+        parts i, i + n, ... alone, so n readers can read one level at once."""
         if self.levels[level].get("dropped"):
             raise Conflict(f"{self.where(level)}: its parts were dropped (the run was made with"
                            " --keep last: it keeps only its last level's); make the run again with"
                            " --keep all to read it")
-        yield from iter_parts(self.level_folder(level), self.levels[level]["files"], rows,
-                              self.carry if with_values else Carry.NOTHING, self.where(level))
+        first, shares = share
+        yield from iter_parts(self.level_folder(level), self.levels[level]["files"][first::shares],
+                              rows, self.carry if with_values else Carry.NOTHING, self.where(level))
 
     def read_level(self, level: int) -> np.ndarray:
         """The positions (signatures) of a committed level as uint64, in part order."""

@@ -101,8 +101,8 @@ def map_ranges(plan: Plan, ranges: Ranges, first: int, last: int,
     slices = ranges.slices
     for entry in entries:
         held = BitmapTables(ranges.space, *ranges.slices_of(first, last), ranks, WORKERS)
-        for parents, _ in iter_parts(folder, [entry], BATCH_ROWS, Carry.NOTHING, where):
-            expand_into_bits(plan.tables, parents, held)
+        expand_into_bits(plan.tables, (parents for parents, _ in iter_parts(
+            folder, [entry], BATCH_ROWS, Carry.NOTHING, where)), held)
         held.merge()
         for partition in range(first, last):
             begin = (partition - first) * slices
