@@ -13,6 +13,7 @@ neither, and says so.
 
 from __future__ import annotations
 
+import heapq
 import threading
 import time
 from collections.abc import Callable
@@ -149,20 +150,43 @@ def _other_holes(board: Board, position: int, ends: set[int]) -> tuple[int, ...]
 
 def _shared(asked: list[Question], deadline: float,
             settle: Callable[[list[Answer]], list[Answer]]) -> list[Answer]:
-    """The questions' answers, each searched in turn for a slice that doubles each round, until
+    """The questions' answers, each searched in turn for a slice that doubles each time, until
     all are decided or `deadline` passes: an easy one is answered within the first slices, and
-    the time left goes to the hard ones, each resumed where it stopped. `settle` decides what it
-    can from the answers so far whenever one is decided."""
+    the time left goes to the hard ones, each resumed where it stopped. Every core searches (the
+    kernels release the interpreter), each taking the undecided question of shortest slice that
+    no other is searching: a hint's hard jumps are a few, and one core left them half the time.
+    `settle` decides what it can from the answers so far whenever one is decided."""
     answers = settle([question.go(0) for question in asked])
-    slice_ = FIRST_SLICE
-    while not all(answer.decided for answer in answers) and time.perf_counter() < deadline:
-        for index, question in enumerate(asked):
-            if not answers[index].decided:
-                left = deadline - time.perf_counter()
-                answers[index] = question.go(min(slice_, max(0.0, left)))
-                if answers[index].decided:
-                    answers = settle(answers)
-        slice_ *= 2
+    lock = threading.Lock()
+    waiting = [(FIRST_SLICE, index) for index in range(len(asked))]  # a heap: the ones not searched now
+
+    def search() -> None:
+        nonlocal answers
+        while True:
+            with lock:
+                while waiting and answers[waiting[0][1]].decided:
+                    heapq.heappop(waiting)
+                if not waiting or time.perf_counter() >= deadline:
+                    return
+                slice_, index = heapq.heappop(waiting)
+            try:
+                answer = asked[index].go(min(slice_, max(0.0, deadline - time.perf_counter())))
+            except BaseException:  # a signal, say: the others stop after their slice
+                with lock:
+                    waiting.clear()
+                raise
+            with lock:
+                if not answers[index].decided:  # else settled meanwhile by another's answer
+                    answers[index] = answer
+                    if answer.decided:
+                        answers = settle(answers)
+                if not answer.decided:
+                    heapq.heappush(waiting, (2 * slice_, index))
+
+    cores = max(1, min(WORKERS, len(asked)))
+    with ThreadPoolExecutor(cores, thread_name_prefix="pegsearch-hint") as pool:
+        for searching in [pool.submit(search) for _ in range(cores)]:
+            searching.result()
     return answers
 
 
