@@ -350,7 +350,9 @@ class LocalEngine:
                     held = plan.make(lo, arena)
                 one_step = planes or shared
                 chunk = self.chunk or (ONE_STEP_CHUNK if one_step else routed_chunk)
-                readers = 1 + self.workers // CORES_A_READER
+                # Several readers for the one-step kernel's small chunks only: a routed chunk is
+                # sized to the memory bound, and each reader holds one or two.
+                readers = 1 + self.workers // CORES_A_READER if one_step else 1
                 chunks = reported(prefetched(*(run.iter_level(level, chunk, with_values=True,
                                                               share=(r, readers))
                                                for r in range(readers))),
