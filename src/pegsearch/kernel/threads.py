@@ -2,7 +2,8 @@
 
 Every kernel is compiled serial and `nogil`, and this module calls one per core from a pool of
 Python threads, each taking one contiguous slice of the items (blocks or partitions): contiguous,
-so no two threads write the same cache line. Why not numba's parallel loops: they compile slower,
+so no two threads write the same cache line (`spread`); or each taking the next of a stream of
+items as soon as it is free (`stream`). Why not numba's parallel loops: they compile slower,
 and their OpenMP threads were the suspects when a process aborted at exit after its work was done
 (docs/performance.md has the figures).
 """
@@ -53,7 +54,7 @@ def stream(function: Callable[..., Any], items: Iterable[Any], *args: Any) -> No
     """``function(item, *args, worker)`` for each of `items`, on whichever core is free: a core
     takes the next item as soon as it is done with its last, so no core waits for another
     between items, as every core waits for the slowest slice of a `spread` (on 16 cores, a
-    level spread a chunk at a time spent a third of its time so). `worker`, 0 to WORKERS - 1,
+    level spread a chunk at a time took 1.37 times as long, docs/performance.md). `worker`, 0 to WORKERS - 1,
     is never given to two calls at once: a call may write memory of its own core's. At most
     WORKERS items are held at once. Not for use from inside such a call (the pool is shared).
     """
