@@ -218,5 +218,5 @@ def estimate_table(found: Estimate) -> str:
     rates = ", ".join(f"{us:.3f} on {kind} levels" for kind, us in found.cpu_us.items())
     busy = "" if found.busy is None else f" (its threads {found.busy:.0%} busy)"
     lines.append(f"from: {source}; CPU-µs a position written {rates}, from the run's levels{busy};"
-                 " wall = CPU / cores (linear: 58-78 % of it measured at 16 threads)")
+                 " wall = CPU / cores (linear: 57-87 % of it measured at 16 threads)")
     return "\n".join(lines)

@@ -16,7 +16,7 @@ and says where it does not:
   seconds times the threads that made it, bitmap and tables levels apart) and every level is
   priced at that rate; the CPU seconds the driver records say how busy those threads were. Wall
   seconds are those core-seconds spread over the cores: linear scaling, a lower bound (a level
-  ran at 58-78 % of it on 16 cores, docs/performance.md's Many cores).
+  ran at 57-87 % of it on 16 cores, docs/performance.md's Many cores).
 - memory and passes: as the local engine plans them (a bitmap a core while it fits the bound,
   else one bitmap every core sets while that fits, else passes of a bitmap, or hash tables for a
   sparse level), plus the process's own footprint.

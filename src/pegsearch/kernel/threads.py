@@ -54,7 +54,7 @@ def stream(function: Callable[..., Any], items: Iterable[Any], *args: Any) -> No
     """``function(item, *args, worker)`` for each of `items`, on whichever core is free: a core
     takes the next item as soon as it is done with its last, so no core waits for another
     between items, as every core waits for the slowest slice of a `spread` (on 16 cores, a
-    level spread a chunk at a time took 1.37 times as long, docs/performance.md). `worker`, 0 to WORKERS - 1,
+    level spread a chunk at a time took 1.56 times as long, docs/performance.md). `worker`, 0 to WORKERS - 1,
     is never given to two calls at once: a call may write memory of its own core's. At most
     WORKERS items are held at once. Not for use from inside such a call (the pool is shared).
     """
