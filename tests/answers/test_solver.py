@@ -8,13 +8,14 @@ import json
 import random
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from pegsearch.answers.by_solver import _settled, _transposed
 from pegsearch.answers.hint import read_position
-from pegsearch.answers.solver import LOST_WORD, UNDECIDED, WON_WORD, Answer, Solver, luby
+from pegsearch.answers.solver import LANES, LOST_WORD, UNDECIDED, WON_WORD, Answer, Solver, luby
 from pegsearch.answers.winnable import targets, winnable_sets
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import legal_jumps
@@ -137,6 +138,21 @@ def test_a_question_stops_once_another_proves_its_position_lost() -> None:
     assert proved.outcome == LOST_WORD and proved.examined >= 1000
     answer = waiting.go(60)
     assert (answer.outcome, answer.how, answer.examined) == (LOST_WORD, "search", before.examined)
+
+
+@pytest.mark.parametrize("seed", [5, 7, None])
+def test_a_questions_two_lanes_searched_on_two_cores_at_once_agree(seed: int | None) -> None:
+    """A question's two searches run on two threads at once over the same tables, as a hint runs
+    its hardest question: both threads end with the answer the turn-about search gives (lost
+    positions proved by search, and the English start won), never one won and one lost."""
+    board = load_board("english-33")
+    position = board.start_position() if seed is None else lost_english_position(seed)
+    alone = Solver(goals=1).ask(board, position, None).go(60)
+    question = Solver(goals=1).ask(board, position, None)
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(lambda lane: question.go(60, lane), LANES))
+    assert alone.decided and alone.won == (seed is None)
+    assert [answer.outcome for answer in answers] == [alone.outcome] * 2
 
 
 def test_luby_sequence() -> None:

@@ -20,7 +20,16 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from pegsearch.answers.fewest import move_numbers
-from pegsearch.answers.solver import LOST_WORD, UNDECIDED, WON_WORD, Answer, Question, Solver, goal_holes
+from pegsearch.answers.solver import (
+    LANES,
+    LOST_WORD,
+    UNDECIDED,
+    WON_WORD,
+    Answer,
+    Question,
+    Solver,
+    goal_holes,
+)
 from pegsearch.answers.survey import StartResult
 from pegsearch.board.geometry import Board, Jump, legal_jumps
 from pegsearch.board.pictures import holes_with_pegs, render
@@ -99,7 +108,7 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     began = time.perf_counter()
     moves = legal_jumps(board, position)
     question = solver.ask(board, position, finish)
-    itself = question.go(seconds * ITSELF_FIRST)
+    itself = _shared([question], began + seconds * ITSELF_FIRST, lambda found: found)[0]
     with ThreadPoolExecutor(1, thread_name_prefix="pegsearch-finishes") as pool:
         # Known to matter now (most won positions are won within the first slices): the
         # finishing holes are searched on another core while the jumps are, which then take
@@ -153,12 +162,13 @@ def _shared(asked: list[Question], deadline: float,
     """The questions' answers, each searched in turn for a slice that doubles each time, until
     all are decided or `deadline` passes: an easy one is answered within the first slices, and
     the time left goes to the hard ones, each resumed where it stopped. Every core searches (the
-    kernels release the interpreter), each taking the undecided question of shortest slice that
-    no other is searching: a hint's hard jumps are a few, and one core left them half the time.
-    `settle` decides what it can from the answers so far whenever one is decided."""
+    kernels release the interpreter), each taking the undecided lane of a question (its searches
+    in two orders, `Question.go`) of shortest slice that no other is searching: a hint's hard
+    jumps are a few, often one, and one core left them half the time. `settle` decides what it
+    can from the answers so far whenever one is decided."""
     answers = settle([question.go(0) for question in asked])
     lock = threading.Lock()
-    waiting = [(FIRST_SLICE, index) for index in range(len(asked))]  # a heap: the ones not searched now
+    waiting = [(FIRST_SLICE, index, lane) for index in range(len(asked)) for lane in LANES]  # a heap
 
     def search() -> None:
         nonlocal answers
@@ -168,9 +178,9 @@ def _shared(asked: list[Question], deadline: float,
                     heapq.heappop(waiting)
                 if not waiting or time.perf_counter() >= deadline:
                     return
-                slice_, index = heapq.heappop(waiting)
+                slice_, index, lane = heapq.heappop(waiting)
             try:
-                answer = asked[index].go(min(slice_, max(0.0, deadline - time.perf_counter())))
+                answer = asked[index].go(min(slice_, max(0.0, deadline - time.perf_counter())), lane)
             except BaseException:  # a signal, say: the others stop after their slice
                 with lock:
                     waiting.clear()
@@ -181,9 +191,9 @@ def _shared(asked: list[Question], deadline: float,
                     if answer.decided:
                         answers = settle(answers)
                 if not answer.decided:
-                    heapq.heappush(waiting, (2 * slice_, index))
+                    heapq.heappush(waiting, (2 * slice_, index, lane))
 
-    cores = max(1, min(WORKERS, len(asked)))
+    cores = max(1, min(WORKERS, len(asked) * len(LANES)))
     with ThreadPoolExecutor(cores, thread_name_prefix="pegsearch-hint") as pool:
         for searching in [pool.submit(search) for _ in range(cores)]:
             searching.result()

@@ -45,6 +45,8 @@ from pegsearch.kernel.tables import BoardTables
 WON_WORD, LOST_WORD, UNDECIDED = "won", "lost", "undecided"
 # Positions examined between looks at the clock (a few milliseconds of search).
 STEP = 1 << 14
+# A question's searches (`Question.go`'s lanes): two orders of the jumps on the same tables.
+LANES = (0, 1)
 # The first turn, in seconds, of each side of a question searched both ways.
 FIRST_TURN = 0.02
 # A won table's share of a goal's memory: it holds lines of play, not every position tried.
@@ -264,25 +266,31 @@ class Question:
         self.retired, self.runs, self.budget = 0, 1, RESTART_UNIT
         self.turn = 0  # the search to go on next
         self.noise = np.random.default_rng(position)
+        self.lock = threading.Lock()  # each lane may be searched on a core of its own
 
-    def go(self, seconds: float) -> Answer:
-        """Search on for at most `seconds` (none once decided); the answer so far. A position
-        another question proved lost meanwhile (its signature in the goal's dead table: a hint's
-        position searched beside its children) is lost here too, at once."""
+    def go(self, seconds: float, lane: int | None = None) -> Answer:
+        """Search on for at most `seconds` (none once decided); the answer so far. Both searches
+        turn about, or only search `lane` (one of LANES): a caller may search the two lanes on
+        two cores at once, as a hint does with its hardest question, since the searches share
+        only the goal's tables (whose writes lose a key at worst, never make a wrong one). A
+        position another question proved lost meanwhile (its signature in the goal's dead table:
+        a hint's position searched beside its children) is lost here too, at once."""
         began = time.perf_counter()
         while RUNNING in self.ended and WON not in self.ended and LOST not in self.ended \
                 and time.perf_counter() < began + seconds:
             check()
-            turn = self.turn
+            turn = self.turn if lane is None else lane
             if holds(self.kept.dead, self.key):
                 self.ended[turn] = LOST
                 break
             self.ended[turn] = self.searches[turn].go(STEP)
             if turn == 1 and self.ended[1] == RUNNING and self.searches[1].counts[0] >= self.budget:
                 self._restart()
-            self.turn = 1 - turn  # turn about across calls too: a hint's slices are a step or two
+            if lane is None:
+                self.turn = 1 - turn  # turn about across calls too: a hint's slices are a step or two
             self._counted()
-        self.seconds += _since(began)
+        with self.lock:
+            self.seconds += _since(began)
         if not self.searches:
             return Answer(LOST_WORD, self.position, self.finish, how="class")
         decided = next((i for i, ended in enumerate(self.ended) if ended != RUNNING), 0)
@@ -304,13 +312,14 @@ class Question:
         run ends after Luby's sequence of budgets (1, 1, 2, 1, 1, 2, 4, ... times RESTART_UNIT);
         what it proved dead stays in the goal's table, so no run repeats another's proofs, and
         one that tries every jump proves a loss as surely as the first."""
-        self.retired += int(self.searches[1].counts[0])
         base = self.searches[0].goal
         shift = self.noise.random(len(base.spread)) * max(1.0, float(base.spread.std()))
         search = Search(replace(base, spread=base.spread + shift.astype(np.int64)), self.kept.dead,
                         self.kept.won, self.board.holes, any_won=self.searches[0].any_won)
-        self.searches[1] = search
-        self._with_endgame()
+        with self.lock:  # the other lane may be counting the positions examined
+            self.retired += int(self.searches[1].counts[0])
+            self.searches[1] = search
+            self._with_endgame()
         self.ended[1] = search.begin(self.position)
         self.runs += 1
         self.budget = luby(self.runs) * RESTART_UNIT
@@ -318,10 +327,11 @@ class Question:
     def _counted(self) -> None:
         """Count the positions examined since last asked towards the goal's endgame, and search
         on with the endgame once it is made."""
-        examined = self._examined()
-        self.solver._searched(self.board, self.finish, self.kept, examined - self.examined)
-        self.examined = examined
-        self._with_endgame()
+        with self.lock:
+            examined = self._examined()
+            self.solver._searched(self.board, self.finish, self.kept, examined - self.examined)
+            self.examined = examined
+            self._with_endgame()
 
     def _with_endgame(self) -> None:
         """Give the searches the goal's endgame, where it has one."""
