@@ -111,8 +111,8 @@ class Tables:
     endgame: Members | None = None
     few: int = 0
     examined: int = 0
-    # Whether a line has been kept in `won`: a search looks children up there only then, and
-    # told, not scanned (64 MiB a scan in the service: 5 ms a question, a tenth of a second a hint).
+    # Whether a line has been kept in `won` (a search looks children up there only then): set
+    # when a search wins, since a scan of the table (64 MiB in the service) took 5 ms a question.
     any_won: bool = False
 
 
