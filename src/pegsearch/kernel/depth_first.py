@@ -322,7 +322,9 @@ class Search:
     holes: int
     endgame: Members = field(default_factory=lambda: Members(np.empty(0, dtype=np.uint64)))
     few: int = 0  # the endgame holds every winnable position of up to `few` pegs
-    any_won: bool | None = None  # whether the won table holds anything (None: look, a scan)
+    # Whether the won table holds a line (else no child is looked for in it): told by the caller,
+    # who knows, since a scan of a table of the service's size took 5 ms a search.
+    any_won: bool = False
     positions: np.ndarray = field(init=False)
     images: np.ndarray = field(init=False)
     weights: np.ndarray = field(init=False)
@@ -346,8 +348,6 @@ class Search:
         self.counts = np.zeros(2, dtype=np.int64)
         self.mask = self.goal.mask  # the goal holes still sought (`without` drops one)
         self.scores = np.zeros(max(1, len(self.goal.order)), dtype=np.int64)
-        if self.any_won is None:  # else no child is looked for in it
-            self.any_won = bool(self.won.any())
 
     def begin(self, position: int) -> int:
         """Put `position` at the root: WON, LOST or RUNNING (go on with `go`)."""
