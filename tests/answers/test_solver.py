@@ -20,6 +20,7 @@ from pegsearch.answers.winnable import targets, winnable_sets
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import legal_jumps
 from pegsearch.board.pagoda import pagodas
+from pegsearch.kernel.depth_first import new_table
 from tests.answers.test_survey import (
     check_every_hole_is_its_class_carried_by_symmetry,
     solvable_pair_classes,
@@ -59,7 +60,7 @@ def test_verdicts_equal_the_winnable_sets_on_random_positions(tmp_path: Path) ->
 
 
 def test_verdicts_through_the_endgame_equal_the_winnable_sets(tmp_path: Path) -> None:
-    """The same on triangle-6 with each goal's endgame made from its first step (it then holds
+    """The same on triangle-6 with each goal's endgame started at its first step (it then holds
     most of the board's positions): a position looked up equals one searched by the whole search."""
     result = subprocess.run([sys.executable, str(AGREEMENT), "--boards", "triangle-6", "--positions",
                              "400", "--endgame-after", "0", "--work", str(tmp_path)],
@@ -153,6 +154,31 @@ def test_a_questions_two_lanes_searched_on_two_cores_at_once_agree(seed: int | N
         answers = list(pool.map(lambda lane: question.go(60, lane), LANES))
     assert alone.decided and alone.won == (seed is None)
     assert [answer.outcome for answer in answers] == [alone.outcome] * 2
+
+
+def test_a_won_table_half_filled_by_lines_is_emptied_and_answers_stay_right() -> None:
+    """Every jump along an English solution (from its fourth position: the first ones' children
+    take seconds to decide) asked of a solver whose won table has 512 slots:
+    the lines kept fill half of it and it is emptied (the oldest lines go, so the new ones are
+    kept), its keys never more than the positions of the lines counted since; every verdict
+    equals that of a solver whose table never fills, and every won line replays (the solver
+    replays each before giving it)."""
+    board = load_board("english-33")
+    small, large = Solver(goals=1), Solver(goals=1)
+    kept = small._kept(board, None)
+    kept.won = new_table(512)
+    position = board.start_position()
+    line = small.answer(board, position, None, 60).line
+    lines, emptied = kept.lines, 0
+    for played, jump in enumerate(line):
+        for _, child in legal_jumps(board, position) if played >= 3 else ():
+            answer = small.answer(board, child, None, 60)
+            assert answer.decided and answer.outcome == large.answer(board, child, None, 60).outcome
+            emptied += kept.lines < lines
+            lines = kept.lines
+            assert int((kept.won != 0).sum()) <= kept.lines <= len(kept.won) // 2
+        position = dict(legal_jumps(board, position))[jump]
+    assert emptied >= 1
 
 
 def test_luby_sequence() -> None:

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.solver import (
@@ -97,7 +98,8 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     child it begins with follows at once, and wins each jump it plays later, played first
     (`_transposed`); the position proved lost meanwhile loses with every jump (`_settled`). The
     finishing holes no won line ended on get a share of the time of their own: on another core,
-    beside the jumps, once the position is won (or a finish is asked for), else after them."""
+    beside the jumps, once the position is won (or a finish is asked for), else after them (a
+    position not won by then has none to seek: the jumps take that share too)."""
     if finish is not None:
         board.hole_of(finish, "finish")
     pegs = position.bit_count()
@@ -124,8 +126,10 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
             answers = _settled(moves, [itself] + [Answer(UNDECIDED, child, finish)
                                                   for _, child in moves])
         else:
-            answers = _shared([question, *(solver.ask(board, child, finish) for _, child in moves)],
-                              deadline, lambda found: _settled(moves, found))
+            asked = [question, *(solver.ask(board, child, finish) for _, child in moves)]
+            answers = _shared(asked, deadline, partial(_settled, moves))
+            if beside is None and not answers[0].won:  # no finishing holes to search: their share too
+                answers = _shared(asked, began + seconds, partial(_settled, moves))
         itself, after = answers[0], answers[1:]
         ends = {answer.last for answer in answers if answer.won}  # each a possible finish
         if not itself.decided and moves and all(answer.outcome == LOST_WORD for answer in after):

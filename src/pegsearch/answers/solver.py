@@ -37,7 +37,7 @@ from pegsearch.board.symmetry import image_of_jump
 from pegsearch.engines.local import default_budget, parse_size
 from pegsearch.errors import InputError
 from pegsearch.interrupts import check
-from pegsearch.kernel.depth_first import LOST, RUNNING, WON, Goal, Search, holds, new_table
+from pegsearch.kernel.depth_first import LOST, RUNNING, WON, Goal, Search, holds, keep, new_table
 from pegsearch.kernel.endgame import endgame
 from pegsearch.kernel.members import Members
 from pegsearch.kernel.tables import BoardTables
@@ -49,8 +49,11 @@ STEP = 1 << 14
 LANES = (0, 1)
 # The first turn, in seconds, of each side of a question searched both ways.
 FIRST_TURN = 0.02
-# A won table's share of a goal's memory: it holds lines of play, not every position tried.
+# A won table's share of a goal's memory: it holds lines of play, not every position tried; and
+# at most WON_MOST slots (2 MiB), since every child a search makes is looked up in it once it
+# holds a line: a 64 MiB one, out of the cache, took a fifth of triangle-9's search speed.
 WON_SHARE = 16
+WON_MOST = 1 << 18
 # The bytes of one table slot (a signature).
 SLOT = 8
 # A goal's endgame (kernel.endgame) is made once its searches have examined ENDGAME_AFTER
@@ -111,8 +114,24 @@ class Tables:
     endgame: Members | None = None
     few: int = 0
     examined: int = 0
-    # Whether a line has been kept in `won` (`Search.any_won`): set when a search wins.
+    making: bool = False  # the endgame is being made (`Solver._searched`)
+    # Whether a line has been kept in `won` (`Search.any_won`), and the positions of the lines
+    # kept since it was last emptied (`kept_line`).
     any_won: bool = False
+    lines: int = 0
+
+    def kept_line(self, keys: np.ndarray) -> None:
+        """A search won, keeping its line's signatures `keys` in `won`. Once the lines fill half
+        its slots it is emptied but for this line: the oldest lines (most likely another
+        player's game) are the least asked for again, and a full table would keep them (its keys
+        of the most pegs) over the new."""
+        self.any_won = True
+        self.lines += len(keys)
+        if 2 * self.lines > len(self.won):
+            self.won[:] = 0
+            for key in keys:
+                keep(self.won, key)
+            self.lines = len(keys)
 
 
 class Solver:
@@ -227,20 +246,31 @@ class Solver:
             if key not in self.tables:
                 while len(self.tables) >= self.goals:
                     self.tables.popitem(last=False)
-                self.tables[key] = Tables(new_table(self.slots), new_table(self.slots // WON_SHARE))
+                self.tables[key] = Tables(new_table(self.slots),
+                                          new_table(min(WON_MOST, self.slots // WON_SHARE)))
             self.tables.move_to_end(key)
             return self.tables[key]
 
     def _searched(self, board: Board, finish: int | None, kept: Tables, examined: int) -> None:
-        """Count `examined` more positions searched for a goal; past ENDGAME_AFTER, make its
-        endgame (once: a thread finding it being made waits for it)."""
+        """Count `examined` more positions searched for a goal; past ENDGAME_AFTER, start making
+        its endgame on a thread of its own (once), the searches going on without it meanwhile:
+        made under the lock, it stopped every search for its 3 s on triangle-9 (a service's
+        first hints, a command's one hint)."""
         with self.lock:
             kept.examined += examined
-            if kept.endgame is not None or kept.examined < self.endgame_after:
+            if kept.making or kept.endgame is not None or kept.examined < self.endgame_after:
                 return
-            every = (1 << board.holes) - 1 if finish is None else 1 << (finish - 1)
-            kept.endgame, kept.few = endgame(goal_tables(board, finish), every,
-                                             min(ENDGAME_MOST, self.slots // ENDGAME_SHARE))
+            kept.making = True
+        threading.Thread(target=self._make_endgame, args=(board, finish, kept), daemon=True,
+                         name="pegsearch-endgame").start()
+
+    def _make_endgame(self, board: Board, finish: int | None, kept: Tables) -> None:
+        every = (1 << board.holes) - 1 if finish is None else 1 << (finish - 1)
+        made, few = endgame(goal_tables(board, finish), every,
+                            min(ENDGAME_MOST, self.slots // ENDGAME_SHARE))
+        with self.lock:
+            kept.few = few  # before the set: a search given the set reads `few` with it
+            kept.endgame = made
 
 
 class Question:
@@ -260,6 +290,8 @@ class Question:
                          for drawn_in in (True, False)] if goal else []
         self._with_endgame()
         self.ended = [search.begin(position) for search in self.searches] or [LOST]
+        self.noted = False  # a won search's line counted in the goal's won table
+        self.lock = threading.Lock()  # each lane may be searched on a core of its own
         self._note_won()
         self.examined = 0
         # The position's signature under the goal's group, as the dead table keys it.
@@ -270,7 +302,6 @@ class Question:
         self.retired, self.runs, self.budget = 0, 1, RESTART_UNIT
         self.turn = 0  # the search to go on next
         self.noise = np.random.default_rng(position)
-        self.lock = threading.Lock()  # each lane may be searched on a core of its own
 
     def go(self, seconds: float, lane: int | None = None) -> Answer:
         """Search on for at most `seconds` (none once decided); the answer so far. Both searches
@@ -306,9 +337,14 @@ class Question:
                       examined, answer.seconds)
 
     def _note_won(self) -> None:
-        """A search that won kept its line in the goal's won table: later searches look there."""
-        if WON in self.ended:
-            self.kept.any_won = True
+        """A search that won kept its line in the goal's won table (`Tables.kept_line`, once):
+        later searches look there."""
+        with self.lock:  # both lanes may have ended
+            if WON not in self.ended or self.noted:
+                return
+            self.noted = True
+            with self.solver.lock:
+                self.kept.kept_line(self.searches[self.ended.index(WON)].line_keys())
 
     def _examined(self) -> int:
         return self.retired + sum(int(search.counts[0]) for search in self.searches)

@@ -377,6 +377,11 @@ class Search:
         if self.top[0] >= 0:  # else the root itself was the one peg: `go` then says LOST
             self.count[self.top[0]] = self.next[self.top[0]] = 0
 
+    def line_keys(self) -> np.ndarray:
+        """The signatures of the positions from the root to the stack's top (after WON: those
+        the walk kept in the won table)."""
+        return self.images[:max(0, int(self.top[0])) + 1].min(axis=1)
+
     def line(self) -> list[int]:
         """The board's jump numbers from the root to the stack's top (after WON: a solution)."""
         return [int(self.goal.order[j]) for j in self.path[1:self.top[0] + 1]]
