@@ -12,8 +12,7 @@ Prints the positions checked, won and lost by each side, and every difference; e
         --positions 5000 --work /tmp/agreement [--endgame-after 0]
 
 `--endgame-after 0` starts each goal's endgame (kernel.endgame) at its first step of search (made
-beside it, in milliseconds on these boards), so
-the small boards are answered through it too.
+beside it, in milliseconds on these boards), so the small boards are answered through it too.
 """
 
 from __future__ import annotations
