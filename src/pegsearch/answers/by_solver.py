@@ -127,9 +127,10 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
                                                   for _, child in moves])
         else:
             asked = [question, *(solver.ask(board, child, finish) for _, child in moves)]
-            answers = _shared(asked, deadline, partial(_settled, moves))
+            settle = partial(_settled, moves)
+            answers = _shared(asked, deadline, settle)
             if beside is None and not answers[0].won:  # no finishing holes to search: their share too
-                answers = _shared(asked, began + seconds, partial(_settled, moves))
+                answers = _shared(asked, began + seconds, settle)
         itself, after = answers[0], answers[1:]
         ends = {answer.last for answer in answers if answer.won}  # each a possible finish
         if not itself.decided and moves and all(answer.outcome == LOST_WORD for answer in after):

@@ -115,17 +115,19 @@ class Tables:
     few: int = 0
     examined: int = 0
     making: bool = False  # the endgame is being made (`Solver._searched`)
-    # Whether a line has been kept in `won` (`Search.any_won`), and the positions of the lines
-    # kept since it was last emptied (`kept_line`).
-    any_won: bool = False
-    lines: int = 0
+    lines: int = 0  # the positions of the lines kept in `won` since it was last emptied
+
+    @property
+    def any_won(self) -> bool:
+        """Whether a line is kept in `won` (`Search.any_won`): every line has a position, and an
+        emptied table keeps the newest."""
+        return self.lines > 0
 
     def kept_line(self, keys: np.ndarray) -> None:
         """A search won, keeping its line's signatures `keys` in `won`. Once the lines fill half
         its slots it is emptied but for this line: the oldest lines (most likely another
         player's game) are the least asked for again, and a full table would keep them (its keys
         of the most pegs) over the new."""
-        self.any_won = True
         self.lines += len(keys)
         if 2 * self.lines > len(self.won):
             self.won[:] = 0
