@@ -100,7 +100,7 @@ def _legal(p, need, flip):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _legal_word(p, need, flip, word):
+def legal_word(p, need, flip, word):
     """Bit t set when jump ``64 * word + t`` is legal in position p; 0 past the last word.
 
     A jump is legal when its three holes read peg, peg, empty: ``p & flip == need``, one AND and
@@ -120,8 +120,8 @@ def _legal_pair(p, need, flip, pair):
     callers read a pair's jumps off in one loop of known length with `_next_jump`, so a parent
     costs one mispredicted loop exit a pair, where a loop a word cost one a word (English has
     76 jumps: two words, one pair)."""
-    low = _legal_word(p, need, flip, 2 * pair)
-    high = _legal_word(p, need, flip, 2 * pair + 1)
+    low = legal_word(p, need, flip, 2 * pair)
+    high = legal_word(p, need, flip, 2 * pair + 1)
     return low, high, popcount(low) + popcount(high)
 
 
