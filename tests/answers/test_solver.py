@@ -181,6 +181,26 @@ def test_a_won_table_half_filled_by_lines_is_emptied_and_answers_stay_right() ->
     assert emptied >= 1
 
 
+def test_a_process_whose_endgame_is_being_made_waits_for_it_and_exits_cleanly() -> None:
+    """The endgame is made on a thread of its own; a command ends as soon as its answer is out,
+    and a daemon thread stopped at exit inside the kernel aborted the process (exit 134, now and
+    then). The interpreter must wait for it: made by the time the process's exit handlers run."""
+    script = """if True:
+        import atexit
+        from pegsearch.answers.solver import Solver
+        from pegsearch.board.files import load_board
+        board = load_board("triangle-9")
+        solver = Solver(goals=1, endgame_after=0)  # made once the first step is counted
+        solver.ask(board, board.start_position(), None).go(0.05)
+        kept = next(iter(solver.tables.values()))
+        atexit.register(lambda: print("made" if kept.endgame is not None else "cut short"))
+    """
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["made"]
+
+
 def test_luby_sequence() -> None:
     assert [luby(run) for run in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
 

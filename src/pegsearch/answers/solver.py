@@ -257,13 +257,15 @@ class Solver:
         """Count `examined` more positions searched for a goal; past ENDGAME_AFTER, start making
         its endgame on a thread of its own (once), the searches going on without it meanwhile:
         made under the lock, it stopped every search for its 3 s on triangle-9 (a service's
-        first hints, a command's one hint)."""
+        first hints, a command's one hint). Not a daemon: the interpreter waits for it at exit
+        (at most the endgame's few seconds), since a daemon thread stopped at exit inside the
+        kernel aborted the process (exit 134) after a command's answer was printed."""
         with self.lock:
             kept.examined += examined
             if kept.making or kept.endgame is not None or kept.examined < self.endgame_after:
                 return
             kept.making = True
-        threading.Thread(target=self._make_endgame, args=(board, finish, kept), daemon=True,
+        threading.Thread(target=self._make_endgame, args=(board, finish, kept),
                          name="pegsearch-endgame").start()
 
     def _make_endgame(self, board: Board, finish: int | None, kept: Tables) -> None:

@@ -1,0 +1,86 @@
+"""The depth-first walk's order of jumps and its arrays, checked against plain Python."""
+
+from __future__ import annotations
+
+import random
+from itertools import pairwise
+
+import numpy as np
+import pytest
+
+from pegsearch.answers.solver import compiled_goal, goal_holes, spread
+from pegsearch.board.files import load_board
+from pegsearch.board.geometry import Board, legal_jumps
+from pegsearch.kernel.depth_first import APART, RUNNING, STRANDED, Search, new_table
+
+
+def _neighbours(board: Board) -> dict[int, set[int]]:
+    """Each hole's neighbours: the holes it shares a jump's start and over holes with."""
+    near: dict[int, set[int]] = {hole: set() for hole in range(1, board.holes + 1)}
+    for jump in board.jumps:
+        near[jump.start].add(jump.over)
+        near[jump.over].add(jump.start)
+    return near
+
+
+def _stranded(position: int, near: dict[int, set[int]]) -> int:
+    """The pegs of `position` with no peg beside them, counted one by one."""
+    pegs = {hole for hole in near if position >> (hole - 1) & 1}
+    return sum(1 for hole in pegs if not near[hole] & pegs)
+
+
+def _positions(board: Board, count: int, seed: int) -> list[int]:
+    """`count` positions reached by random legal jumps from the board's start."""
+    chosen, found = random.Random(seed), []
+    while len(found) < count:
+        position = board.start_position()
+        for _ in range(chosen.randint(1, board.holes // 2)):
+            moves = legal_jumps(board, position)
+            if not moves:
+                break
+            position = chosen.choice(moves)[1]
+        found.append(position)
+    return found
+
+
+@pytest.mark.parametrize("name", ["triangle-9", "english-33", "wiegleb-45"])
+def test_jumps_are_tried_by_their_stranded_pegs_and_spread(name: str) -> None:
+    """The walk counts a jump's stranded pegs near its holes only (the parent's elsewhere, once)
+    and finds the legal jumps 64 at a time; the order must be the plain one: STRANDED for each
+    peg the jump leaves alone, plus its spread, ties in the board's order."""
+    board = load_board(name)
+    near, scores = _neighbours(board), spread(board)
+    number = {jump: index for index, jump in enumerate(board.jumps)}
+    listed = 0
+    for position in _positions(board, 200, seed=len(name)):
+        goal = goal_holes(board, position, None)
+        if not goal:
+            continue
+        search = Search(compiled_goal(board, goal, None, True), new_table(1 << 12),
+                        new_table(1 << 12), board.holes)
+        if search.begin(position) != RUNNING:
+            continue
+        tried = [int(search.goal.order[j]) for j in search.jumps[0, :search.count[0]]]
+        expected = sorted((STRANDED * _stranded(child, near) + scores[number[jump]], number[jump])
+                          for jump, child in legal_jumps(board, position))
+        assert tried == [index for _, index in expected]
+        listed += 1
+    assert listed > 100
+
+
+def test_two_searches_write_no_cache_line_in_common() -> None:
+    """A hint walks several searches on several cores: no array one writes may share a cache
+    line (or its pair) with another's."""
+    board = load_board("triangle-9")
+    goal = goal_holes(board, board.start_position(), None)
+    searches = [Search(compiled_goal(board, goal, None, True), new_table(1 << 12),
+                       new_table(1 << 12), board.holes) for _ in range(2)]
+    spans = sorted((array.ctypes.data, array.ctypes.data + array.nbytes)
+                   for search in searches
+                   for array in (search.positions, search.images, search.weights, search.jumps,
+                                 search.count, search.next, search.path, search.top, search.counts,
+                                 search.scores))
+    for (_, end), (begin, _) in pairwise(spans):
+        assert begin - end >= APART
+    assert all(begin % APART == 0 for begin, _ in spans)
+    assert int(searches[0].top[0]) == -1 and not np.any(searches[1].counts)
