@@ -323,9 +323,9 @@ class Goal:
         near = tables.flip.copy()
         for hole in range(tables.holes):
             near[tables.flip >> np.uint64(hole) & np.uint64(1) == 1] |= neighbours[hole]
-        words = -(-len(at) // 64) * 64
-        need, flip = np.ones(words, dtype=np.uint64), np.zeros(words, dtype=np.uint64)
-        need[:len(at)], flip[:len(at)] = tables.need[at], tables.flip[at]
+        # The board's jumps padded to whole words (BoardTables.jump_words), put in `order`.
+        padded = np.concatenate([at, np.arange(len(at), len(tables.jump_words[0]))])
+        need, flip = (words[padded] for words in tables.jump_words)
         return cls(np.uint64(mask), at, need, flip,
                    np.ascontiguousarray(tables.flip_images[at]), tables.byte_images, neighbours, near[at],
                    np.array(spread, dtype=np.int64)[at], weights,
