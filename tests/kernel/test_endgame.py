@@ -55,3 +55,12 @@ def test_an_endgame_too_large_for_its_keys_is_empty() -> None:
     board = load_board("triangle-5")
     found, few = endgame(BoardTables.for_board(board), (1 << board.holes) - 1, 1)
     assert few == 0 and not found.table.any()
+
+
+def test_an_endgame_told_to_stop_makes_none() -> None:
+    """Its maker asks between chunks whether to go on (a process ending does not wait for it)."""
+    board = load_board("triangle-5")
+    asked = []
+    assert endgame(BoardTables.for_board(board), (1 << board.holes) - 1, 2_000,
+                   lambda: asked.append(1) and False) is None
+    assert asked == [1]

@@ -257,9 +257,10 @@ class Solver:
         """Count `examined` more positions searched for a goal; past ENDGAME_AFTER, start making
         its endgame on a thread of its own (once), the searches going on without it meanwhile:
         made under the lock, it stopped every search for its 3 s on triangle-9 (a service's
-        first hints, a command's one hint). Not a daemon: the interpreter waits for it at exit
-        (at most the endgame's few seconds), since a daemon thread stopped at exit inside the
-        kernel aborted the process (exit 134) after a command's answer was printed."""
+        first hints, a command's one hint). Not a daemon (a daemon thread stopped at exit inside
+        the kernel aborted the process, exit 134, after a command's answer was printed): it
+        stops itself, between chunks, once the main thread has ended, so a command does not wait
+        seconds at exit for an endgame it will not use."""
         with self.lock:
             kept.examined += examined
             if kept.making or kept.endgame is not None or kept.examined < self.endgame_after:
@@ -270,8 +271,11 @@ class Solver:
 
     def _make_endgame(self, board: Board, finish: int | None, kept: Tables) -> None:
         every = (1 << board.holes) - 1 if finish is None else 1 << (finish - 1)
-        made, few = endgame(goal_tables(board, finish), every,
-                            min(ENDGAME_MOST, self.slots // ENDGAME_SHARE))
+        found = endgame(goal_tables(board, finish), every,
+                        min(ENDGAME_MOST, self.slots // ENDGAME_SHARE), threading.main_thread().is_alive)
+        if found is None:  # the process is ending
+            return
+        made, few = found
         with self.lock:
             kept.few = few  # before the set: a search given the set reads `few` with it
             kept.endgame = made

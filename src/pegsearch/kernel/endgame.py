@@ -15,6 +15,8 @@ position's parents being the parents of its images, so the representatives' pare
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numba
 import numpy as np
 
@@ -22,8 +24,9 @@ from pegsearch.kernel.expand import image_of
 from pegsearch.kernel.members import Members
 from pegsearch.kernel.tables import BoardTables
 
-# Positions of a level taken back at a time (their parents, with repeats, are a few million).
-CHUNK = 1 << 16
+# Positions of a level taken back at a time (their parents, with repeats, are a million or so:
+# a tenth of a second on triangle-9, between two asks whether to go on).
+CHUNK = 1 << 14
 
 
 @numba.njit(cache=True, nogil=True)
@@ -43,10 +46,12 @@ def _parents(level, need, free, flip, byte_images, out):
     return n
 
 
-def endgame(tables: BoardTables, goal: int, most: int) -> tuple[Members, int]:
+def endgame(tables: BoardTables, goal: int, most: int,
+            going: Callable[[], bool] = lambda: True) -> tuple[Members, int] | None:
     """The winnable positions of up to `few` pegs for one peg on a hole of `goal` (a mask), as a
     set of signatures under `tables`' group of at most about `most` keys: (the set, few). `few` is
-    0 (an empty set) when not even the goal's one-peg positions fit."""
+    0 (an empty set) when not even the goal's one-peg positions fit. None where `going`, asked
+    between chunks of a level (the making takes seconds), said stop."""
     holes = [np.uint64(1) << np.uint64(h) for h in range(tables.holes) if goal >> h & 1]
     level = np.unique(tables.signatures(np.array(holes, dtype=np.uint64)))
     levels: list[np.ndarray] = []
@@ -55,15 +60,21 @@ def endgame(tables: BoardTables, goal: int, most: int) -> tuple[Members, int]:
         growth = len(level) / len(levels[-2]) if len(levels) > 1 else len(tables.flip)
         if sum(map(len, levels)) + len(level) * growth > most:
             break
-        level = _level_before(tables, level, pegs=len(levels))
+        level = _level_before(tables, level, len(levels), going)
+        if level is None:
+            return None
     return Members(np.concatenate([np.empty(0, np.uint64), *levels])), len(levels)
 
 
-def _level_before(tables: BoardTables, level: np.ndarray, pegs: int) -> np.ndarray:
-    """The signatures of the positions one jump before those of `level` (`pegs` pegs each)."""
+def _level_before(tables: BoardTables, level: np.ndarray, pegs: int,
+                  going: Callable[[], bool]) -> np.ndarray | None:
+    """The signatures of the positions one jump before those of `level` (`pegs` pegs each); None
+    where `going` said stop."""
     landing = int(np.unique(tables.free, return_counts=True)[1].max())  # jumps into one hole
     found = []
     for first in range(0, len(level), CHUNK):
+        if not going():
+            return None
         chunk = level[first:first + CHUNK]
         out = np.empty(len(chunk) * pegs * landing, dtype=np.uint64)
         made = _parents(chunk, tables.need, tables.free, tables.flip, tables.byte_images, out)
