@@ -18,8 +18,9 @@ does not visit:
 
 Both tables are bounded, and lossy: where a key's slots are full, the key with the fewest pegs
 goes. Forgetting costs time, never correctness, since a position is only ever written to the table
-that its own search proved. Each child's slot is asked for as soon as its parent's jumps are listed
-(kernel.prefetch), so the cache misses of a position's children overlap.
+that its own search proved. Each child's slot is asked for as soon as its signature is known, while
+its parent's jumps are still being listed (kernel.prefetch), so the cache misses of a position's
+children overlap each other and that listing.
 
 The walk is resumable: its whole state is in `Walk`'s arrays, so a call spends a budget of
 positions and returns, and the caller checks the clock, an interrupt, or asks again. Signatures
@@ -129,15 +130,20 @@ def _alone(position, among, neighbours):
 
 
 @numba.njit(cache=True, nogil=True)
-def _enter(d, positions, jumps, count, next_, need, flip, neighbours, near, spread, scores, goal):
+def _enter(d, positions, images, jumps, keys, count, next_, need, flip, flip_images, neighbours,
+           near, spread, scores, goal, dead, endgame, shift, below):
     """Make depth d ready to explore: WON when it is one peg on a goal hole, LOST when it has no
-    jump left, else RUNNING with its legal jumps listed best first: a line that strands no peg and
-    draws the pegs together is the likeliest to finish, so a jump's score is STRANDED for each peg
-    left with no neighbour plus `spread[j]`, how much it spreads the pegs out (ties: the order
-    given). A jump changes whether a peg is alone only `near` its holes, so the parent's lone pegs
-    elsewhere are counted once, not again for each jump (a third of the search's time, counted
-    whole for each child). The legal jumps are found 64 at a time, without a branch
-    (kernel.expand's test), and listed in the order given."""
+    jump left, else RUNNING with its legal jumps listed best first, each with its child's
+    signature (`keys`): a line that strands no peg and draws the pegs together is the likeliest
+    to finish, so a jump's score is STRANDED for each peg left with no neighbour plus `spread[j]`,
+    how much it spreads the pegs out (ties: the order given). A jump changes whether a peg is
+    alone only `near` its holes, so the parent's lone pegs elsewhere are counted once, not again
+    for each jump (a third of the search's time, counted whole for each child). The legal jumps
+    are found 64 at a time, without a branch (kernel.expand's test), and listed in the order
+    given. Each child's slot (the endgame's where it has few pegs, `below`, else the dead
+    table's) is asked for as soon as its signature is known (kernel.prefetch), so the misses
+    overlap each other and the scoring of the jumps after it: asked for once all were scored,
+    the first child's, looked up next, was not there yet."""
     position = positions[d]
     if position & (position - np.uint64(1)) == 0:
         return WON if position & goal else LOST
@@ -148,6 +154,13 @@ def _enter(d, positions, jumps, count, next_, need, flip, neighbours, near, spre
         while legal:
             j = 64 * word + trailing_zeros(legal)
             legal &= legal - np.uint64(1)
+            key = images[d, 0] ^ flip_images[j, 0]
+            for g in range(1, images.shape[1]):
+                key = min(key, images[d, g] ^ flip_images[j, g])
+            if below:
+                prefetch(endgame, home(shift, key))
+            else:
+                prefetch(dead, _home(dead, key))
             child = position ^ flip[j]
             stranded = popcount(alone & ~near[j]) + popcount(_alone(child, near[j], neighbours))
             score = STRANDED * stranded + spread[j]
@@ -155,9 +168,11 @@ def _enter(d, positions, jumps, count, next_, need, flip, neighbours, near, spre
             while at > 0 and scores[at - 1] > score:  # insertion: a stable sort by score
                 scores[at] = scores[at - 1]
                 jumps[d, at] = jumps[d, at - 1]
+                keys[d, at] = keys[d, at - 1]
                 at -= 1
             scores[at] = score
             jumps[d, at] = j
+            keys[d, at] = key
             n += 1
     count[d] = n
     next_[d] = 0
@@ -167,28 +182,17 @@ def _enter(d, positions, jumps, count, next_, need, flip, neighbours, near, spre
 
 
 @numba.njit(cache=True, nogil=True)
-def _look_ahead(d, images, jumps, count, flip_images, won, any_won, dead, endgame, shift, below):
-    """Ask for the slot each of depth d's children will be looked up in now (the endgame's where
-    they have few pegs, `below`, else the dead table's), so their misses overlap (kernel.prefetch),
-    and move a jump whose child's signature is in the won table to the front."""
-    moved = not any_won
+def _won_first(d, jumps, keys, count, won):
+    """Move the first jump whose child's signature is in the won table to the front."""
     for k in range(count[d]):
-        j = jumps[d, k]
-        best = images[d, 0] ^ flip_images[j, 0]
-        for g in range(1, images.shape[1]):
-            best = min(best, images[d, g] ^ flip_images[j, g])
-        if below:
-            prefetch(endgame, home(shift, best))
-        else:
-            prefetch(dead, _home(dead, best))
-        if not moved and holds(won, best):
-            jumps[d, k] = jumps[d, 0]
-            jumps[d, 0] = j
-            moved = True
+        if holds(won, keys[d, k]):
+            jumps[d, 0], jumps[d, k] = jumps[d, k], jumps[d, 0]
+            keys[d, 0], keys[d, k] = keys[d, k], keys[d, 0]
+            return
 
 
 @numba.njit(cache=True, nogil=True)
-def start(positions, images, weights, jumps, count, next_, top, counts, need, flip,
+def start(positions, images, weights, jumps, keys, count, next_, top, counts, need, flip,
           flip_images, neighbours, near, spread, scores, pagoda_weights, thresholds, won, dead, goal,
           byte_images, endgame, shift, few):
     """Put the root (positions[0]) on the stack: its images, its weights; returns WON, LOST (a
@@ -211,12 +215,12 @@ def start(positions, images, weights, jumps, count, next_, top, counts, need, fl
                               not member(endgame, shift, np.uint64(len(endgame) - 1), least)):
         top[0] = -1
         return LOST
-    ended = _enter(0, positions, jumps, count, next_, need, flip, neighbours, near, spread, scores, goal)
+    ended = _enter(0, positions, images, jumps, keys, count, next_, need, flip, flip_images,
+                   neighbours, near, spread, scores, goal, dead, endgame, shift, popcount(root) <= few + 1)
     if ended == WON:
         counts[EVICTIONS] += keep(won, _least(images, 0))
     if ended == RUNNING:
-        _look_ahead(0, images, jumps, count, flip_images, won, True, dead, endgame, shift,
-                    popcount(root) <= few + 1)
+        _won_first(0, jumps, keys, count, won)
         top[0] = 0
     else:
         top[0] = -1
@@ -224,7 +228,7 @@ def start(positions, images, weights, jumps, count, next_, top, counts, need, fl
 
 
 @numba.njit(cache=True, nogil=True)
-def walk(positions, images, weights, jumps, count, next_, path, top, counts, need, flip,
+def walk(positions, images, weights, jumps, keys, count, next_, path, top, counts, need, flip,
          flip_images, neighbours, near, spread, scores, pagoda_weights, changes, thresholds, won, any_won,
          dead, goal, endgame, shift, few, budget):
     """Go on with the search for up to `budget` positions: WON (the stack is the line, kept in
@@ -244,7 +248,7 @@ def walk(positions, images, weights, jumps, count, next_, path, top, counts, nee
             if d == 0:
                 return LOST
             continue
-        j = jumps[d, next_[d]]
+        j, least = jumps[d, next_[d]], keys[d, next_[d]]
         next_[d] += 1
         c = d + 1
         ruled_out = False
@@ -254,9 +258,6 @@ def walk(positions, images, weights, jumps, count, next_, path, top, counts, nee
                 ruled_out = True
         if ruled_out:
             continue
-        for g in range(symmetries):
-            images[c, g] = images[d, g] ^ flip_images[j, g]
-        least = _least(images, c)
         if popcount(positions[d]) <= few + 1:  # the endgame says, exactly: no dead table to ask
             if not member(endgame, shift, ends, least):
                 continue
@@ -266,7 +267,11 @@ def walk(positions, images, weights, jumps, count, next_, path, top, counts, nee
         counts[EXAMINED] += 1
         positions[c] = positions[d] ^ flip[j]
         path[c] = j
-        ended = _enter(c, positions, jumps, count, next_, need, flip, neighbours, near, spread, scores, goal)
+        for g in range(symmetries):
+            images[c, g] = images[d, g] ^ flip_images[j, g]
+        ended = _enter(c, positions, images, jumps, keys, count, next_, need, flip, flip_images,
+                       neighbours, near, spread, scores, goal, dead, endgame, shift,
+                       popcount(positions[c]) <= few + 1)
         if ended == WON:
             for on in range(c + 1):
                 counts[EVICTIONS] += keep(won, _least(images, on))
@@ -274,8 +279,8 @@ def walk(positions, images, weights, jumps, count, next_, path, top, counts, nee
             return WON
         if ended == LOST:  # no jump left: found again as quickly as looked up, so not kept
             continue
-        _look_ahead(c, images, jumps, count, flip_images, won, any_won, dead, endgame, shift,
-                    popcount(positions[c]) <= few + 1)
+        if any_won:
+            _won_first(c, jumps, keys, count, won)
         top[0] = c
     return RUNNING
 
@@ -351,6 +356,7 @@ class Search:
     images: np.ndarray = field(init=False)
     weights: np.ndarray = field(init=False)
     jumps: np.ndarray = field(init=False)
+    keys: np.ndarray = field(init=False)
     count: np.ndarray = field(init=False)
     next: np.ndarray = field(init=False)
     path: np.ndarray = field(init=False)
@@ -363,6 +369,7 @@ class Search:
         self.images = _apart((depth, self.goal.flip_images.shape[1]), np.uint64)
         self.weights = _apart((depth, len(self.goal.thresholds)), np.int64)
         self.jumps = _apart((depth, max(1, len(self.goal.order))), np.int32)
+        self.keys = _apart((depth, max(1, len(self.goal.order))), np.uint64)  # each jump's child's
         self.count = _apart(depth, np.int32)
         self.next = _apart(depth, np.int32)
         self.path = _apart(depth, np.int32)
@@ -376,7 +383,8 @@ class Search:
         """Put `position` at the root: WON, LOST or RUNNING (go on with `go`)."""
         self.positions[0] = np.uint64(position)
         g = self.goal
-        return start(self.positions, self.images, self.weights, self.jumps, self.count, self.next,
+        return start(self.positions, self.images, self.weights, self.jumps, self.keys, self.count,
+                     self.next,
                      self.top, self.counts, g.need, g.flip, g.flip_images, g.neighbours,
                      g.near, g.spread, self.scores, g.pagoda_weights, g.thresholds, self.won, self.dead,
                      self.mask, g.byte_images, self.endgame.table, self.endgame.shift,
@@ -385,7 +393,8 @@ class Search:
     def go(self, budget: int) -> int:
         """Examine up to `budget` more positions: WON, LOST or RUNNING."""
         g = self.goal
-        return walk(self.positions, self.images, self.weights, self.jumps, self.count, self.next,
+        return walk(self.positions, self.images, self.weights, self.jumps, self.keys, self.count,
+                    self.next,
                     self.path, self.top, self.counts, g.need, g.flip, g.flip_images, g.neighbours,
                     g.near, g.spread, self.scores, g.pagoda_weights, g.changes, g.thresholds,
                     self.won, self.any_won, self.dead, self.mask, self.endgame.table,
