@@ -37,7 +37,7 @@ from pegsearch.board.symmetry import image_of_jump
 from pegsearch.engines.local import default_budget, parse_size
 from pegsearch.errors import InputError
 from pegsearch.interrupts import check
-from pegsearch.kernel.depth_first import LOST, RUNNING, WON, Goal, Search, holds, keep, new_table
+from pegsearch.kernel.depth_first import LOST, RUNNING, STRANDED, WON, Goal, Search, holds, keep, new_table
 from pegsearch.kernel.endgame import endgame
 from pegsearch.kernel.members import Members
 from pegsearch.kernel.tables import BoardTables
@@ -66,6 +66,12 @@ ENDGAME_MOST = 2_000_000
 # Positions the second search of a question examines in the shortest of its runs (`_restart`):
 # tried 20 K and 100 K on 7 hard triangle-9 questions, 20 K solved more of them sooner.
 RESTART_UNIT = 20_000
+# How far a restart's noise may move a jump (`_restart`), in stranded pegs, beyond the spread's own
+# range: with less than one, every order tried a jump that strands a peg after every jump that
+# strands none, and the wins that begin so were found only once the rest was nearly all proved
+# dead (11 hard won triangle-9 children, the second search alone: 88 M positions to win them all
+# with noise within the spread; 49 M, 35 M, 30 M and 29 M with 1, 2, 3 and 4 stranded pegs more).
+RESTART_NOISE = 3
 
 
 @dataclass(frozen=True)
@@ -359,7 +365,8 @@ class Question:
 
     def _restart(self) -> None:
         """Begin the second search again, its jumps in the first's order with each jump's score
-        shifted by noise (up to the scores' spread): a depth-first search's time to a win is
+        shifted by noise (up to the spread's deviation and RESTART_NOISE stranded pegs' cost,
+        so a jump that strands a peg is sometimes tried first): a depth-first search's time to a win is
         heavy-tailed, one order lost for millions of positions in a subtree another never
         enters, so short runs in many orders find most wins sooner than one long run (a child
         of a won triangle-9 position: 18 M positions in the first order, 40 K in restarts). A
@@ -367,7 +374,8 @@ class Question:
         what it proved dead stays in the goal's table, so no run repeats another's proofs, and
         one that tries every jump proves a loss as surely as the first."""
         base = self.searches[0].goal
-        shift = self.noise.random(len(base.spread)) * max(1.0, float(base.spread.std()))
+        shift = self.noise.random(len(base.spread)) * (max(1.0, float(base.spread.std()))
+                                                      + RESTART_NOISE * STRANDED)
         search = Search(replace(base, spread=base.spread + shift.astype(np.int64)), self.kept.dead,
                         self.kept.won, self.board.holes, any_won=self.kept.any_won)
         with self.lock:  # the other lane may be counting the positions examined
