@@ -15,18 +15,19 @@ import pytest
 
 from pegsearch.answers.by_solver import _settled, _transposed
 from pegsearch.answers.hint import read_position
-from pegsearch.answers.solver import LANES, LOST_WORD, UNDECIDED, WON_WORD, Answer, Solver, luby
+from pegsearch.answers.solver import LANES, LOST_WORD, UNDECIDED, WON_WORD, Answer, Solver, luby, spread
 from pegsearch.answers.winnable import targets, winnable_sets
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import legal_jumps
 from pegsearch.board.pagoda import pagodas
-from pegsearch.kernel.depth_first import new_table
+from pegsearch.kernel.depth_first import STRANDED, new_table
 from tests.answers.test_survey import (
     check_every_hole_is_its_class_carried_by_symmetry,
     solvable_pair_classes,
     survey_json,
 )
 from tests.helpers import assert_one_line_error, cell, local_run, pegsearch
+from tests.kernel.test_depth_first import _neighbours, _stranded
 
 AGREEMENT = Path(__file__).parents[2] / "cluster" / "solver_agreement.py"
 
@@ -204,6 +205,25 @@ def test_a_process_whose_endgame_is_being_made_stops_it_and_exits_cleanly() -> N
 
 def test_luby_sequence() -> None:
     assert [luby(run) for run in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
+
+
+def test_a_restart_may_try_first_a_jump_a_stranded_peg_behind_the_best() -> None:
+    """A restart's noise reaches past a stranded peg's cost (RESTART_NOISE): with noise within the
+    spread alone (28 on triangle-9, a stranded peg 30), no restart's first jump was ever one that
+    the first order scored a stranded peg or more behind its best, and the wins that begin so were
+    found about as late in every order."""
+    board = load_board("triangle-9")
+    position = read_position(board, board.empty, "6-3-1,13-9-6,4-8-13")
+    near, scores = _neighbours(board), spread(board)
+    number = {jump: index for index, jump in enumerate(board.jumps)}
+    score = {number[jump]: STRANDED * _stranded(child, near) + scores[number[jump]]
+             for jump, child in legal_jumps(board, position)}
+    question = Solver(goals=1, endgame_after=10**12).ask(board, position, None)
+    firsts = []
+    for _ in range(30):
+        question._restart()
+        firsts.append(score[int(question.searches[1].goal.order[question.searches[1].jumps[0, 0]])])
+    assert max(firsts) >= min(score.values()) + STRANDED
 
 
 def test_restarts_find_a_win_the_first_order_is_lost_for_millions_of_positions() -> None:

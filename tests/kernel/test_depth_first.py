@@ -78,8 +78,8 @@ def test_two_searches_write_no_cache_line_in_common() -> None:
     spans = sorted((array.ctypes.data, array.ctypes.data + array.nbytes)
                    for search in searches
                    for array in (search.positions, search.images, search.weights, search.jumps,
-                                 search.count, search.next, search.path, search.top, search.counts,
-                                 search.scores))
+                                 search.keys, search.count, search.next, search.path, search.top,
+                                 search.counts, search.scores))
     for (_, end), (begin, _) in pairwise(spans):
         assert begin - end >= APART
     assert all(begin % APART == 0 for begin, _ in spans)

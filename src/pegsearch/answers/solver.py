@@ -66,11 +66,12 @@ ENDGAME_MOST = 2_000_000
 # Positions the second search of a question examines in the shortest of its runs (`_restart`):
 # tried 20 K and 100 K on 7 hard triangle-9 questions, 20 K solved more of them sooner.
 RESTART_UNIT = 20_000
-# How far a restart's noise may move a jump (`_restart`), in stranded pegs, beyond the spread's own
-# range: with less than one, every order tried a jump that strands a peg after every jump that
-# strands none, and the wins that begin so were found only once the rest was nearly all proved
-# dead (11 hard won triangle-9 children, the second search alone: 88 M positions to win them all
-# with noise within the spread; 49 M, 35 M, 30 M and 29 M with 1, 2, 3 and 4 stranded pegs more).
+# How far a restart's noise may move a jump (`_restart`), in stranded pegs' cost, beyond the
+# spread's deviation: within the deviation alone (28 on triangle-9, a stranded peg 30), no restart
+# tried first a jump that the first order put a stranded peg or more behind its best, and the wins
+# that begin so were found about as late as by the first search, once the rest was nearly all
+# proved dead (11 hard won triangle-9 children, the second search alone: 88 M positions to win
+# them all so; 49 M, 35 M, 30 M and 29 M with 1, 2, 3 and 4 stranded pegs more).
 RESTART_NOISE = 3
 
 
@@ -365,9 +366,9 @@ class Question:
 
     def _restart(self) -> None:
         """Begin the second search again, its jumps in the first's order with each jump's score
-        shifted by noise (up to the spread's deviation and RESTART_NOISE stranded pegs' cost,
-        so a jump that strands a peg is sometimes tried first): a depth-first search's time to a win is
-        heavy-tailed, one order lost for millions of positions in a subtree another never
+        shifted by noise (up to the spread's deviation and RESTART_NOISE stranded pegs' cost, so
+        a jump scored a stranded peg behind is sometimes tried first): a depth-first search's
+        time to a win is heavy-tailed, one order lost for millions of positions in a subtree another never
         enters, so short runs in many orders find most wins sooner than one long run (a child
         of a won triangle-9 position: 18 M positions in the first order, 40 K in restarts). A
         run ends after Luby's sequence of budgets (1, 1, 2, 1, 1, 2, 4, ... times RESTART_UNIT);

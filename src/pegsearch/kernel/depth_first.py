@@ -384,8 +384,7 @@ class Search:
         self.positions[0] = np.uint64(position)
         g = self.goal
         return start(self.positions, self.images, self.weights, self.jumps, self.keys, self.count,
-                     self.next,
-                     self.top, self.counts, g.need, g.flip, g.flip_images, g.neighbours,
+                     self.next, self.top, self.counts, g.need, g.flip, g.flip_images, g.neighbours,
                      g.near, g.spread, self.scores, g.pagoda_weights, g.thresholds, self.won, self.dead,
                      self.mask, g.byte_images, self.endgame.table, self.endgame.shift,
                      np.int64(self.few))
@@ -394,8 +393,7 @@ class Search:
         """Examine up to `budget` more positions: WON, LOST or RUNNING."""
         g = self.goal
         return walk(self.positions, self.images, self.weights, self.jumps, self.keys, self.count,
-                    self.next,
-                    self.path, self.top, self.counts, g.need, g.flip, g.flip_images, g.neighbours,
+                    self.next, self.path, self.top, self.counts, g.need, g.flip, g.flip_images, g.neighbours,
                     g.near, g.spread, self.scores, g.pagoda_weights, g.changes, g.thresholds,
                     self.won, self.any_won, self.dead, self.mask, self.endgame.table,
                     self.endgame.shift, np.int64(self.few), np.int64(budget))
