@@ -91,7 +91,7 @@ class Searches:
             document["settings"] = record.settings
         _with_status(document, status)
         if status == "failed":
-            document["error"] = record.error
+            document["error"] = self._error(search_id, record)
         return document
 
     def counts(self, search_id: str, winnable: bool, finish: int | None) -> dict:
@@ -129,8 +129,15 @@ class Searches:
                              if key in ("starts", "solvable_starts", "verdict", "fewest_moves",
                                         "fewest_moves_starts")})
         if status == "failed":
-            document["error"] = record.error
+            document["error"] = self._error(search_id, record)
         return document
+
+    def _error(self, search_id: str, record: Record) -> str | None:
+        """A failed search's one line, from its record read again: the one `find` read may be
+        older than the status, since a worker ending in between settles both (a failed search
+        was answered, now and then, with error null)."""
+        fresh = self.jobs.records.get(search_id)
+        return (fresh or record).error
 
     def listing(self) -> list[dict]:
         """Every search under the root, newest first: those with a run directory and queued ones."""

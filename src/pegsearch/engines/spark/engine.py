@@ -26,10 +26,12 @@ run's store (`probe`).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from functools import partial
 
 import numpy as np
+from py4j.protocol import Py4JError
 from pyspark.sql import SparkSession
 
 from pegsearch.engines import LevelProgress, no_progress
@@ -167,8 +169,11 @@ class SparkEngine:
     def _cancel(self) -> None:
         """Stop the running job for a signal, quietly: its tasks' failures are ours, not news."""
         assert self.spark is not None
-        log_level(self.spark, "OFF")
-        self.spark.sparkContext.cancelAllJobs()
+        # The signal may have reached the JVM too, whose shutdown hook stopped the context first
+        # (its refusal was printed as a traceback from this thread): nothing is left to cancel.
+        with contextlib.suppress(Py4JError):
+            log_level(self.spark, "OFF")
+            self.spark.sparkContext.cancelAllJobs()
 
     def winnable_parents(self, run: Run, level: int, winnable: np.ndarray) -> np.ndarray:
         """One step of the backward walk as a Spark job: each task reads one part of the level,
