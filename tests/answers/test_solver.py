@@ -15,7 +15,7 @@ import pytest
 
 from pegsearch.answers.by_solver import _settled, _transposed
 from pegsearch.answers.hint import read_position
-from pegsearch.answers.solver import LANES, LOST_WORD, UNDECIDED, WON_WORD, Answer, Solver, luby, spread
+from pegsearch.answers.solver import LANES, LOST_WORD, UNDECIDED, WON_WORD, Answer, Solver, luby
 from pegsearch.answers.winnable import targets, winnable_sets
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import legal_jumps
@@ -27,7 +27,7 @@ from tests.answers.test_survey import (
     survey_json,
 )
 from tests.helpers import assert_one_line_error, cell, local_run, pegsearch
-from tests.kernel.test_depth_first import _neighbours, _stranded
+from tests.helpers.order import plain_scores
 
 AGREEMENT = Path(__file__).parents[2] / "cluster" / "solver_agreement.py"
 
@@ -214,10 +214,7 @@ def test_a_restart_may_try_first_a_jump_a_stranded_peg_behind_the_best() -> None
     found about as late in every order."""
     board = load_board("triangle-9")
     position = read_position(board, board.empty, "6-3-1,13-9-6,4-8-13")
-    near, scores = _neighbours(board), spread(board)
-    number = {jump: index for index, jump in enumerate(board.jumps)}
-    score = {number[jump]: STRANDED * _stranded(child, near) + scores[number[jump]]
-             for jump, child in legal_jumps(board, position)}
+    score = plain_scores(board, position)
     question = Solver(goals=1, endgame_after=10**12).ask(board, position, None)
     firsts = []
     for _ in range(30):

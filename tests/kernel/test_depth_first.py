@@ -8,25 +8,11 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
-from pegsearch.answers.solver import compiled_goal, goal_holes, spread
+from pegsearch.answers.solver import compiled_goal, goal_holes
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import Board, legal_jumps
-from pegsearch.kernel.depth_first import APART, RUNNING, STRANDED, Search, new_table
-
-
-def _neighbours(board: Board) -> dict[int, set[int]]:
-    """Each hole's neighbours: the holes it shares a jump's start and over holes with."""
-    near: dict[int, set[int]] = {hole: set() for hole in range(1, board.holes + 1)}
-    for jump in board.jumps:
-        near[jump.start].add(jump.over)
-        near[jump.over].add(jump.start)
-    return near
-
-
-def _stranded(position: int, near: dict[int, set[int]]) -> int:
-    """The pegs of `position` with no peg beside them, counted one by one."""
-    pegs = {hole for hole in near if position >> (hole - 1) & 1}
-    return sum(1 for hole in pegs if not near[hole] & pegs)
+from pegsearch.kernel.depth_first import APART, RUNNING, Search, new_table
+from tests.helpers.order import plain_scores
 
 
 def _positions(board: Board, count: int, seed: int) -> list[int]:
@@ -49,8 +35,6 @@ def test_jumps_are_tried_by_their_stranded_pegs_and_spread(name: str) -> None:
     and finds the legal jumps 64 at a time; the order must be the plain one: STRANDED for each
     peg the jump leaves alone, plus its spread, ties in the board's order."""
     board = load_board(name)
-    near, scores = _neighbours(board), spread(board)
-    number = {jump: index for index, jump in enumerate(board.jumps)}
     listed = 0
     for position in _positions(board, 200, seed=len(name)):
         goal = goal_holes(board, position, None)
@@ -61,8 +45,7 @@ def test_jumps_are_tried_by_their_stranded_pegs_and_spread(name: str) -> None:
         if search.begin(position) != RUNNING:
             continue
         tried = [int(search.goal.order[j]) for j in search.jumps[0, :search.count[0]]]
-        expected = sorted((STRANDED * _stranded(child, near) + scores[number[jump]], number[jump])
-                          for jump, child in legal_jumps(board, position))
+        expected = sorted((score, index) for index, score in plain_scores(board, position).items())
         assert tried == [index for _, index in expected]
         listed += 1
     assert listed > 100
