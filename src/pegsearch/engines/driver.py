@@ -19,6 +19,7 @@ from pegsearch.engines import Engine
 from pegsearch.engines.estimates import DISK_MARGIN, expected_bytes, expected_states
 from pegsearch.errors import UsageError
 from pegsearch.interrupts import check
+from pegsearch.kernel import compiling
 from pegsearch.store import Location, Run
 from pegsearch.words import readable
 
@@ -99,7 +100,7 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
         if progress:
             progress({"level": level + 1, "pegs": pegs, "done": done, "total": total})
 
-    began, cpu = time.perf_counter(), time.process_time()
+    began, cpu, compiled = time.perf_counter(), time.process_time(), compiling.seconds()
     writer.notes["engine"] = engine.name  # a resumed run may change engines: each level says which
     try:
         engine.next_level(run, level, writer, report)
@@ -109,6 +110,9 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
         # This process's CPU seconds (the local engine's whole cost; a cluster engine's driver's
         # share): `estimate` prices levels by them, as wall seconds stretch on a shared machine.
         writer.notes["cpu_seconds"] = round(time.process_time() - cpu, 3)
+        waited = compiling.seconds() - compiled  # kernels compiled, not loaded: not the level's work
+        if waited >= 0.001:
+            writer.notes["compile_seconds"] = round(waited, 3)
         record = run.commit_level(writer, time.perf_counter() - began)
     except BaseException:
         with contextlib.suppress(Exception):

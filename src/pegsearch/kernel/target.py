@@ -39,6 +39,7 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from pegsearch.errors import UsageError
+from pegsearch.kernel import compiling
 
 KERNEL = Path(__file__).parent
 # Set beside NUMBA_CPU_NAME when the model was chosen here, so a child process that inherits both
@@ -301,7 +302,7 @@ def chosen() -> Choice:
             kept, wrong = _kept(path, key)
             if kept is None:
                 again = f"{path} {wrong}: measuring the compile target again; " if wrong else ""
-                print(f"pegsearch: {again}{COMPILING}", file=sys.stderr, flush=True)
+                compiling.say(f"{again}{COMPILING}")
                 return _tune(path, key)
     return kept
 
