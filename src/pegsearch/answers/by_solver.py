@@ -29,7 +29,9 @@ from pegsearch.answers.solver import (
     Answer,
     Question,
     Solver,
+    Stopped,
     goal_holes,
+    stopped,
 )
 from pegsearch.answers.survey import StartResult
 from pegsearch.board.geometry import Board, Jump, legal_jumps
@@ -47,6 +49,10 @@ FINISHES_SHARE = 0.15
 # sooner: a player waits for the jumps, and an early position's holes are seldom all settled in
 # its whole share (a won triangle-9 position 10-20 jumps in leaves 6-14 open).
 FINISHES_LEAST = 0.05
+# The most seconds a hint's answer waits for its finishing holes once its jumps are decided: the
+# shares above are of the bound, and a bound of 1e12 s held a triangle-9 hint whose every jump was
+# decided in a second for ever (60 s: 4.3 s); the holes not settled by then are named undecided.
+FINISHES_WAIT = 1.0
 # The share the position is asked alone first: lost, and so is every jump from it (random play
 # reaches lost positions soonest, and each child's proof would repeat a part of its parent's).
 ITSELF_FIRST = 0.4
@@ -89,7 +95,8 @@ def solution_by_solver(board: Board, start: tuple[int, ...], finish: int | None,
 
 
 def hint_by_solver(board: Board, position: int, finish: int | None, seconds: float,
-                   solver: Solver, from_start: bool = False) -> dict:
+                   solver: Solver, from_start: bool = False, stop: threading.Event | None = None
+                   ) -> dict:
     """`hint.hint`'s document for any position of a board, by the solver: whether it can still be
     won, each legal jump won, lost or undecided, and the holes the last peg can still reach.
 
@@ -99,7 +106,12 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     (`_transposed`); the position proved lost meanwhile loses with every jump (`_settled`). The
     finishing holes no won line ended on get a share of the time of their own: on another core,
     beside the jumps, once the position is won (or a finish is asked for), else after them (a
-    position not won by then has none to seek: the jumps take that share too)."""
+    position not won by then has none to seek: the jumps take that share too), at most
+    FINISHES_WAIT seconds once the jumps are decided.
+
+    The clock starts once the goal's tables are made and the walk is compiled (`Question.warm`):
+    what a first hint waits for is not the player's bound. `stop` set (the asker is gone) ends
+    every search within a step and raises `Stopped`."""
     if finish is not None:
         board.hole_of(finish, "finish")
     pegs = position.bit_count()
@@ -107,10 +119,12 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
                 "picture": render(board, position), "pegs": pegs, "finish": finish, "by": BY}
     if from_start:
         document["level"] = board.holes - len(board.empty) - pegs
-    began = time.perf_counter()
     moves = legal_jumps(board, position)
     question = solver.ask(board, position, finish)
-    itself = _shared([question], began + seconds * ITSELF_FIRST, lambda found: found)[0]
+    question.warm()
+    began = time.perf_counter()
+    waited = min(seconds * FINISHES_LEAST, FINISHES_WAIT)
+    itself = _shared([question], began + seconds * ITSELF_FIRST, lambda found: found, stop)[0]
     with ThreadPoolExecutor(1, thread_name_prefix="pegsearch-finishes") as pool:
         # Known to matter now (most won positions are won within the first slices): the
         # finishing holes are searched on another core while the jumps are, which then take
@@ -120,7 +134,7 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
             known = {itself.last} if itself.won else set()
             beside = pool.submit(solver.finishes, board, position,
                                  _other_holes(board, position, known), seconds * FINISHES_SHARE,
-                                 jumps_done, seconds * FINISHES_LEAST)
+                                 jumps_done, waited, stop)
         deadline = began + seconds * (1 if beside else 1 - FINISHES_SHARE)
         if itself.outcome == LOST_WORD:  # no child to ask
             answers = _settled(moves, [itself] + [Answer(UNDECIDED, child, finish)
@@ -128,9 +142,9 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
         else:
             asked = [question, *(solver.ask(board, child, finish) for _, child in moves)]
             settle = partial(_settled, moves)
-            answers = _shared(asked, deadline, settle)
+            answers = _shared(asked, deadline, settle, stop)
             if beside is None and not answers[0].won:  # no finishing holes to search: their share too
-                answers = _shared(asked, began + seconds, settle)
+                answers = _shared(asked, began + seconds, settle, stop)
         itself, after = answers[0], answers[1:]
         ends = {answer.last for answer in answers if answer.won}  # each a possible finish
         if not itself.decided and moves and all(answer.outcome == LOST_WORD for answer in after):
@@ -140,9 +154,13 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
             more, open_ = beside.result()
         elif itself.won:  # won in the jumps' time: its finishing holes get their share now
             more, open_ = solver.finishes(board, position, _other_holes(board, position, ends),
-                                          seconds * FINISHES_SHARE)
-        else:
+                                          min(seconds * FINISHES_SHARE, FINISHES_WAIT), stop=stop)
+        elif itself.decided:  # lost: no hole is left to finish on
             more, open_ = {}, ()
+        else:  # undecided: every hole the classes allow is, too (a list the same every time)
+            more, open_ = {}, _other_holes(board, position, ends)
+    if stopped(stop):
+        raise Stopped
     jumps = [{"jump": str(jump), "winnable": _verdict(answer.outcome), "outcome": answer.outcome,
               "position": holes_with_pegs(child)}
              for (jump, child), answer in zip(moves, after, strict=True)]
@@ -163,14 +181,15 @@ def _other_holes(board: Board, position: int, ends: set[int]) -> tuple[int, ...]
 
 
 def _shared(asked: list[Question], deadline: float,
-            settle: Callable[[list[Answer]], list[Answer]]) -> list[Answer]:
+            settle: Callable[[list[Answer]], list[Answer]],
+            stop: threading.Event | None = None) -> list[Answer]:
     """The questions' answers, each searched in turn for a slice that doubles each time, until
     all are decided or `deadline` passes: an easy one is answered within the first slices, and
     the time left goes to the hard ones, each resumed where it stopped. Every core searches (the
     kernels release the interpreter), each taking the undecided lane of a question (its searches
     in two orders, `Question.go`) of shortest slice that no other is searching: a hint's hard
     jumps are a few, often one, and one core left them half the time. `settle` decides what it
-    can from the answers so far whenever one is decided."""
+    can from the answers so far whenever one is decided; `stop` set ends it within a step."""
     answers = settle([question.go(0) for question in asked])
     lock = threading.Lock()
     waiting = [(FIRST_SLICE, index, lane) for index in range(len(asked)) for lane in LANES]  # a heap
@@ -181,11 +200,12 @@ def _shared(asked: list[Question], deadline: float,
             with lock:
                 while waiting and answers[waiting[0][1]].decided:
                     heapq.heappop(waiting)
-                if not waiting or time.perf_counter() >= deadline:
+                if not waiting or time.perf_counter() >= deadline or stopped(stop):
                     return
                 slice_, index, lane = heapq.heappop(waiting)
             try:
-                answer = asked[index].go(min(slice_, max(0.0, deadline - time.perf_counter())), lane)
+                answer = asked[index].go(min(slice_, max(0.0, deadline - time.perf_counter())), lane,
+                                         stop)
             except BaseException:  # a signal, say: the others stop after their slice
                 with lock:
                     waiting.clear()

@@ -54,6 +54,8 @@ FIRST_TURN = 0.02
 # holds a line: a 64 MiB one, out of the cache, took a fifth of triangle-9's search speed.
 WON_SHARE = 16
 WON_MOST = 1 << 18
+# The slots of the tables of the search that compiles the walk (`Question.warm`).
+WARM_SLOTS = 1 << 10
 # The bytes of one table slot (a signature).
 SLOT = 8
 # A goal's endgame (kernel.endgame) is made once its searches have examined ENDGAME_AFTER
@@ -143,6 +145,15 @@ class Tables:
             self.lines = len(keys)
 
 
+class Stopped(Exception):
+    """The one who asked stopped waiting (a client that hung up): the searches ended early and no
+    answer is made, so an abandoned question does not keep cores to its bound."""
+
+
+def stopped(stop: threading.Event | None) -> bool:
+    return stop is not None and stop.is_set()
+
+
 class Solver:
     """Answers questions on boards, keeping the tables of up to `goals` goals in `memory` bytes
     (the least recently asked goal's tables go first); `memory` as the command line writes it
@@ -183,12 +194,13 @@ class Solver:
         return Question(self, board, position, finish)
 
     def finishes(self, board: Board, position: int, holes: tuple[int, ...], seconds: float,
-                 enough: threading.Event | None = None, least: float = 0.0
+                 enough: threading.Event | None = None, least: float = 0.0,
+                 stop: threading.Event | None = None
                  ) -> tuple[dict[int, tuple[Jump, ...]], tuple[int, ...]]:
         """Which of `holes` the last peg can end on from `position`: a line to each found, and
         those not decided in `seconds` (the rest are proved out of reach), or once `enough` is
-        set and `least` seconds have passed. One search seeks them all, dropping each hole as a
-        line reaches it; its tables are its own (module notes)."""
+        set and `least` seconds have passed, or at once when `stop` is set. One search seeks them
+        all, dropping each hole as a line reaches it; its tables are its own (module notes)."""
         began = time.perf_counter()
         deadline = began + seconds
         lines: dict[int, tuple[Jump, ...]] = {}
@@ -199,7 +211,7 @@ class Solver:
         compiled = _compiled(board, BoardTables.for_board(board, fixing), goal, spread(board))
         search = Search(compiled, new_table(self.slots // WON_SHARE), new_table(1 << 10), board.holes)
         ended = search.begin(position)
-        while ended != LOST and time.perf_counter() < deadline and not (
+        while ended != LOST and time.perf_counter() < deadline and not stopped(stop) and not (
                 enough is not None and enough.is_set() and time.perf_counter() >= began + least):
             if ended == WON:
                 line = tuple(board.jumps[j] for j in search.line())
@@ -318,8 +330,9 @@ class Question:
         self.turn = 0  # the search to go on next
         self.noise = np.random.default_rng(position)
 
-    def go(self, seconds: float, lane: int | None = None) -> Answer:
-        """Search on for at most `seconds` (none once decided); the answer so far. Both searches
+    def go(self, seconds: float, lane: int | None = None, stop: threading.Event | None = None) -> Answer:
+        """Search on for at most `seconds` (none once decided, nor once `stop` is set: a step
+        of STEP positions, a few milliseconds, at most after); the answer so far. Both searches
         turn about, or only search `lane` (one of LANES): a caller may search the two lanes on
         two cores at once, as a hint does with its hardest question, since the searches share
         only the goal's tables (whose writes lose a key at worst, never make a wrong one). A
@@ -327,7 +340,7 @@ class Question:
         a hint's position searched beside its children) is lost here too, at once."""
         began = time.perf_counter()
         while RUNNING in self.ended and WON not in self.ended and LOST not in self.ended \
-                and time.perf_counter() < began + seconds:
+                and time.perf_counter() < began + seconds and not stopped(stop):
             check()
             turn = self.turn if lane is None else lane
             if holds(self.kept.dead, self.key):
@@ -350,6 +363,17 @@ class Question:
                                      self.position, self.finish, self.seconds)
         return Answer(answer.outcome, answer.position, answer.finish, answer.line, answer.how,
                       examined, answer.seconds)
+
+    def warm(self) -> None:
+        """Compile the walk now, on a search of its own (numba compiles it on its first call, up
+        to a minute with a fresh cache): a caller starts its clock after this, so a player's
+        bound is spent searching, never compiling (a fresh server's first triangle-5 hint came
+        back undecided "after 2 positions", its 3 s spent so)."""
+        if self.searches:
+            search = Search(self.searches[0].goal, new_table(WARM_SLOTS), new_table(WARM_SLOTS),
+                            self.board.holes)
+            search.begin(self.position)
+            search.go(1)  # a root decided at once returns at once, compiled all the same
 
     def _note_won(self) -> None:
         """A search that won kept its line in the goal's won table (`Tables.kept_line`, once):
