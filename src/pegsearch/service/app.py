@@ -48,7 +48,7 @@ from pegsearch.errors import (
     one_line,
 )
 from pegsearch.service import schema
-from pegsearch.service.hints import HINT_GOALS, HINT_SECONDS, MAX_HINT_SECONDS, Hints
+from pegsearch.service.hints import HINT_GOALS, HINT_SECONDS, MAX_HINT_SECONDS, Gone, Hints
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, new_id
 from pegsearch.service.schema import answers
@@ -121,6 +121,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         jobs.start()
         yield
+        hints.close()
         await run_in_threadpool(jobs.stop)
 
     app = FastAPI(title="pegsearch", summary="Exhaustive peg-solitaire searches over HTTP",
@@ -154,16 +155,17 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         return board_document(_shipped(name))
 
     @app.get("/api/boards/{name}/hint", response_model=None,
-             responses=answers(schema.Hint, 400, 404))
-    def board_hint(name: str, position: str, finish: int | None = None,
-                   seconds: str | None = None) -> dict:
+             responses=answers(schema.Hint, 400, 404, 503))
+    async def board_hint(request: Request, name: str, position: str, finish: int | None = None,
+                         seconds: str | None = None) -> dict:
         """A hint by the depth-first solver, for any position of a shipped board (the holes with
         pegs, 2,3,5; or jumps from the board's start, 5-9-14,...): whether it can still be won
         (to one peg, on `finish` when given), each legal jump won, lost or undecided, and the holes
-        the last peg can still end on. `seconds` bounds the solver (default 3, at most 60)."""
+        the last peg can still end on. `seconds` bounds the solver (default 3, at most 60); 503
+        while the solver has as many hints as it takes, and a hint whose client hangs up stops."""
         board = _shipped(name)
-        return hints.answer(board, read_position(board, board.empty, position), finish,
-                            _hint_seconds(seconds), played(position))
+        return await hints.answer(board, read_position(board, board.empty, position), finish,
+                                  _hint_seconds(seconds), played(position), request.is_disconnected)
 
     @app.post("/api/boards/check", response_model=None, responses=answers(schema.Board))
     def check_board(upload: BoardUpload) -> dict:
@@ -252,22 +254,18 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
 
     @app.get("/api/searches/{search_id}/hint", response_model=None,
              responses=answers(schema.Hint, 404, 409, 503))
-    def hint_of(search_id: str, position: str, finish: int | None = None) -> dict:
+    async def hint_of(request: Request, search_id: str, position: str,
+                      finish: int | None = None) -> dict:
         """Whether a position (the holes with pegs, 2,3,5; or jumps from the start, 5-9-14,...)
         is reached by the search, can still be won (to one peg, on `finish` when given), and
-        which of its legal jumps keep it so. The first hint of a search keeps its winnable sets."""
-        try:
-            run = searches.complete_run(search_id)
-        except Conflict as refused:  # not complete: answered by the solver meanwhile, if readable
-            try:
-                run, _ = searches.find(search_id)
-            except PegsearchError:
-                raise refused from None
-            if run is None or run.status == "complete":
-                raise
-            return hints.answer(run.board, read_position(run.board, run.start, position), finish,
-                                HINT_SECONDS, played(position))
-        return hint(run, read_position(run.board, run.start, position), finish, from_start=played(position))
+        which of its legal jumps keep it so. The first hint of a search keeps its winnable sets;
+        one of a search not complete is the solver's."""
+        stored = await run_in_threadpool(_stored_hint, searches, search_id, position, finish)
+        if isinstance(stored, dict):
+            return stored
+        board, start = stored
+        return await hints.answer(board, read_position(board, start, position), finish,
+                                  HINT_SECONDS, played(position), request.is_disconnected)
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,
              responses=answers(schema.LevelParts, 404))
@@ -331,6 +329,23 @@ def _link_search_routes(described: dict) -> None:
             "parameters": {"search_id": "$response.body#/id"}}
         for path in paths if path.startswith("/api/searches/{search_id}") and "{level}" not in path
         for method in paths[path]}
+
+
+def _stored_hint(searches: Searches, search_id: str, position: str,
+                 finish: int | None) -> dict | tuple[Board, tuple[int, ...]]:
+    """A complete search's hint, read from its run; or, for a search not complete but readable,
+    its board and start, for the solver to answer meanwhile."""
+    try:
+        run = searches.complete_run(search_id)
+    except Conflict as refused:
+        try:
+            run, _ = searches.find(search_id)
+        except PegsearchError:
+            raise refused from None
+        if run is None or run.status == "complete":
+            raise
+        return run.board, tuple(run.start)
+    return hint(run, read_position(run.board, run.start, position), finish, from_start=played(position))
 
 
 def _hint_seconds(text: str | None) -> float:
@@ -524,6 +539,11 @@ def _errors(app: FastAPI, root: Location) -> None:
         # Busy: another writer (a first hint keeping its sets) holds the run; ask again soon.
         retry = {"Retry-After": str(exc.retry_after)} if isinstance(exc, Busy) else None
         return _error(exc.http_status, without_root(root, line), retry)
+
+    @app.exception_handler(Gone)
+    async def gone(request: Request, exc: Gone) -> JSONResponse:
+        # 499, as nginx logs it: the client closed the request; no one reads this answer.
+        return _error(499, "the client closed the request before its hint was made")
 
     @app.exception_handler(HTTPException)
     async def http(request: Request, exc: HTTPException) -> JSONResponse:

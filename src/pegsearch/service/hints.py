@@ -1,19 +1,29 @@
-"""Hints by the solver for the Play page: one solver for the whole service, its answers kept.
+"""Hints by the solver for the Play page: one solver for the whole service, its share bounded.
 
-Every hint request runs on a worker thread of its own; they share one `Solver` (its tables, per
-board and goal, are what a second player is answered from at once) and a bounded memory of whole
-hint documents, kept only once every verdict in them is decided: an undecided one is asked again,
-when the tables may settle it.
+Every hint shares one `Solver` (its tables, per board and goal, are what a second player is
+answered from at once) and a bounded memory of whole hint documents, kept only once every verdict
+in them is decided: an undecided one is asked again, when the tables may settle it.
+
+The solver's share of the server is bounded: hints run on a pool of their own, AT_ONCE at a time
+(each searches on every core), at most WAITING more wait for it, and any beyond are refused at once
+(503 with Retry-After), so the framework's threads, which lifecycle routes and the dashboard run
+on, are never held by hints (45 abandoned 60 s hints took 95-129 threads, and a listing 28 s). A
+hint whose client hangs up is stopped within a step of the solver, or never started.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from pegsearch.answers.by_solver import hint_by_solver
 from pegsearch.answers.solver import Solver
 from pegsearch.board.geometry import Board
+from pegsearch.errors import Busy
+from pegsearch.kernel.threads import WORKERS
 
 HINT_SECONDS = 3.0  # the solver's bound on one hint, unless the request asks for another
 MAX_HINT_SECONDS = 60.0
@@ -22,30 +32,77 @@ MAX_HINT_SECONDS = 60.0
 # forgot proofs it needed again (52 of 60 hints decided within 5 s, against 57 with a quarter).
 HINT_GOALS = 4
 KEPT = 4096  # hint documents kept
+# Hints solved at once (each on every core already: more only share the cores), and waiting.
+AT_ONCE = max(2, WORKERS // 2)
+WAITING = 8 * AT_ONCE
+LOOK = 0.2  # seconds between looks at whether a waiting client is still there
+
+
+class Gone(Exception):
+    """The client hung up before its hint was made: nothing is sent."""
 
 
 class Hints:
-    """The service's hints by the solver, and the decided ones kept."""
+    """The service's hints by the solver: the decided ones kept, the others made on the pool."""
 
-    def __init__(self, solver: Solver) -> None:
+    def __init__(self, solver: Solver, at_once: int = AT_ONCE, waiting: int = WAITING) -> None:
         self.solver = solver
         self.kept: OrderedDict[tuple[str, int, int | None, bool], dict] = OrderedDict()
         self.lock = threading.Lock()
+        self.pool = ThreadPoolExecutor(at_once, thread_name_prefix="pegsearch-hints")
+        self.most = at_once + waiting
+        self.held = 0  # hints running or waiting for the pool
 
-    def answer(self, board: Board, position: int, finish: int | None, seconds: float,
-               from_start: bool) -> dict:
+    async def answer(self, board: Board, position: int, finish: int | None, seconds: float,
+                     from_start: bool, gone: Callable[[], Awaitable[bool]]) -> dict:
+        """The hint document, kept or made on the pool; `gone` says whether the client has hung
+        up (then the hint stops, and `Gone` is raised). Busy when the pool's queue is full."""
         key = (board.digest, position, finish, from_start)
         with self.lock:
             if key in self.kept:
                 self.kept.move_to_end(key)
                 return self.kept[key]
-        document = hint_by_solver(board, position, finish, seconds, self.solver, from_start)
+            if self.held >= self.most:
+                raise Busy(f"the solver is busy with {self.held} hints; ask again in a few seconds")
+            self.held += 1
+        stop = threading.Event()
+        try:
+            future = self.pool.submit(hint_by_solver, board, position, finish, seconds, self.solver,
+                                      from_start, stop)
+        except BaseException:
+            self._release(None)
+            raise
+        future.add_done_callback(self._release)  # counted until its thread is free again
+        waiting = asyncio.wrap_future(future)
+        while True:
+            done, _ = await asyncio.wait({waiting}, timeout=LOOK)
+            if done:
+                break
+            if await gone():
+                stop.set()
+                future.cancel()  # one still waiting for the pool never starts
+                waiting.add_done_callback(_unread)
+                raise Gone
+        document = waiting.result()
         if _decided(document):
             with self.lock:
                 self.kept[key] = document
                 while len(self.kept) > KEPT:
                     self.kept.popitem(last=False)
         return document
+
+    def _release(self, _future: Future | None) -> None:
+        with self.lock:
+            self.held -= 1
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _unread(waiting: asyncio.Future) -> None:
+    """Take the outcome of a hint no one waits for any more (`Stopped`), unlogged."""
+    if not waiting.cancelled():
+        waiting.exception()
 
 
 def _decided(document: dict) -> bool:

@@ -1,0 +1,91 @@
+"""The solver's share of a real `pegsearch serve`: a hint whose client hangs up stops, hints past
+the share are refused at once (503 with Retry-After), and the listing stays fast meanwhile."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pegsearch.board.files import load_board
+from pegsearch.board.geometry import legal_jumps
+from tests.helpers.serving import Server
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    started = Server(tmp_path / "runs")
+    yield started
+    started.stop()
+
+
+def hard_positions(count: int) -> list[str]:
+    """wiegleb-45 positions three jumps from its start, as jumps: undecided for minutes each."""
+    board = load_board("wiegleb-45")
+    return [f"{first},{second},{third}"
+            for first, after in legal_jumps(board, board.start_position())
+            for second, later in legal_jumps(board, after)
+            for third, _ in legal_jumps(board, later)][:count]
+
+
+def asked(server: Server, jumps: str, seconds: int = 60) -> socket.socket:
+    """A hint asked on a connection of its own, left open (its answer not read)."""
+    connection = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+    connection.sendall(f"GET /api/boards/wiegleb-45/hint?position={jumps}&seconds={seconds}"
+                       " HTTP/1.1\r\nHost: test\r\n\r\n".encode())
+    return connection
+
+
+def cores_used(pid: int, seconds: float) -> float:
+    def cpu() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    before = cpu()
+    time.sleep(seconds)
+    return (cpu() - before) / seconds
+
+
+def test_a_hint_whose_client_hangs_up_stops(server: Server) -> None:
+    """A 60 s hint left after 2 s: the server is idle again within moments (it solved on,
+    0.6-1.25 cores, for the rest of its bound)."""
+    server.get("/api/boards/wiegleb-45/hint?position=8-14-23&seconds=0.1")  # compiled, tables made
+    connection = asked(server, hard_positions(1)[0])
+    time.sleep(2)
+    assert cores_used(server.process.pid, 1) > 0.3  # solving (on a machine shared with others)
+    connection.close()
+    # Within moments (an endgame the hint began making may finish first: a second or two).
+    assert min(cores_used(server.process.pid, 1) for _ in range(5)) < 0.1
+
+
+def test_hints_past_the_solvers_share_are_refused_and_the_listing_stays_fast(server: Server) -> None:
+    """45 hints of 60 s held open at once: those past the pool and its queue are answered 503 with
+    Retry-After at once, and GET /api/searches answers within half a second meanwhile (it took
+    28.2 s: the hints held the framework's threads)."""
+    connections = [asked(server, jumps) for jumps in hard_positions(45)]
+    try:
+        time.sleep(2)
+        refused = 0
+        for connection in connections:
+            connection.settimeout(0.05)
+            try:
+                head = connection.recv(4096).decode()
+            except TimeoutError:
+                continue
+            assert head.startswith("HTTP/1.1 503"), head
+            assert "retry-after: 5" in head.lower() and '"error"' in head
+            refused += 1
+        assert 0 < refused < 45
+        began = time.monotonic()
+        status, rows = server.json("GET", "/api/searches")
+        assert status == 200 and rows == []
+        assert time.monotonic() - began < 0.5
+    finally:
+        for connection in connections:
+            connection.close()
+    time.sleep(2)
+    assert len(os.listdir(f"/proc/{server.process.pid}/task")) < 40
