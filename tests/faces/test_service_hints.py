@@ -16,9 +16,10 @@ from pegsearch.board.geometry import legal_jumps
 from tests.helpers.serving import Server
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    started = Server(tmp_path / "runs")
+@pytest.fixture(params=[None, "hints-token"], ids=["open", "token"])
+def server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
+    """A server without a token, and one with (whose check once hid a client's hanging up)."""
+    started = Server(tmp_path / "runs", token=request.param)
     yield started
     started.stop()
 
@@ -35,8 +36,9 @@ def hard_positions(count: int) -> list[str]:
 def asked(server: Server, jumps: str, seconds: int = 60) -> socket.socket:
     """A hint asked on a connection of its own, left open (its answer not read)."""
     connection = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+    token = f"Authorization: Bearer {server.token}\r\n" if server.token else ""
     connection.sendall(f"GET /api/boards/wiegleb-45/hint?position={jumps}&seconds={seconds}"
-                       " HTTP/1.1\r\nHost: test\r\n\r\n".encode())
+                       f" HTTP/1.1\r\nHost: test\r\n{token}\r\n".encode())
     return connection
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -131,7 +131,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     _errors(app, root)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     if token:
-        app.middleware("http")(_bearer(token))
+        app.add_middleware(Bearer, token=token)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
 
     # HEAD too: uptime checks ask with HEAD, and were answered 405.
@@ -450,22 +450,28 @@ def _event(kind: str, data: dict) -> str:
     return f"event: {kind}\ndata: {json.dumps(data)}\n\n"
 
 
-def _bearer(token: str) -> Callable[[Request, Callable[[Request], Awaitable[Response]]], Awaitable[Response]]:
+class Bearer:
     """Every API request must carry ``Authorization: Bearer TOKEN`` (the scheme in any case, as
     RFC 9110 has it: `bearer TOKEN` is the same); the dashboard's static files (which hold no
-    data) load without it, so the page can ask for the token."""
-    expected = token.encode()
+    data) load without it, so the page can ask for the token. Plain ASGI, not the framework's
+    `http` middleware, which hid a client's hanging up from the routes (an abandoned hint solved
+    on to its bound on a server with a token)."""
 
-    async def check(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        if request.url.path.startswith("/api"):
-            scheme, _, given = request.headers.get("authorization", "").strip().partition(" ")
-            if scheme.lower() != "bearer" or not secrets.compare_digest(given.strip().encode(),
-                                                                        expected):
-                return _error(401, "missing or wrong token: send 'Authorization: Bearer TOKEN'",
-                              {"WWW-Authenticate": 'Bearer realm="pegsearch"'})
-        return await call_next(request)
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = token.encode()
 
-    return check
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/api"):
+            given = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+            scheme, _, value = given.strip().partition(" ")
+            if scheme.lower() != "bearer" or not secrets.compare_digest(value.strip().encode(),
+                                                                        self.expected):
+                refusal = _error(401, "missing or wrong token: send 'Authorization: Bearer TOKEN'",
+                                 {"WWW-Authenticate": 'Bearer realm="pegsearch"'})
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class BodyLimit:
