@@ -111,12 +111,13 @@ class Failure:
     interrupted: bool
 
 
-def failure(exc: BaseException, resume: str | None = None) -> Failure | None:
+def failure(exc: BaseException, resume: str | None = None, levels: bool = True) -> Failure | None:
     """The one-line ending of `exc`, or None when it is a bug (which keeps its traceback).
 
     SIGINT and SIGTERM end a search the same way on every engine: completed levels are kept, and
     the exit code is 128 + the signal's number; `resume` is the whole command that continues it,
-    when the face knows it.
+    when the face knows it. Work that makes no levels (`levels` False: a hint, a solution, a
+    survey by the solver) says only what stopped it: nothing of it is there to resume.
     """
     if isinstance(exc, PegsearchError):
         return Failure(exc.line(), exc.exit_code, False)
@@ -125,5 +126,7 @@ def failure(exc: BaseException, resume: str | None = None) -> Failure | None:
         return None
     signum = signal_of(interrupt)
     what = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+    if not levels:
+        return Failure(what, 128 + signum, True)
     how = f"continue with `{resume}`" if resume else "resume with --resume"
     return Failure(f"{what}; completed levels are kept ({how})", 128 + signum, True)

@@ -152,8 +152,10 @@ def survey_document(board: Board, results: list[StartResult], engine: str) -> di
                 "verdict": f"one peg is reachable from {solvable} of {len(results)} start holes"}
     open_ = [result.start for result in results if result.undecided]
     if open_:
-        document["verdict"] += (f"; from {len(open_)} start hole{'s' if len(open_) > 1 else ''},"
-                                " some finishing holes are undecided (a time bound was reached)")
+        pairs = sum(len(result.undecided) for result in results)
+        document["verdict"] += (f"; {pairs} start-to-finish pair{'s' if pairs > 1 else ''} from"
+                                f" {len(open_)} start hole{'s' if len(open_) > 1 else ''} undecided"
+                                " (a time bound was reached)")
     fewest = [r.fewest_moves for r in results if r.fewest_moves is not None]
     if fewest:
         moves = min(fewest)

@@ -82,7 +82,11 @@ def _from_picture(board: Board, text: str) -> int:
                          " {empty} (empty), as `pegsearch positions` draws them (see {board})",
                          board.name, name=board.name, holes=board.holes, peg=PEG, empty=EMPTY)
     order = sorted(range(board.holes), key=lambda hole: board.cells[hole][::-1])
-    return sum(1 << hole for hole, mark in zip(order, marks, strict=True) if mark == PEG)
+    position = sum(1 << hole for hole, mark in zip(order, marks, strict=True) if mark == PEG)
+    if not position:  # no jump ever leaves a board empty: no game is at such a position
+        raise InputError("position: the picture has no peg; a position holds at least one peg"
+                         " ({peg}), as `pegsearch positions` draws them", peg=PEG)
+    return position
 
 
 def _from_jumps(board: Board, start: tuple[int, ...], pieces: list[str]) -> int:

@@ -105,10 +105,15 @@ def load_board(name_or_path: str) -> Board:
         return parse_board(shipped.read_text(encoding="utf-8"), f"boards/{name_or_path}.toml")
     if path.suffix == ".toml" or os.path.lexists(path):
         return parse_board(read_board_file(path), str(path))
-    close = difflib.get_close_matches(name_or_path, shipped_boards(), n=1)
+    raise UsageError(f"unknown board '{name_or_path}': {board_choices(name_or_path)}")
+
+
+def board_choices(name: str) -> str:
+    """What to name instead of `name`, which is no board: the nearest shipped board, if one is
+    near, and every one."""
+    close = difflib.get_close_matches(name, shipped_boards(), n=1)
     guess = f"did you mean '{close[0]}'? " if close else ""
-    raise UsageError(f"unknown board '{name_or_path}': {guess}use one of {', '.join(shipped_boards())}"
-                     " or a path to a .toml board file")
+    return f"{guess}use one of {', '.join(shipped_boards())} or a path to a .toml board file"
 
 
 def read_board_file(path: Path) -> str:

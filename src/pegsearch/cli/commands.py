@@ -34,17 +34,18 @@ from pegsearch.answers.finishes import exact_per_hole, finishes
 from pegsearch.answers.hint import hint, played, read_position
 from pegsearch.answers.listing import runs_document
 from pegsearch.answers.solver import Answer, Solver, time_bound
-from pegsearch.answers.survey import start_runs, store_answers, survey
+from pegsearch.answers.survey import store_answers, survey
 from pegsearch.answers.verdict import verdict
 from pegsearch.answers.verify import against, recompute, same_signatures, verify
 from pegsearch.answers.winnable import kept_sets
-from pegsearch.board.files import load_board, shipped_boards
+from pegsearch.board.files import load_board
 from pegsearch.board.geometry import Board, Jump
 from pegsearch.board.plots import board_strip, check_picture_path, level_plot
 from pegsearch.board.spec import SearchSpec, survey_name
 from pegsearch.board.symmetry import orbit
 from pegsearch.cli.bench import compare, machine, measure, medians
 from pegsearch.cli.defaults import RUNS, SURVEY_WHOLE
+from pegsearch.cli.subjects import asked_of, board_and_start, named, open_run, solver_reason
 from pegsearch.cli.text import (
     bench_table,
     compare_table,
@@ -79,6 +80,7 @@ def command_run(args: argparse.Namespace) -> int:
     spec = SearchSpec.asked(load_board(args.board), args.start, "none" if args.raw else args.symmetry,
                             args.count_paths, args.fewest_moves)
     out = args.out = args.out or (_newest_run(spec) if args.resume else str(RUNS / spec.name()))
+    args.makes_levels = True  # a signal now keeps the levels made: main says how to resume
     engine = _engine(args)
     if sys.stderr.isatty():
         doing = "resuming" if args.resume else "searching"
@@ -163,11 +165,11 @@ def command_winnable(args: argparse.Namespace) -> int:
 
 
 def command_hint(args: argparse.Namespace) -> int:
-    subject = _subject(args.run)
+    subject = asked_of(args.run)
     seconds = time_bound(args.seconds)
-    board, start = _board_and_start(subject, None)
+    board, start = board_and_start(subject, None)
     position = read_position(board, start, args.position)
-    reason = _solver_reason(subject, args.depth_first)
+    reason = solver_reason(subject, args.depth_first)
     if reason:
         document = hint_by_solver(board, position, args.finish, seconds,
                                   Solver(args.memory, goals=board.holes + 1),
@@ -182,7 +184,7 @@ def command_hint(args: argparse.Namespace) -> int:
         document = hint(run, position, args.finish, from_start=played(args.position))
         heading = run_heading(run)
     if args.json:
-        print(json.dumps({**document, "location": _where(subject)}, indent=1))
+        print(json.dumps({**document, "location": named(subject)}, indent=1))
         return 0
     print(heading)
     after = f" (after {plural(document['level'], 'jump')})" if "level" in document else ""
@@ -214,14 +216,14 @@ def command_hint(args: argparse.Namespace) -> int:
 
 
 def command_solve(args: argparse.Namespace) -> int:
-    subject = _subject(args.run)
+    subject = asked_of(args.run)
     seconds = time_bound(args.seconds)
-    board, start = _board_and_start(subject, args.start)
+    board, start = board_and_start(subject, args.start)
     if args.finish is not None:
         board.hole_of(args.finish, "finish")
     pictures = [check_picture_path(path, (kind,))
                 for path, kind in ((args.svg, ".svg"), (args.png, ".png")) if path]
-    reason = _solver_reason(subject, args.depth_first)
+    reason = solver_reason(subject, args.depth_first)
     if reason:
         document = solution_by_solver(board, start, args.finish, seconds,
                                       Solver(args.memory, goals=2))
@@ -235,7 +237,7 @@ def command_solve(args: argparse.Namespace) -> int:
             document = solution_document(run, args.finish, bar)
         heading = run_heading(run)
     if args.json:
-        print(json.dumps({**document, "location": _where(subject)}, indent=1))
+        print(json.dumps({**document, "location": named(subject)}, indent=1))
     else:
         _print_solution(heading, document)
     jumps = [Jump(j["from"], j["over"], j["to"]) for j in document["jumps"]]
@@ -278,46 +280,12 @@ def _captions(jumps: list[Jump]) -> list[str]:
                        in enumerate(zip(jumps, numbers, strict=True), start=1))]
 
 
-def _subject(text: str) -> Run | Board:
-    """What a question is asked of: a run, or a board (a shipped name or a .toml file that no run
-    folder shadows), answered by the solver."""
-    if (text in shipped_boards() or text.endswith(".toml")) and not Location.parse(text).is_file(MANIFEST):
-        return load_board(text)
-    return open_run(text)
-
-
-def _board_and_start(subject: Run | Board, start: list[int] | None) -> tuple[Board, tuple[int, ...]]:
-    """The board asked about and its start: a run's own, or a board's (`start`, else the holes
-    drawn empty)."""
-    if isinstance(subject, Board):
-        holes = tuple(start) if start else subject.empty
-        subject.start_position(holes)  # each hole checked
-        return subject, holes
-    if start:
-        raise UsageError(f"--start applies to a board: the run {subject.uri} has its own start"
-                         f" (hole {', '.join(map(str, subject.start))})")
-    return subject.board, subject.start
-
-
-def _solver_reason(subject: Run | Board, forced: bool) -> str | None:
-    """Why the solver answers, if it does: for a board, a run not complete, or when asked (said
-    on stderr in one line, since the answer is then found, not read from levels)."""
-    if isinstance(subject, Board):
-        return f"{subject.name} is a board, not a run"
-    if subject.status != "complete":
-        return f"{subject.uri} is an incomplete run ({subject.status})"
-    return "--depth-first" if forced else None
-
-
-def _where(subject: Run | Board) -> str:
-    return subject.uri if isinstance(subject, Run) else subject.name
-
-
 def command_survey(args: argparse.Namespace) -> int:
     board = load_board(args.board)
     if args.depth_first or board.holes > SURVEY_WHOLE:
         return _survey_by_solver(board, args)
     out = args.out or str(RUNS / survey_name(board, args.count_paths, args.fewest_moves))
+    args.makes_levels = True
     results = survey(board, out, lambda: _engine(args), args.count_paths,
                      progress=_survey_progress if sys.stderr.isatty() else None,
                      fewest_moves=args.fewest_moves)
@@ -587,21 +555,6 @@ def _print_run(run: Run, document: dict | None, winnable: list[int] | None = Non
             print(f"{run.passes_note()}: --resume continues it at the next pass")
         print(f"incomplete run ({run.status}{paused}): continue it with"
               f" `pegsearch run {run.board.name} --out {run.uri} --resume [--until LEVEL]`")
-
-
-def open_run(where: str) -> Run:
-    """`Run.open`, a survey's folder named as one (the service's words for it): its answers are
-    the survey's, a position's hint is one of its start runs'."""
-    try:
-        return Run.open(where)
-    except UsageError:
-        location = Location.parse(where)
-        starts = start_runs(location) if location.exists() else []
-        if starts:
-            raise UsageError(f"{where} is a survey: its answers are `pegsearch survey`'s; for a"
-                             f" run's answers give one of its start runs ({starts[0].uri}, ...)"
-                             ) from None
-        raise
 
 
 class LevelBar:

@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except (Exception, KeyboardInterrupt) as exc:
-        ended = failure(exc, _resume_command(argv, args.out) if args.handler == "command_run" else None)
+        ended = failure(exc, _resume_command(argv, args), getattr(args, "makes_levels", False))
         if ended is None:
             raise
         print(f"pegsearch: {'' if ended.interrupted else 'error: '}{ended.line}", file=sys.stderr)
@@ -378,9 +378,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _resume_command(argv: list[str], out: str | None) -> str | None:
+def _resume_command(argv: list[str], args: argparse.Namespace) -> str | None:
     """The whole command that continues an interrupted `run`: as typed, with --out naming its
-    folder and --resume, without --until (None while no folder was chosen)."""
+    folder and --resume, without --until (None while no folder was chosen); a survey's is the
+    survey as typed (it reads its complete start runs and resumes the others)."""
+    if args.handler == "command_survey":
+        return f"pegsearch {shlex.join(argv)}"
+    out = args.out if args.handler == "command_run" else None
     if out is None:
         return None
     kept, skip = [], False

@@ -90,16 +90,25 @@ def _finish_moves(classes: list[FinishClass], exact: bool) -> str:
 
 
 def survey_table(results: list[StartResult]) -> str:
-    """One row per start hole: solvable, states, solutions (or fewest moves), then where the last
-    peg can stand (with the fewest moves to each hole)."""
+    """One row per start hole: solvable, states (by the solver: the positions it examined, which
+    vary from run to run), solutions (or fewest moves), the finishing holes a time bound left
+    undecided (by the solver, when any did), then where the last peg can stand (with the fewest
+    moves to each hole)."""
     counted = results[0].solutions is not None
     moved = results[0].moves is not None
-    rows = [("start", "searched", "solvable", "states", "fewest moves" if moved else "solutions")]
-    rows += [(str(r.start), str(r.searched), "yes" if r.solvable else "no", f"{r.states:,}",
+    solved = results[0].lines is not None
+    rows = [("start", "searched", "solvable", "positions examined" if solved else "states",
+             "fewest moves" if moved else "solutions")]
+    rows += [(str(r.start), str(r.searched), "yes" if r.solvable else "undecided" if r.undecided else "no",
+              f"{r.states:,}",
               f"{r.solutions:,}" if counted else str(r.fewest_moves or "-") if moved else "")
              for r in results]
     if not counted and not moved:
         rows = [row[:4] for row in rows]
+    if any(r.undecided for r in results):
+        rows = [(*rows[0], "undecided finishes"),
+                *((*row, ", ".join(map(str, r.undecided)) or "-") for row, r in zip(rows[1:], results,
+                                                                                    strict=True))]
     finishing = ["last peg on (fewest moves)" if moved else "last peg on",
                  *(", ".join(f"{f} ({m})" if moved else str(f)
                              for f, m in zip(r.finishes, r.moves or r.finishes, strict=True)) or "-"

@@ -1,0 +1,66 @@
+"""What a command's answer is asked of: a run folder, a survey's folder, or a board (a shipped name
+or a board file, answered by the solver), and the one line for a name that is none of them."""
+
+from __future__ import annotations
+
+from pegsearch.answers.survey import start_runs
+from pegsearch.board.files import board_choices, load_board, shipped_boards
+from pegsearch.board.geometry import Board
+from pegsearch.errors import UsageError
+from pegsearch.store import MANIFEST, Location, Run
+
+
+def open_run(where: str) -> Run:
+    """`Run.open`, a survey's folder named as one (the service's words for it): its answers are
+    the survey's, a position's hint is one of its start runs'."""
+    try:
+        return Run.open(where)
+    except UsageError:
+        location = Location.parse(where)
+        starts = start_runs(location) if location.exists() else []
+        if starts:
+            raise UsageError(f"{where} is a survey: its answers are `pegsearch survey`'s; for a"
+                             f" run's answers give one of its start runs ({starts[0].uri}, ...)"
+                             ) from None
+        raise
+
+
+def asked_of(text: str) -> Run | Board:
+    """What a question is asked of: a run, or a board (a shipped name or a .toml file that no run
+    folder shadows), answered by the solver. A bare name that is neither (`solve nosuchboard`) is
+    most likely a board mistyped: the boards are listed, as `survey` lists them."""
+    location = Location.parse(text)
+    if (text in shipped_boards() or text.endswith(".toml")) and not location.is_file(MANIFEST):
+        return load_board(text)
+    if "/" not in text and not location.exists():
+        raise UsageError(f"'{text}' is neither a board nor a run: {board_choices(text)}; or give the"
+                         " --out of a `pegsearch run` (`pegsearch runs` lists the runs under runs/)")
+    return open_run(text)
+
+
+def board_and_start(subject: Run | Board, start: list[int] | None) -> tuple[Board, tuple[int, ...]]:
+    """The board asked about and its start: a run's own, or a board's (`start`, else the holes
+    drawn empty)."""
+    if isinstance(subject, Board):
+        holes = tuple(start) if start else subject.empty
+        subject.start_position(holes)  # each hole checked
+        return subject, holes
+    if start:
+        raise UsageError(f"--start applies to a board: the run {subject.uri} has its own start"
+                         f" (hole {', '.join(map(str, subject.start))})")
+    return subject.board, subject.start
+
+
+def solver_reason(subject: Run | Board, forced: bool) -> str | None:
+    """Why the solver answers, if it does: for a board, a run not complete, or when asked (said
+    on stderr in one line, since the answer is then found, not read from levels)."""
+    if isinstance(subject, Board):
+        return f"{subject.name} is a board, not a run"
+    if subject.status != "complete":
+        return f"{subject.uri} is an incomplete run ({subject.status})"
+    return "--depth-first" if forced else None
+
+
+def named(subject: Run | Board) -> str:
+    """Where an answer came from, as its JSON's `location` says: the run's URI or the board's name."""
+    return subject.uri if isinstance(subject, Run) else subject.name
