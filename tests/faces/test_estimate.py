@@ -14,7 +14,8 @@ import pytest
 
 from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
-from pegsearch.engines.costs import REFERENCES, Shape, projected_states
+from pegsearch.engines.projection import REFERENCES, Shape, projected_states
+from pegsearch.kernel.target import CHOSEN
 from pegsearch.store import Run
 from tests.helpers import assert_one_line_error, pegsearch
 
@@ -74,3 +75,39 @@ def test_a_board_past_64_holes_is_refused(tmp_path: Path) -> None:
     board.write_text('name = "big"\ngrid = "triangle"\nlayout = """\n'
                      + "\n".join(" " * (10 - i) + row for i, row in enumerate(rows)) + '\n"""\n')
     assert_one_line_error(pegsearch("estimate", str(board)), "66 holes")
+
+
+def test_a_run_of_levels_too_small_to_time_is_refused_not_extrapolated(tmp_path: Path) -> None:
+    """Triangle-8 to level 4 (189 positions at most): its seconds are the compiler's and the
+    threads' start-up. A first `estimate triangle-8` priced the board from such levels at
+    14,017,753 hours (issue 55)."""
+    out = tmp_path / "run"
+    assert pegsearch("run", "triangle-8", "--until", "4", "--out", str(out)).returncode == 0
+    assert_one_line_error(pegsearch("estimate", str(out)), "levels are too small to time (the largest,"
+                                                           " level 4, has 189 positions)")
+
+
+@pytest.mark.slow
+def test_a_board_is_measured_on_sizable_levels_and_later_levels_cost_more_a_position(
+        tmp_path: Path) -> None:
+    """`estimate triangle-8` with numba's cache empty (its first levels then take seconds of
+    compiling): measured until its levels are sizable, never priced by the compiler's seconds; its
+    largest projected levels cost more a position than the measured ones (each position there is
+    many more children of its parents: pricing positions alone gave 217 s for a 386 s search);
+    and the text says what it assumes and how sure it is."""
+    # The compile target this process chose, as the user's (CHOSEN empty): only kernels compile.
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), CHOSEN: ""}
+    done = pegsearch("estimate", "triangle-8", "--cores", "2", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    timed = found["timed_levels"]["bitmap"]
+    assert timed and all(found["levels"][k]["states"] >= 100_000 for k in timed)
+    low, high = found["seconds_range"]
+    assert 0 < low <= found["seconds"] <= high < 3 * found["seconds"]
+    assert found["seconds"] < 3600  # it takes minutes on 2 cores here, never hours
+    rate = {level["level"]: level["cpu_seconds"] / level["states"] for level in found["levels"]}
+    largest = max(timed)
+    assert rate[21] > 2 * rate[largest]  # past the peak: 474 M positions from 692 M parents
+    text = pegsearch("estimate", "triangle-8", "--cores", "2").stdout
+    assert "assumes: an idle machine of 2 cores, each as fast as the" in text
+    assert "how sure: likely" in text

@@ -6,7 +6,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from pegsearch.cli.bench import FIGURES
-from pegsearch.words import readable
+from pegsearch.words import levels_named, readable
 
 if TYPE_CHECKING:  # types only: `pegsearch boards` draws its table without the search machinery
     from pegsearch.answers.finishes import FinishClass
@@ -221,11 +221,30 @@ def estimate_table(found: Estimate) -> str:
                  f" {found.seconds / 3600:,.2f} h wall ({found.cpu_seconds / 3600:,.2f} CPU-hours),"
                  f" {readable(found.peak_memory_bytes)} peak memory, {readable(found.stored_bytes)}"
                  f" of disk ({disk})")
-    source = (f"levels 0 to {found.measured_levels - 1} measured (m); the rest projected (p) from"
-              f" {found.reference}'s shape" if found.reference else
-              f"all {found.measured_levels} levels measured")
-    rates = ", ".join(f"{us:.3f} on {kind} levels" for kind, us in found.cpu_us.items())
-    busy = "" if found.busy is None else f" (its threads {found.busy:.0%} busy)"
-    lines.append(f"from: {source}; CPU-µs a position written {rates}, from the run's levels{busy};"
-                 " wall = CPU / cores (linear: 57-87 % of it measured at 16 threads)")
+    lines += estimate_notes(found)
     return "\n".join(lines)
+
+
+def estimate_notes(found: Estimate) -> list[str]:
+    """What an estimate rests on, what it assumes and how sure it is, a line each."""
+    from pegsearch.engines.costs import PROJECTION_SPREAD, WRITTEN  # loaded by the estimate itself
+
+    source = (f"levels 0 to {found.measured_levels - 1} measured (m), the rest projected (p) from"
+              f" {found.reference}'s shape (positions within about {PROJECTION_SPREAD:.0%})"
+              if found.reference else f"all {found.measured_levels} levels measured")
+    rates = "; ".join(f"{us * 1000:.1f} CPU-ns a child made on {kind} levels (timed on"
+                      f" {levels_named(found.timed_levels[kind])})"
+                      for kind, us in found.cpu_us.items())
+    busy = "" if found.busy is None else f"; the run's threads were {found.busy:.0%} busy"
+    low, high = found.seconds_range
+    lines = [f"from: {source}" + (f"; {rates}, a position written {WRITTEN:g} children" if rates else "")
+             + busy,
+             f"assumes: an idle machine of {found.cores} cores, each as fast as the {found.cpu} that"
+             " measured the run, every core busy (linear scaling: 57-87 % of it was measured at 16"
+             " threads, so more cores may take up to 1.7 times longer)"]
+    if high > low:
+        lines.append(f"how sure: likely {low / 3600:,.2f} to {high / 3600:,.2f} h wall (the timed"
+                     f" levels' own rates around theirs together, and the projected positions"
+                     f" within {PROJECTION_SPREAD:.0%}); checked on triangle-8 from its levels 0-12"
+                     " (docs/performance.md)")
+    return lines
