@@ -30,6 +30,7 @@ import numpy as np
 from pegsearch.answers.winnable import kept_sets
 from pegsearch.board.classes import class_of, invariants
 from pegsearch.board.geometry import EMPTY, PEG, Board, Jump, legal_jumps
+from pegsearch.board.numbers import DIGITS, is_digits, shown, whole
 from pegsearch.board.pictures import holes_with_pegs, render
 from pegsearch.board.symmetry import image_of_position, orbit
 from pegsearch.errors import InputError, NotFound
@@ -41,7 +42,8 @@ from pegsearch.store.lookup import Lookups
 from pegsearch.store.sets import EVERY_HOLE, set_folder, set_parts
 
 LOOKUPS = Lookups()  # the process's open parts and row groups, shared by its hints
-JUMP = re.compile(r"(\d+)-(\d+)-(\d+)")
+# Holes of at most DIGITS digits 0-9 (a longer number is no hole, and past 4,300 digits not read).
+JUMP = re.compile(rf"(\d{{1,{DIGITS}}})-(\d{{1,{DIGITS}}})-(\d{{1,{DIGITS}}})", re.ASCII)
 
 
 def read_position(board: Board, start: tuple[int, ...], text: str) -> int:
@@ -58,14 +60,14 @@ def read_position(board: Board, start: tuple[int, ...], text: str) -> int:
     pieces = [piece.strip() for piece in text.split(",")]
     if played(text):
         return _from_jumps(board, start, pieces)
-    if not all(piece.isascii() and piece.isdigit() for piece in pieces):
+    if not all(is_digits(piece) for piece in pieces):
         raise InputError("position {text!r}: give the holes with pegs as numbers (2,3,5), a"
-                         " picture, or jumps from the start (5-9-14,...)", text=text)
-    holes = [board.hole_of(int(piece), "position") for piece in pieces]
+                         " picture, or jumps from the start (5-9-14,...)", text=shown(text))
+    holes = [board.hole_of(whole(piece, "position"), "position") for piece in pieces]
     twice = sorted({hole for hole in holes if holes.count(hole) > 1})
     if twice:
         raise InputError("position {text!r}: hole {twice} is named more than once; name each hole"
-                         " with a peg once", text=text, twice=", ".join(map(str, twice)))
+                         " with a peg once", text=shown(text), twice=", ".join(map(str, twice)))
     return sum(1 << (hole - 1) for hole in holes)
 
 
@@ -93,13 +95,13 @@ def _from_jumps(board: Board, start: tuple[int, ...], pieces: list[str]) -> int:
     """The position after jumps played from the start, each checked legal in turn."""
     position = board.start_position(start)
     for number, piece in enumerate(pieces, start=1):
-        found = JUMP.fullmatch(piece) if piece.isascii() else None
+        found = JUMP.fullmatch(piece)
         legal = dict(legal_jumps(board, position))
         jump = Jump(*map(int, found.groups())) if found else None
         if jump not in legal:
             raise InputError("position: jump {number} ({piece}) is not a legal jump there; each"
                              " is FROM-OVER-TO with FROM and OVER holding pegs and TO empty (see"
-                             " {board})", board.name, number=number, piece=piece)
+                             " {board})", board.name, number=number, piece=shown(piece))
         position = legal[jump]
     return position
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from pegsearch.board.classes import class_of, invariants
 from pegsearch.board.geometry import Board, Jump, legal_jumps
+from pegsearch.board.numbers import shown
 from pegsearch.board.pagoda import pagoda_against, pagodas
 from pegsearch.board.symmetry import image_of_jump
 from pegsearch.engines.local import default_budget, parse_size
@@ -507,13 +508,14 @@ def _since(began: float) -> float:
 
 
 def time_bound(text: str | float) -> float:
-    """A time bound in seconds as the user gave it, checked: a positive, finite number."""
+    """A time bound in seconds as the user gave it, checked: a positive, finite number, in digits
+    0-9 (Python's float reads other scripts' digits: `seconds=٢` was 2)."""
     try:
-        seconds = float(text)
+        seconds = float(text) if not isinstance(text, str) or text.isascii() else float("nan")
     except (TypeError, ValueError):
         seconds = float("nan")
     if not 0 < seconds < float("inf"):
         raise InputError("{seconds} {text}: not a time bound; give a number of seconds above 0,"
-                         " such as 10 or 0.5", text=text)
+                         " such as 10 or 0.5", text=shown(str(text)))
     return seconds
 

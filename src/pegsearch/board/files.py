@@ -31,6 +31,11 @@ def parse_board(text: str, source: str) -> Board:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{source}: not valid TOML: {exc}") from None
+    except ValueError:  # a number past Python's 4,300 digits, refused in the interpreter's words
+        long = re.search(r"\d{100,}", text)
+        where = f" (line {text.count(chr(10), 0, long.start()) + 1})" if long else ""
+        raise UsageError(f"{source}: a number of thousands of digits{where}; no value of a board"
+                         " file is near so large") from None
     unknown = sorted(set(data) - KNOWN_KEYS)
     if unknown:
         raise UsageError(f"{source} line {_key_line(text, unknown[0])}: unknown key '{unknown[0]}'"

@@ -9,6 +9,7 @@ board needs nothing but its drawing. Holes are numbered from 1, row by row, left
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import product
@@ -130,8 +131,14 @@ class Board:
         return number
 
     def start_position(self, empty: tuple[int, ...] | None = None) -> int:
-        """The position with pegs everywhere except `empty` (default: the holes drawn empty)."""
+        """The position with pegs everywhere except `empty` (default: the holes drawn empty), each
+        hole named once: the rule a position's holes follow (a start of 10,000 ones was taken)."""
         holes = self.empty if empty is None else tuple(self.hole_of(h) for h in empty)
+        twice = sorted(hole for hole, named in Counter(holes).items() if named > 1)
+        if twice:
+            listed = " ".join(map(str, holes[:8])) + (f" … ({len(holes):,} holes)" if len(holes) > 8 else "")
+            raise InputError("{start} {listed}: hole {twice} is named more than once; name each hole"
+                             " empty at the start once", listed=listed, twice=", ".join(map(str, twice)))
         full = (1 << self.holes) - 1
         return full & ~sum(1 << (h - 1) for h in set(holes))
 

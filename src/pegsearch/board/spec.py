@@ -53,8 +53,9 @@ class SearchSpec:
     @classmethod
     def asked(cls, board: Board, start: Iterable[int] | None, symmetry: str = "board",
               count_paths: bool = False, fewest_moves: bool = False) -> SearchSpec:
-        """The search a user asked for: `start` checked hole by hole, or the holes drawn empty."""
-        holes = tuple(sorted({board.hole_of(h) for h in start})) if start else board.empty
+        """The search a user asked for: `start` checked hole by hole (each named once, see
+        `Board.start_position`), or the holes drawn empty."""
+        holes = tuple(sorted(board.hole_of(h) for h in start)) if start else board.empty
         if not holes:
             raise UsageError(f"{board.name} has no empty hole to start from: name the holes empty"
                              " at the start (--start HOLE, or 'start' in a request)")

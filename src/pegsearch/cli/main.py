@@ -21,6 +21,7 @@ from typing import NoReturn
 
 from pegsearch import __version__
 from pegsearch.board.files import load_board, shipped_boards
+from pegsearch.board.numbers import hole
 from pegsearch.board.pictures import render
 from pegsearch.board.spec import KEEPS, SYMMETRY_MODES
 from pegsearch.cli.defaults import RUNS, SURVEY_WHOLE
@@ -168,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", description=ABOUT["run"],
                                help="search a board level by level into a run directory")
     run.add_argument("board", help="a shipped board name (see `pegsearch boards`) or a .toml file")
-    run.add_argument("--start", type=int, nargs="+", metavar="HOLE",
+    run.add_argument("--start", type=hole, nargs="+", metavar="HOLE",
                      help="the hole(s) empty at the start (default: those drawn empty)")
     run.add_argument("--out", metavar="RUN", help="where the run goes: a folder or a URI such as"
                      " s3://BUCKET/PATH (default: a new folder under runs/)")
@@ -204,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     counts.add_argument("--json", action="store_true", help="print the counts as JSON")
     counts.add_argument("--winnable", action="store_true",
                         help="add, per level, the positions that can still be played down to one peg")
-    counts.add_argument("--finish", type=int, metavar="HOLE",
+    counts.add_argument("--finish", type=hole, metavar="HOLE",
                         help="with --winnable: down to one peg on this hole")
     counts.add_argument("--engine", choices=sorted(ENGINES),
                         help="with --winnable: the engine that walks the levels back (default: this"
@@ -221,9 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     solve = commands.add_parser("solve", description=ABOUT["solve"],
                                help="one solution (or best line of play) of a run or a board")
     solve.add_argument("run", metavar="RUN|BOARD", help=RUN_OR_BOARD)
-    solve.add_argument("--start", type=int, nargs="+", metavar="HOLE",
+    solve.add_argument("--start", type=hole, nargs="+", metavar="HOLE",
                        help="of a board: the hole(s) empty at the start (default: those drawn empty)")
-    solve.add_argument("--finish", type=int, metavar="HOLE", help="end with the last peg on HOLE")
+    solve.add_argument("--finish", type=hole, metavar="HOLE", help="end with the last peg on HOLE")
     _add_solver_arguments(solve, 60)
     solve.add_argument("--json", action="store_true", help="print the solution as JSON")
     solve.add_argument("--svg", type=Path, metavar="FILE", help="also draw the boards into an SVG strip")
@@ -233,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     winnable = commands.add_parser("winnable", description=ABOUT["winnable"],
                                    help="keep a run's winnable positions, level by level")
     winnable.add_argument("run", help=RUN_HELP)
-    winnable.add_argument("--finish", type=int, metavar="HOLE", help="down to one peg on this hole")
+    winnable.add_argument("--finish", type=hole, metavar="HOLE", help="down to one peg on this hole")
     winnable.add_argument("--engine", choices=sorted(ENGINES),
                           help="the engine that walks the levels back (default: this process;"
                                " spark walks a cluster run back on its cluster)")
@@ -247,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     hint.add_argument("run", metavar="RUN|BOARD", help=RUN_OR_BOARD)
     hint.add_argument("position", help="the holes with pegs (2,3,5), a picture as `pegsearch"
                                        " positions` draws it, or jumps from the start (5-9-14,...)")
-    hint.add_argument("--finish", type=int, metavar="HOLE", help="won means one peg on this hole")
+    hint.add_argument("--finish", type=hole, metavar="HOLE", help="won means one peg on this hole")
     _add_solver_arguments(hint, 5)
     hint.add_argument("--json", action="store_true", help="print the hint as JSON")
     hint.set_defaults(handler="command_hint")

@@ -83,7 +83,9 @@ def balanced_edges(filled: np.ndarray, groups: int) -> list[int]:
 def parse_size(text: str, here: bool = True) -> int:
     """'2G', '512M', '1.5GB' or a byte count, as bytes; `here`: a bound for this machine, which
     cannot be more than it has (an estimate prices another machine's)."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), re.IGNORECASE)
+    # Digits 0-9, at most 20 before the point (more overflowed float: "memory": 310 nines was a 500).
+    match = re.fullmatch(r"\s*(\d{1,20}(?:\.\d{1,20})?)\s*([KMGT]?)i?B?\s*", str(text),
+                         re.IGNORECASE | re.ASCII)
     if not match:
         raise InputError("{memory} {text}: not a size; write it like 2G, 512M or 1.5G", text=text)
     scale = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[match[2].upper()]

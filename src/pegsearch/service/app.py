@@ -35,6 +35,7 @@ from pegsearch.answers.hint import hint, played, read_position
 from pegsearch.answers.solver import Solver, time_bound
 from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
+from pegsearch.board.numbers import shown
 from pegsearch.board.spec import SearchSpec, check_values
 from pegsearch.engines import ENGINES, make_engine
 from pegsearch.errors import (
@@ -216,7 +217,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         return {"id": search_id, "status": "queued"}
 
     @app.delete("/api/searches/{search_id}", response_model=None,
-                responses=answers(schema.Deleted, 404))
+                responses=answers(schema.Deleted, 404, 409))
     def delete(search_id: str) -> dict:
         """Stop the search if needed and remove its run directory (a damaged one too)."""
         searches.document(search_id, answers=False)  # 404 for no such search
@@ -531,6 +532,33 @@ def _board(name: str) -> str:
     return f"GET /api/boards/{name}"
 
 
+# The validator's complaints in the service's words (it spoke its own: "query.position: Field
+# required", "query.finish: Input should be a valid integer"); any other keeps its message.
+WORDED = {
+    "missing": "{where} is required",
+    "int_parsing": "{where} {value}: not a whole number; write it with the digits 0-9",
+    "int_parsing_size": "{where} {value}: not a whole number; write it with the digits 0-9",
+    "int_type": "{where}: give a whole number",
+    "int_from_float": "{where}: give a whole number",
+    "bool_parsing": "{where} {value}: give true or false",
+    "bool_type": "{where}: give true or false",
+    "string_type": "{where}: give a string",
+    "list_type": "{where}: give a list",
+    "dict_type": "{where}: give an object",
+    "extra_forbidden": "{where}: no such field",
+    "literal_error": "{where} {value}: use one of {expected}",
+}
+
+
+def _worded(where: str, error: dict) -> str:
+    """One validation error as the service words its refusals."""
+    template = WORDED.get(error["type"])
+    if template is None:
+        return f"{where}: {error['msg']}"
+    value = shown(str(error.get("input", "")))
+    return template.format(where=where, value=repr(value), expected=error.get("ctx", {}).get("expected", ""))
+
+
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": one_line(message)}, status_code=status, headers=headers)
 
@@ -561,10 +589,10 @@ def _errors(app: FastAPI, root: Location) -> None:
         first = exc.errors()[0]
         if first["type"] == "json_invalid":
             return _error(400, f"the body is not valid JSON ({first.get('ctx', {}).get('error', '')})")
-        where = ".".join(str(part) for part in first["loc"] if part != "body")
+        where = ".".join(str(part) for part in first["loc"] if part not in ("body", "query", "path"))
         if not where:
             return _error(400, "the body must be a JSON object (send Content-Type: application/json)")
-        return _error(400, f"{where}: {first['msg']}")
+        return _error(400, _worded(where, first))
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

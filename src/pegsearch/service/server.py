@@ -48,7 +48,7 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
         import uvicorn
 
         from pegsearch.service.app import Defaults, create_app
-        from pegsearch.service.connections import FirstRequestTimeout
+        from pegsearch.service.connections import GuardedConnection
     except ImportError as exc:
         raise UsageError(f"the service needs the package '{exc.name}': install it with"
                          " pip install 'pegsearch[serve]'") from None
@@ -61,7 +61,7 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
           f"{'es' if slots > 1 else ''} at a time, {on}; state in {folder})", file=sys.stderr,
           flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACE,
-                http=FirstRequestTimeout, timeout_keep_alive=IDLE)
+                http=GuardedConnection, timeout_keep_alive=IDLE)
 
 
 def _check_port(host: str, port: int) -> None:

@@ -1,0 +1,143 @@
+"""What an operator's clients may send a real `pegsearch serve` and be refused in one JSON line:
+numbers of thousands of digits, other scripts' digits, repeated start holes, headers sent a byte a
+second, requests h11 cannot read; and the words the refusals use (issue 55, items 2, 3, 6, 7)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import assert_one_line_error, pegsearch
+from tests.helpers.serving import Server
+
+LONG = "9" * 5000  # past Python's 4,300 digits: int() raised ValueError, answered 500
+ARABIC_FIVE, ARABIC_TWO = "\u0665", "\u0662"  # Arabic-Indic digits, which int() and float() read
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    started = Server(tmp_path_factory.mktemp("refusals") / "runs")
+    yield started
+    started.stop()
+
+
+@pytest.fixture(scope="module")
+def complete(server: Server) -> str:
+    """A complete triangle-5 search, whose hint route reads positions too."""
+    search_id = server.submit({"board": "triangle-5", "start": [1]})
+    server.wait(search_id)
+    return search_id
+
+
+def refused(server: Server, method: str, path: str, body: dict | None = None) -> str:
+    status, document = server.json(method, path, body)
+    assert status == 400, (status, document)
+    assert set(document) == {"error"} and "\n" not in document["error"]
+    assert len(document["error"]) < 400  # what the client sent is cut short, not echoed whole
+    return document["error"]
+
+
+def board_file(holes: str) -> str:
+    return f'name = "long"\ngrid = "triangle"\nholes = {holes}\nlayout = """\n  .\n o o\n"""\n'
+
+
+def test_numbers_of_thousands_of_digits_are_400(server: Server, complete: str) -> None:
+    """Seven answers were 500: positions, jumps, a memory setting and a board file's number."""
+    for route in ("/api/boards/triangle-5/hint", f"/api/searches/{complete}/hint"):
+        assert "digits" in refused(server, "GET", f"{route}?position={LONG}")
+        assert "is not a legal jump" in refused(server, "GET", f"{route}?position={LONG}-2-4")
+        assert "digits" in refused(server, "GET", f"{route}?position=2,{LONG},3")
+    memory = refused(server, "POST", "/api/searches",
+                     {"board": "triangle-5", "settings": {"memory": "9" * 310}})
+    assert memory.startswith("settings.memory 999") and "not a size" in memory
+    assert "digits" in refused(server, "POST", "/api/searches", {"board_file": board_file(LONG)})
+    assert "digits" in refused(server, "POST", "/api/boards/check", {"board_file": board_file(LONG)})
+
+
+def test_digits_of_other_scripts_and_repeated_start_holes_are_refused(server: Server) -> None:
+    """One rule for every number: positions refused Arabic-Indic digits and repeated holes, while a
+    time bound read an Arabic-Indic two as 2 and a start took [1, 1] and 10,000 ones."""
+    assert "not a time bound" in refused(server, "GET", "/api/boards/triangle-5/hint?position=2,3,5,6"
+                                                        "&seconds=%D9%A2")
+    assert "not a whole number" in refused(server, "GET", "/api/boards/triangle-5/hint?position=2,3,5,6"
+                                                          "&finish=%D9%A2")
+    for start in ([1, 1], [1] * 10_000):
+        assert "hole 1 is named more than once" in refused(
+            server, "POST", "/api/searches", {"board": "triangle-5", "start": start})
+
+
+def test_the_command_line_follows_the_same_rule() -> None:
+    assert_one_line_error(pegsearch("run", "triangle-5", "--start", ARABIC_FIVE), "invalid hole value")
+    assert_one_line_error(pegsearch("solve", "triangle-5", "--start", "1", "1"),
+                          "hole 1 is named more than once")
+    assert_one_line_error(pegsearch("hint", "triangle-5", "2,3,5,6", "--seconds", ARABIC_TWO),
+                          "not a time bound")
+
+
+def test_refusals_speak_the_services_words(server: Server) -> None:
+    """Not the framework's: "query.position: Field required", "query.finish: Input should be a
+    valid integer"."""
+    assert refused(server, "GET", "/api/boards/triangle-5/hint") == "position is required"
+    assert refused(server, "GET", "/api/boards/triangle-5/hint?position=2,3,5,6&finish=x") == \
+        "finish 'x': not a whole number; write it with the digits 0-9"
+
+
+def test_a_request_too_long_to_read_is_a_json_400(server: Server) -> None:
+    """A URL of 200 KB: uvicorn answered text/plain "Invalid HTTP request received."."""
+    answer = b""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as connection:
+        connection.sendall(f"GET /api/boards?x={'1' * 200_000} HTTP/1.1\r\nHost: test\r\n\r\n".encode())
+        try:
+            while chunk := connection.recv(65536):
+                answer += chunk
+        except ConnectionResetError:  # the rest of the request unread when the server closed
+            pass
+    head, _, body = answer.decode().partition("\r\n\r\n")
+    assert head.startswith("HTTP/1.1 400") and "content-type: application/json" in head.lower()
+    assert "not a valid HTTP/1.1 request" in json.loads(body)["error"]
+
+
+def test_delete_says_it_may_answer_409(server: Server) -> None:
+    operation = server.get("/api/openapi.json")["paths"]["/api/searches/{search_id}"]["delete"]
+    assert "409" in operation["responses"]
+
+
+@pytest.mark.slow
+def test_headers_sent_a_byte_a_second_are_cut_off(server: Server, tmp_path: Path) -> None:
+    """20 connections sending their headers a byte a second: each answered 408 and closed within
+    the header bound (they were open after 90 s)."""
+    request = b"GET /api/boards HTTP/1.1\r\nHost: test\r\nX-Slow: " + b"a" * 60 + b"\r\n\r\n"
+    slow = [socket.create_connection(("127.0.0.1", server.port), timeout=30) for _ in range(20)]
+    began = time.monotonic()
+    closed: set[int] = set()
+    answers: list[bytes] = []
+    for byte in request:
+        for index, connection in enumerate(slow):
+            if index in closed:
+                continue
+            try:
+                connection.sendall(bytes([byte]))
+                connection.setblocking(False)
+                try:
+                    got = connection.recv(4096)
+                except BlockingIOError:
+                    got = None
+                connection.setblocking(True)
+            except OSError:
+                got = b""
+            if got is not None:
+                answers.append(got)
+                closed.add(index)
+        if len(closed) == len(slow):
+            break
+        time.sleep(1)
+    assert len(closed) == 20 and time.monotonic() - began < 20
+    assert all(answer.startswith(b"HTTP/1.1 408") for answer in answers if answer)
+    for connection in slow:
+        connection.close()
+    assert server.get("/api/boards")  # still serving
