@@ -1,8 +1,9 @@
 """The job queue: searches waiting, searches running in worker processes, N at a time, in order.
 
 A scheduler thread starts the oldest wanted search whenever a slot is free and reaps the workers
-that ended: exit 0 means the run is complete; a cancelled (or otherwise interrupted) worker leaves
-its run interrupted; any other ending stores the worker's last line as the search's failure. At
+that ended: exit 0 means the run is complete; a cancelled (or otherwise interrupted: a signal, kill
+-9 too) worker leaves its run interrupted; any other ending stores the worker's last line as the
+search's failure. At
 start the queue is rebuilt from the records, so searches a crashed or stopped server was running
 (or had queued) are resumed. Spark searches go to the kept Spark worker when it is free
 (`KeptWorker`: one process, one Spark session for search after search).
@@ -282,8 +283,10 @@ class Jobs:
             del self.running[search_id]
             if search_id in self.cancelled:
                 self.cancelled.discard(search_id)
-            elif code not in (0, INTERRUPTED):  # interrupted from outside: resumable, not failed
+            elif code not in (0, INTERRUPTED) and code > 0:
                 self._failed(search_id, code)
+            # Else interrupted from outside (a signal: SIGTERM, or kill -9, code -9): the run is
+            # resumable and `pegsearch runs` says interrupted; the service says so too, not failed.
 
     def _failed(self, search_id: str, code: int) -> None:
         record = self.records.get(search_id)

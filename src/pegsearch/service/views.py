@@ -26,6 +26,11 @@ from pegsearch.service.storage import level_parts as stored_parts
 from pegsearch.store import Location, Run
 
 CREATED = "%Y-%m-%dT%H:%M:%S%z"  # as run manifests write it, so listings sort by it
+# Statuses of a search whose run a writer is changing now: a part missing then is not damage (a
+# cancelled search's worker, stopped inside its level's commit, lists and removes parts before it
+# writes the manifest it ends with: 2 of 35 cancels polled every 20 ms were called damaged, then
+# interrupted, and verify passed). Damage is what a run shows once no one writes it.
+WRITING = ("running", "cancelling", "deleting")
 
 
 class Searches:
@@ -71,13 +76,15 @@ class Searches:
         if self._is_survey(run, record):
             return self._survey(search_id, record, status)
         damage = run.first_damage() if run is not None else None
-        if damage is not None:
+        if damage is not None and status not in WRITING:
             document = _with_status(search_document(run, answers=False), "damaged")
             document["levels"] = document["levels"][:damage.level]
             return {"id": search_id, "kind": "search", **document,
                     "error": without_root(self.root, damage.line())}
         if run is not None:
             document = search_document(run, answers=answers and status == "complete")
+            if damage is not None:  # a writer at work: the levels before what it is changing
+                document["levels"] = document["levels"][:damage.level]
         else:
             board = board_from_definition(record.board, f"search {search_id} (board)")
             document = {"board": board.name, "holes": board.holes, "start": record.start,
