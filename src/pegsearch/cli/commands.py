@@ -96,8 +96,8 @@ def command_run(args: argparse.Namespace) -> int:
 def _engine(args: argparse.Namespace) -> Engine:
     return make_engine(args.engine, runner=args.runner, mrjob_conf=args.mrjob_conf,
                        master=args.master, memory=args.memory, reduce=args.reduce,
-                       batch_size=args.batch_size,
-                       driver_below=args.driver_below)
+                       batch_size=args.batch_size, driver_below=args.driver_below,
+                       gpu_memory=args.gpu_memory)
 
 
 def command_counts(args: argparse.Namespace) -> int:

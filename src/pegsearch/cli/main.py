@@ -425,6 +425,9 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory", metavar="SIZE",
                         help="local engine: bound on what it holds, e.g. 2G (default: 1/4 of RAM,"
                              " <= 4G); larger levels take several passes over their parents")
+    parser.add_argument("--gpu-memory", metavar="SIZE",
+                        help="gpu engine: bound on the GPU memory it takes, e.g. 70G (default: 90%% of"
+                             " what is free); a larger level's bitmap takes several passes")
     parser.add_argument("--reduce", choices=("auto", "bitmap", "tables"),
                         help="local engine: how a level drops repeats: a bitmap over ranks where the"
                              " level is dense enough (auto, the default), or always bitmap or tables")

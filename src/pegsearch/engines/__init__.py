@@ -29,6 +29,7 @@ def no_progress(done: int, total: int) -> None:
 
 
 ENGINES = {"local": "pegsearch.engines.local:LocalEngine",
+           "gpu": "pegsearch.engines.gpu:GpuEngine",
            "mrjob": "pegsearch.engines.mrjob.engine:MRJobEngine",
            "spark": "pegsearch.engines.spark.engine:SparkEngine"}
 

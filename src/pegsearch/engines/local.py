@@ -80,18 +80,19 @@ def balanced_edges(filled: np.ndarray, groups: int) -> list[int]:
     return [*edges, len(filled)]
 
 
-def parse_size(text: str, here: bool = True) -> int:
+def parse_size(text: str, here: bool = True, field: str = "memory") -> int:
     """'2G', '512M', '1.5GB' or a byte count, as bytes; `here`: a bound for this machine, which
-    cannot be more than it has (an estimate prices another machine's)."""
+    cannot be more than it has (an estimate prices another machine's); `field`: the option named
+    in an error (the GPU engine's --gpu-memory)."""
     # Digits 0-9, at most 20 before the point (more overflowed float: "memory": 310 nines was a 500).
     match = re.fullmatch(r"\s*(\d{1,20}(?:\.\d{1,20})?)\s*([KMGT]?)i?B?\s*", str(text),
                          re.IGNORECASE | re.ASCII)
     if not match:
-        raise InputError("{memory} {text}: not a size; write it like 2G, 512M or 1.5G", text=text)
+        raise InputError("{" + field + "} {text}: not a size; write it like 2G, 512M or 1.5G", text=text)
     scale = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[match[2].upper()]
     size = int(float(match[1]) * scale)
     if size < 64 << 20:
-        raise InputError("{memory} {text}: too small; give the local engine at least 64M", text=text)
+        raise InputError("{" + field + "} {text}: too small; give at least 64M", text=text)
     if here and size > physical_memory():
         # A budget the machine cannot hold would end in swapping or the kernel's OOM killer
         # hours later, not in passes.
