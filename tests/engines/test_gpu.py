@@ -101,11 +101,12 @@ def test_the_kernel_sets_the_bits_of_the_childrens_ranks(base: int, words: int |
     rank_all(expected, len(expected), ranks.args)
     words = words or -(-ranks.count // 64)
     expected = np.sort(expected[(expected >= base) & (expected < base + 64 * words)]) - base
-    bits = cuda_bitmap.zeros(words)
+    bits, made = cuda_bitmap.zeros(words), cuda.to_device(np.zeros(1, dtype=np.int64))
     cuda_bitmap.set_bits(cuda_bitmap.DeviceTables.of(tables), cuda_bitmap.DeviceRanks.of(ranks),
-                         cuda.to_device(level), base, bits)
+                         cuda.to_device(level), base, bits, made)
     got = np.flatnonzero(np.unpackbits(bits.copy_to_host().view(np.uint8), bitorder="little"))
     assert len(got) > 0 and np.array_equal(got, expected)
+    assert made.copy_to_host()[0] == len(expand(tables, level)[0])  # every child, kept or not
 
 
 @pytest.mark.parametrize(("board", "until"), [("triangle-4", None), ("triangle-5", None),

@@ -23,8 +23,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib.util import find_spec
 
+import numpy as np
+
 from pegsearch.engines import LevelProgress, no_progress
-from pegsearch.engines.local import LevelPlan, LocalEngine, parse_size, prefetched, reported
+from pegsearch.engines.local import (
+    CORES_A_READER,
+    LevelPlan,
+    LocalEngine,
+    parse_size,
+    prefetched,
+    reported,
+)
 from pegsearch.errors import InputError, UsageError, one_line
 from pegsearch.kernel.bitmap import BitmapTables
 from pegsearch.store import LevelWriter, Run
@@ -132,17 +141,21 @@ class GpuEngine(LocalEngine):
         room = self.gpu_budget - board.nbytes - ranks.nbytes - 8 * chunk
         width = max(1, room // each)
         clock: Counter[str] = Counter()  # seconds by step: copies, kernel, parts
+        children = cuda.to_device(np.zeros(1, dtype=np.int64))
         passes = 0
         with ThreadPoolExecutor(self.workers) as pool:
             while lo < parts:
                 bits, width = self._bitmap(min(width, parts - lo), each // 8, level)
                 base = lo << plan.space.rbits
-                for keys, _ in reported(prefetched(run.iter_level(level, chunk)), passes * parents,
-                                        (passes + 1) * parents, report):
+                # Several readers, as on the local engine: one decodes parents for about 8 cores.
+                readers = 1 + self.workers // CORES_A_READER
+                for keys, _ in reported(prefetched(*(run.iter_level(level, chunk, share=(r, readers))
+                                                     for r in range(readers))),
+                                        passes * parents, (passes + 1) * parents, report):
                     began = time.perf_counter()
                     on_gpu = cuda.to_device(keys)
                     copied = time.perf_counter()
-                    set_bits(board, ranks, on_gpu, base, bits)
+                    set_bits(board, ranks, on_gpu, base, bits, children)
                     cuda.synchronize()
                     clock["copies"] += copied - began
                     clock["kernel"] += time.perf_counter() - copied
@@ -153,6 +166,7 @@ class GpuEngine(LocalEngine):
                 if lo < parts:  # a checkpoint, as on the local engine
                     writer.commit_pass(lo, writer.passes_done + 1 + -(-(parts - lo) // width), plan.cut)
         writer.notes["passes"] = writer.passes_done + 1
+        writer.notes["children"] = int(children.copy_to_host()[0])  # made, over every pass
         for step, seconds in clock.items():
             writer.notes[f"gpu_{step}_seconds"] = round(seconds, 3)
 

@@ -55,12 +55,15 @@ def simulated() -> bool:
 def set_children_bits(p, need, flip, flip_images, byte_images, counts, targets, shifts, masks,
                       low_ranks, top, base, span, images, bits):
     """Set the bit of each child of position p whose rank r is in ``[base, base + span)``, bit
-    ``r - base`` of `bits`, atomically (threads share the bitmap). `images` is the caller's
-    scratch row; the rank tables are LevelRanks.args, as the CPU kernel takes them."""
+    ``r - base`` of `bits`, atomically (threads share the bitmap); returns how many children p
+    has. `images` is the caller's scratch row; the rank tables are LevelRanks.args, as the CPU
+    kernel takes them."""
+    made = 0
     _images(p, byte_images, images)
     one_chunk = shifts.shape[0] == 1
     for pair in range(-(-need.shape[0] // 128)):
         low, high, legal = _legal_pair(p, need, flip, pair)
+        made += legal
         for _ in range(legal):
             jump, low, high = _next_jump(low, high, pair)
             key = _least_and_frame(images, flip_images, jump)[0]
@@ -71,6 +74,7 @@ def set_children_bits(p, need, flip, flip_images, byte_images, counts, targets, 
             if rank >= base and rank - base < span:
                 at = rank - base
                 atomic_or(bits, at >> _SIX, _ONE << (at & _LOW_SIX))
+    return made
 
 
 def _on_device(function: Callable) -> Callable:
@@ -90,12 +94,16 @@ _step = _on_device(set_children_bits)
 
 @cuda.jit
 def _set_bits(parents, need, flip, flip_images, byte_images, counts, targets, shifts, masks,
-              low_ranks, top, base, span, bits):
-    """Each thread takes every `gridsize`-th parent and sets its children's bits."""
+              low_ranks, top, base, span, bits, children):
+    """Each thread takes every `gridsize`-th parent and sets its children's bits, then adds the
+    children it made to children[0] (one atomic add a thread: the bytes a child moves are what
+    the kernel's speed is measured against)."""
     images = cuda.local.array(MOST_IMAGES, numba.uint64)
+    made = 0
     for i in range(cuda.grid(1), parents.shape[0], cuda.gridsize(1)):
-        _step(parents[i], need, flip, flip_images, byte_images, counts, targets, shifts, masks,
-              low_ranks, top, base, span, images, bits)
+        made += _step(parents[i], need, flip, flip_images, byte_images, counts, targets, shifts,
+                      masks, low_ranks, top, base, span, images, bits)
+    cuda.atomic.add(children, 0, made)
 
 
 @cuda.jit
@@ -170,11 +178,14 @@ def clear(bits: object) -> None:
     _clear[launch(len(bits))](bits)
 
 
-def set_bits(board: DeviceTables, ranks: DeviceRanks, parents: object, base: int, bits: object) -> None:
+def set_bits(board: DeviceTables, ranks: DeviceRanks, parents: object, base: int, bits: object,
+             children: object) -> None:
     """Set the bits of the ranks of the children of `parents` (a device array) in `bits`, a
-    device bitmap of the ranks from `base` on; children ranked outside it are dropped. Returns
-    once the kernel is queued (`cuda.synchronize` waits for it)."""
+    device bitmap of the ranks from `base` on; children ranked outside it are dropped, and every
+    child is counted into children[0] (a device array of one int64). Returns once the kernel is
+    queued (`cuda.synchronize` waits for it)."""
     counts, targets, shifts, masks, low_ranks = ranks.arrays
     _set_bits[launch(len(parents))](
         parents, board.need, board.flip, board.flip_images, board.byte_images, counts, targets,
-        shifts, masks, low_ranks, ranks.top, np.uint64(base), np.uint64(64 * len(bits)), bits)
+        shifts, masks, low_ranks, ranks.top, np.uint64(base), np.uint64(64 * len(bits)), bits,
+        children)
