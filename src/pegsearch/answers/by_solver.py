@@ -175,6 +175,16 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     return document
 
 
+def open_starts(board: Board) -> dict:
+    """The holes whose single vacancy the position classes leave a one-peg finish (a start
+    outside them can never be won, whatever is played: diamond-41's drawn start is one), so a
+    face can offer the starts that can be played to the end."""
+    starts = [hole for hole in range(1, board.holes + 1)
+              if goal_holes(board, board.start_position((hole,)), None)]
+    return {"board": board.name, "starts": starts,
+            "note": "single empty holes from which one peg is not ruled out by the position classes"}
+
+
 def _other_holes(board: Board, position: int, ends: set[int]) -> tuple[int, ...]:
     """The holes the classes let the last peg end on from `position`, but for `ends` (known)."""
     return tuple(hole for hole in goal_holes(board, position, None) if hole not in ends)

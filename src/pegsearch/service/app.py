@@ -30,6 +30,7 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pegsearch import __version__
+from pegsearch.answers.by_solver import open_starts
 from pegsearch.answers.documents import board_document, moves_document, solution_document
 from pegsearch.answers.hint import hint, played, read_position
 from pegsearch.answers.solver import Solver, time_bound
@@ -167,6 +168,12 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         board = _shipped(name)
         return await hints.answer(board, read_position(board, board.empty, position), finish,
                                   _hint_seconds(seconds), played(position), request.is_disconnected)
+
+    @app.get("/api/boards/{name}/starts", response_model=None, responses=answers(schema.Starts, 404))
+    def board_starts(name: str) -> dict:
+        """The single-vacancy starts of a shipped board that the position classes do not rule out
+        (the Play page offers them when a start can never be won)."""
+        return open_starts(_shipped(name))
 
     @app.post("/api/boards/check", response_model=None, responses=answers(schema.Board))
     def check_board(upload: BoardUpload) -> dict:

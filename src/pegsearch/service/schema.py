@@ -35,6 +35,15 @@ class Board(Document):
     start_picture: str
 
 
+class Starts(Document):
+    """A board's single-vacancy starts from which one peg can still be reached as far as the
+    position classes tell (a start outside them can never be won)."""
+
+    board: str
+    starts: list[int]
+    note: str
+
+
 class Accepted(Document):
     id: str
     status: str

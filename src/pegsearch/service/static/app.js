@@ -1,7 +1,8 @@
 // The pegsearch dashboard: plain JavaScript over the JSON API, no build step, nothing fetched
-// from outside this server. Three views: #/ (submit form and the list of searches), #/search/ID
-// and #/play/ID (the board played from the search's start, each jump marked by a hint), and
-// #/play-board/NAME (a shipped board played from its own start, hinted by the depth-first solver).
+// from outside this server. Views: #/ (submit form and the list of searches), #/search/ID, and the
+// Play page (play.js): #/play/ID (the board played from the search's start, each jump marked by a
+// hint), #/play-board/NAME[/HOLE] (a shipped board played from its own start, or from HOLE empty,
+// hinted by the depth-first solver).
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -12,7 +13,6 @@ let listTimer = null;
 let stream = null;          // AbortController of the open event stream
 let current = null;         // the search shown: { id, document }
 let solution = null;        // { document, step }
-let play = null;            // { hints, board, start, line: [{ jump, pegs }], hint, selected }
 
 // ----- the API, with the bearer token asked for once when the server wants one
 async function api(path, options = {}) {
@@ -36,7 +36,7 @@ async function api(path, options = {}) {
 // Counts past 2^53 (path counts, solutions) would lose digits as JavaScript numbers: they are kept
 // as their digits (a string), which `number` writes exactly.
 const BIG = /(:\s*)(\d{16,})(?=\s*[,}\]])/g;
-const getJSON = async (path) => JSON.parse((await (await api(path)).text()).replace(BIG, '$1"$2"'));
+const getJSON = async (path, options) => JSON.parse((await (await api(path, options)).text()).replace(BIG, '$1"$2"'));
 const postJSON = async (path, body) => (await api(path, {
   method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) })).json();
 
@@ -437,162 +437,20 @@ function goTo(step) {
   renderStep();
 }
 
-// ----- play: the board from a search's start, each legal jump marked by a hint of the run; or a
-// shipped board from its own start, each jump marked by the solver (won, lost or undecided)
-async function showPlay(id) {
-  try {
-    const d = await getJSON(`/api/searches/${id}`);
-    const board = await getJSON(`/api/searches/${id}/board`);
-    startPlay(board, d.start, `/api/searches/${id}/hint`, `#/search/${id}`);
-    await askHint();
-  } catch (error) { say(error.message); }
-}
-
-async function showBoardPlay(name) {
-  try {
-    const board = await getJSON(`/api/boards/${encodeURIComponent(name)}`);
-    startPlay(board, board.empty, `/api/boards/${encodeURIComponent(name)}/hint`, "#/");
-    await askHint();
-  } catch (error) { say(error.message); }
-}
-
-function startPlay(board, start, hints, back) {
-  const all = board.cells.map((_, i) => i + 1);
-  play = { hints, board, start: new Set(all.filter((h) => !start.includes(h))), line: [], hint: null,
-    selected: null };
-  $("play-title").textContent = `Play ${board.name}, start: hole${start.length > 1 ? "s" : ""} ${start.join(", ")}`;
-  $("play-back").href = back;
-  $("play-finish").replaceChildren(new Option("one peg anywhere", ""));
-}
-
-const pegsNow = () => (play.line.length ? play.line[play.line.length - 1].pegs : play.start);
-
-// While an answer is pending the page says so and takes no move: a click then would act on the
-// marks of the position before.
-function working(pending) {
-  play.pending = pending;
-  $("play").classList.toggle("working", pending);
-  for (const id of ["play-finish", "play-undo", "play-restart"]) $(id).disabled = pending;
-}
-
-async function askHint() {
-  const pegs = [...pegsNow()].sort((a, b) => a - b);
-  const finish = $("play-finish").value;
-  $("play-verdict").textContent = "asking…";
-  $("play-verdict").className = "verdict";
-  $("play-note").textContent = "";
-  working(true);
-  // The jump just played is shown at once, greyed (the "working" class) until its answer comes.
-  drawBoard($("play-board"), play.board, pegsNow(), { marks: new Map(), onPick: () => {}, fill: true });
-  $("play-jumps").replaceChildren();
-  try {
-    play.hint = await getJSON(`${play.hints}?position=${pegs.join(",")}${finish ? `&finish=${finish}` : ""}`);
-    play.selected = null;
-    working(false);
-    offerFinishes(finish);
-    renderPlay();
-  } catch (error) { working(false); $("play-verdict").textContent = ""; say(error.message); }
-}
-
-// "Won means" offers the holes the last peg can still end on from here (and the one chosen, while
-// it is chosen, even once it cannot be reached any more).
-function offerFinishes(chosen) {
-  const holes = new Set(play.hint.finishes.map(String));
-  if (chosen) holes.add(chosen);
-  $("play-finish").replaceChildren(new Option("one peg anywhere", ""),
-    ...[...holes].sort((a, b) => a - b).map((h) => new Option(
-      `one peg on hole ${h}${play.hint.finishes.includes(Number(h)) ? "" : " (no longer possible)"}`, h)));
-  $("play-finish").value = chosen;
-  // A chosen hole out of reach: say which holes still are, each a button choosing it.
-  const lost = chosen && !play.hint.finishes.includes(Number(chosen)) && play.hint.winnable !== null;
-  $("play-offer").hidden = !lost || play.hint.finishes.length === 0;
-  if (lost) {
-    $("play-offer-text").textContent = `One peg on hole ${chosen} is no longer possible; the last peg can still end on:`;
-    $("play-offer-holes").replaceChildren(...play.hint.finishes.map((h) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.textContent = `hole ${h}`;
-      button.addEventListener("click", () => { $("play-finish").value = String(h); askHint(); });
-      return button;
-    }));
-  }
-}
-
-// A verdict as a mark: won, lost, or undecided (the solver's time bound reached).
-const mark = (winnable) => (winnable === true ? "keeps" : winnable === false ? "loses" : "undecided");
-
-function renderPlay() {
-  const { hint } = play;
-  const goal = $("play-finish").value ? `one peg on hole ${$("play-finish").value}` : "one peg";
-  const left = pegsNow().size;
-  const solutions = hint.solutions !== undefined ? `: ${plural(hint.solutions, "solution")} from here`
-    : hint.moves_left !== undefined ? `: ${plural(hint.moves_left, "move")} at fewest from here` : "";
-  $("play-verdict").textContent = left === 1 && hint.winnable ? `Solved: ${goal}.`
-    : hint.winnable ? `Can still be won (${goal})${solutions}.`
-    : hint.winnable === null ? `Undecided (${goal}): the solver ran out of time on this position.`
-    : `Cannot be won any more (${goal})${hint.jumps.length ? "" : ": no jump is left"}.`;
-  $("play-verdict").className = `verdict ${mark(hint.winnable)}`;
-  $("play-count").textContent = `${plural(play.line.length, "jump")} played, ${plural(left, "peg")} left`;
-  $("play-undo").disabled = $("play-restart").disabled = play.line.length === 0;
-  const marks = new Map();
-  for (const j of hint.jumps) {
-    const [from, , to] = j.jump.split("-").map(Number);
-    if (play.selected === null && !marks.has(from)) marks.set(from, "movable");
-    if (play.selected === from) marks.set(to, mark(j.winnable));
-  }
-  if (play.selected !== null) marks.set(play.selected, "selected");
-  drawBoard($("play-board"), play.board, pegsNow(), { marks, onPick: pickHole, fill: true });
-  $("play-jumps").replaceChildren(...hint.jumps.map((j) => {
-    const item = document.createElement("li");
-    item.className = mark(j.winnable);
-    item.dataset.jump = j.jump;
-    const after = !j.winnable ? "" : j.solutions !== undefined ? ` (${plural(j.solutions, "solution")})`
-      : j.moves_left !== undefined ? ` (${plural(j.moves_left, "move")} left)` : "";
-    item.textContent = `${j.jump} ${{ keeps: "✓", loses: "✗", undecided: "?" }[mark(j.winnable)]}${after}`;
-    item.title = { keeps: "keeps the game winnable", loses: "the game cannot be won after it",
-      undecided: "undecided: the solver ran out of time" }[mark(j.winnable)];
-    item.addEventListener("click", () => playJump(j));
-    return item;
-  }));
-  $("play-line").textContent = play.line.length ? `played: ${play.line.map((s) => s.jump).join(" ")}` : "";
-}
-
-function pickHole(hole) {
-  if (play.pending) return;
-  const jumps = play.hint.jumps.map((j) => ({ j, holes: j.jump.split("-").map(Number) }));
-  const landing = jumps.find(({ holes }) => holes[0] === play.selected && holes[2] === hole);
-  if (landing) { playJump(landing.j); return; }
-  const movable = jumps.some(({ holes }) => holes[0] === hole);
-  $("play-note").textContent = pegsNow().has(hole) && !movable
-    ? `The peg on hole ${hole} has no jump from here.` : "";
-  play.selected = hole !== play.selected && movable ? hole : null;
-  renderPlay();
-}
-
-function playJump(j) {
-  if (play.pending) return;
-  play.line.push({ jump: j.jump, pegs: new Set(j.position) });
-  askHint();
-}
-
-function undoJump(all) {
-  play.line = all ? [] : play.line.slice(0, -1);
-  askHint();
-}
-
 // ----- routing
 function route() {
-  const match = location.hash.match(/^#\/(search|play|play-board)\/([A-Za-z0-9_-]+)$/);
+  const match = location.hash.match(/^#\/(search|play|play-board)\/([A-Za-z0-9_-]+)(?:\/(\d{1,3}))?$/);
   $("home").hidden = Boolean(match);
   $("search").hidden = !match || match[1] !== "search";
   $("play").hidden = !match || !match[1].startsWith("play");
   clearInterval(listTimer);
   if (stream) stream.abort();
+  leavePlay();
   say("");
   if (match && match[1] === "play") {
     showPlay(match[2]);
   } else if (match && match[1] === "play-board") {
-    showBoardPlay(match[2]);
+    showBoardPlay(match[2], match[3] ? Number(match[3]) : null);
   } else if (match) {
     showSearch(match[2]);
   } else {
@@ -612,9 +470,7 @@ $("solution-first").addEventListener("click", () => goTo(0));
 $("solution-prev").addEventListener("click", () => goTo(solution.step - 1));
 $("solution-next").addEventListener("click", () => goTo(solution.step + 1));
 $("solution-last").addEventListener("click", () => goTo(solution.document.jumps.length));
-$("play-undo").addEventListener("click", () => undoJump(false));
-$("play-restart").addEventListener("click", () => undoJump(true));
-$("play-finish").addEventListener("change", askHint);
 window.addEventListener("hashchange", route);
 loadBoards().catch((error) => say(error.message));
-route();
+// After every script has run (the Play page's is play.js, loaded after this one).
+document.addEventListener("DOMContentLoaded", route);
