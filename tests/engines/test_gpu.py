@@ -258,7 +258,7 @@ def test_sigterm_mid_search_ends_in_one_line_and_resumes(tmp_path: Path) -> None
     """SIGTERM while the GPU makes english-33's levels: the other engines' one line, the run
     interrupted and resumable (here on the local engine)."""
     out = tmp_path / "run"
-    flags = ["--engine", "gpu", "--reduce", "bitmap", "--until", "9"]
+    flags = ["--engine", "gpu", "--reduce", "bitmap"]  # the whole board: still running on a GPU
     process = subprocess.Popen([sys.executable, "-m", "pegsearch", "run", "english-33", *flags,
                                 "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
