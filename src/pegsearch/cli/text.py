@@ -233,8 +233,8 @@ def estimate_notes(found: Estimate) -> list[str]:
               f" {found.reference}'s shape (positions within about {PROJECTION_SPREAD:.0%})"
               if found.reference else f"all {found.measured_levels} levels measured")
     rates = "; ".join(f"{us * 1000:.1f} CPU-ns a child made on {kind} levels (timed on"
-                      f" {levels_named(found.timed_levels[kind])})"
-                      for kind, us in found.cpu_us.items())
+                      f" {levels_named(found.timed_levels[kind])})" if found.timed_levels[kind] else
+                      f"{kind} levels priced alike (none timed)" for kind, us in found.cpu_us.items())
     busy = "" if found.busy is None else f"; the run's threads were {found.busy:.0%} busy"
     low, high = found.seconds_range
     lines = [f"from: {source}" + (f"; {rates}, a position written {WRITTEN:g} children" if rates else "")
@@ -243,8 +243,10 @@ def estimate_notes(found: Estimate) -> list[str]:
              " measured the run, every core busy (linear scaling: 57-87 % of it was measured at 16"
              " threads, so more cores may take up to 1.7 times longer)"]
     if high > low:
+        busy = ("" if found.busy is None else
+                f", the most with the cores {found.busy:.0%} busy as the run's were")
         lines.append(f"how sure: likely {low / 3600:,.2f} to {high / 3600:,.2f} h wall (the timed"
-                     f" levels' own rates around theirs together, and the projected positions"
-                     f" within {PROJECTION_SPREAD:.0%}); checked on triangle-8 from its levels 0-12"
+                     f" levels' own rates around theirs together, the projected positions within"
+                     f" {PROJECTION_SPREAD:.0%}{busy}); checked on triangle-8 from its levels 0-12"
                      " (docs/performance.md)")
     return lines

@@ -8,16 +8,18 @@ and says where it does not:
 - positions: a run's measured levels; past them a projection (engines.projection).
 - seconds: a level's work is its parents' children, made once a pass (each jump of a parent legal
   as in a random position of its pegs), and its positions written (drained, encoded, stored), each
-  about WRITTEN children's worth. Priced by the position written alone, as before, the small
-  levels a run is measured on (three children a position at triangle-8's level 12) made the
-  largest ones (twelve to twenty) look cheap: 217 s estimated for a 386 s search. The rate, CPU-µs
-  a unit, is timed on the run's largest measured levels (sizable ones only, their compiling
-  apart: never a level of one position whose time is the compiler's), bitmap and tables levels
-  apart. Wall seconds are CPU seconds spread over the cores (linear scaling, on an idle machine
-  with cores as fast as the measuring one's): a lower bound, by up to 1.7 times at 16 cores
-  (a level ran at 57-87 % of it, docs/performance.md's Many cores).
-- how sure: the timed levels' own rates spread around their sum's, and the projected positions
-  are within PROJECTION_SPREAD: the estimate's range carries both.
+  about WRITTEN children's worth. A position written comes from about seven children at
+  triangle-8's level 12, the largest a run is usually measured to, and from twelve to seventeen
+  past its peak: priced by the positions written alone, the levels after the peak look half as
+  dear as they are. The rate, CPU-µs a unit, is the slope of a line through the run's largest
+  measured levels (sizable ones only, their compiling apart: never a level of one position whose
+  time is the compiler's), so a level's start-up is not priced into every unit; bitmap and tables
+  levels apart. Wall seconds are CPU seconds spread over the cores (linear scaling, on an idle
+  machine with cores as fast as the measuring one's): a lower bound, by up to 1.7 times at 16
+  cores (a level ran at 57-87 % of it, docs/performance.md's Many cores).
+- how sure: the timed levels' own rates spread around the line's, the projected positions are
+  within PROJECTION_SPREAD, and the cores may be only as busy as the run's levels kept them: the
+  estimate's range carries all three.
 - memory and passes: as the local engine plans them (a bitmap a core while it fits the bound,
   else one bitmap every core sets while that fits, else passes of a bitmap, or hash tables for a
   sparse level), plus the process's own footprint.
@@ -29,7 +31,7 @@ Checked by cluster/estimate_check.py against a whole triangle-8 search made afte
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from math import ceil, log2
 from pathlib import Path
 
@@ -96,7 +98,7 @@ class Rate:
     cpu_us: float
     low: float
     high: float
-    levels: tuple[int, ...]
+    levels: tuple[int, ...]  # none: the kind was not timed, and is priced as the other
     gap_bits: float
 
 
@@ -125,9 +127,12 @@ class Estimate:
 
     @property
     def seconds_range(self) -> tuple[float, float]:
-        """The wall seconds the search likely takes on an idle machine, least and most."""
+        """The wall seconds the search likely takes, least and most: the least with every core
+        busy, the most with the cores only as busy as the run's levels kept them (a level has
+        serial parts, and a machine shared with other work gives it less)."""
+        busy = min(1.0, self.busy) if self.busy else 1.0
         return (sum(level.cpu_low for level in self.levels) / self.cores,
-                sum(level.cpu_high for level in self.levels) / self.cores)
+                sum(level.cpu_high for level in self.levels) / self.cores / busy)
 
     @property
     def peak_memory_bytes(self) -> int:
@@ -272,15 +277,39 @@ def _calibration(run: Run, shape: Shape) -> dict[str, Rate]:
             continue
         cost = [units(shape, r["pegs"], run.levels[r["level"] - 1]["states"], r.get("passes", 1),
                       r["states"]) for r in mine]
-        rate = sum(work(run, r) for r in mine) / sum(cost) * 1e6
-        own = [work(run, r) / c * 1e6 / rate for r, c in zip(mine, cost, strict=True)]
+        spent = [work(run, r) for r in mine]
+        per_unit, start_up = _line(cost, spent)
+        own = [(cpu - start_up) / c / per_unit for cpu, c in zip(spent, cost, strict=True)]
         stored = [r for r in run.levels if r.get("reduce", "tables").startswith(kind)
                   and r["states"] >= 1 << 16 and _bytes(r)]
         gap_bits = GAP_BITS if not stored else (8 * _bytes(stored[-1]) / stored[-1]["states"]
                                                 - log2(shape.ranks(stored[-1]["pegs"])
                                                        / stored[-1]["states"]))
-        rates[kind] = Rate(rate, min(own), max(own), tuple(r["level"] for r in mine), gap_bits)
-    return {kind: rates.get(kind) or next(iter(rates.values())) for kind in KINDS}
+        rates[kind] = Rate(per_unit * 1e6, min(own), max(own), tuple(r["level"] for r in mine),
+                           gap_bits)
+    timed_kind = next(iter(rates.values()))
+    return {kind: rates.get(kind) or replace(timed_kind, levels=()) for kind in KINDS}
+
+
+def _line(cost: list[float], spent: list[float]) -> tuple[float, float]:
+    """CPU seconds a unit of work, and a level's start-up (threads, its bitmaps' first pages, its
+    parts' files): the least-squares line through the timed levels' units and CPU seconds. The
+    start-up, 0.3-0.5 CPU-s a level on triangle-8, is a third of its level 10's seconds and a
+    twentieth of level 12's: priced into the rate, it made the larger levels 20 % dearer than
+    they are. It is nobody's cost past the timed levels (under 1 % of a search worth estimating),
+    so a projected level is priced by the rate alone. With one level timed, or a line that does
+    not rise, starts below 0 (the timer's noise) or starts above half the smallest level's
+    seconds (no start-up: levels timed unlike one another, in passes or on a busier machine),
+    the rate is their ratio."""
+    if len(cost) >= 2:
+        mean_cost, mean_spent = sum(cost) / len(cost), sum(spent) / len(spent)
+        spread = sum((c - mean_cost) ** 2 for c in cost)
+        if spread > 0:
+            slope = sum((c - mean_cost) * (s - mean_spent) for c, s in zip(cost, spent, strict=True)) / spread
+            start_up = mean_spent - slope * mean_cost
+            if slope > 0 and 0 <= start_up <= min(spent) / 2:
+                return slope, start_up
+    return sum(spent) / sum(cost), 0.0
 
 
 def _bytes(record: dict) -> int:
