@@ -1,9 +1,12 @@
 """Where a run lives: a path or URI turned into a pyarrow filesystem and a folder on it.
 
 Clusters keep their data in S3 (EMR, Kubernetes), GCS (Dataproc) or HDFS (YARN); `pyarrow.fs`
-speaks to all of them, and to local disk, from Python with no Hadoop jars. A `Location` hides which
-one a run is on: the rest of pegsearch reads, writes, lists and removes whole named files relative
-to it.
+speaks to the first two and to local disk. Its own HDFS client needs libhdfs, a native library of
+Hadoop's distribution that neither pip nor Maven installs, and a JVM beside it: HDFS is reached
+instead through `hdfs-native`, a client of HDFS's own protocol (no JVM, no Hadoop install; it reads
+HADOOP_CONF_DIR's site files for HA nameservices and Kerberos as Hadoop's client does), put behind
+pyarrow's filesystem interface. A `Location` hides which one a run is on: the rest of pegsearch
+reads, writes, lists and removes whole named files relative to it.
 
 Nothing here relies on renaming, because object stores cannot rename atomically. A part file is
 written once under a name no other attempt uses; a small file that must change whole (the
@@ -86,12 +89,10 @@ class Location:
         if scheme in ("gs", "gcs"):
             return cls(_gcs(text), base, f"gs://{base}", "gs")
         if scheme in ("hdfs", "viewfs"):
-            try:
-                filesystem, base = pafs.FileSystem.from_uri(text)
-            except (OSError, ValueError, ImportError) as exc:
-                raise UsageError(f"{text}: pyarrow cannot open this {scheme} store"
-                                 f" ({_first_line(exc)}); see README.md, 'Where runs live'") from None
-            return cls(filesystem, base.rstrip("/"), text.rstrip("/"), scheme)
+            base = urlparse(text).path.rstrip("/")
+            if not base:
+                raise UsageError(f"{text}: name a folder on the filesystem, {scheme}://NAMENODE/PATH")
+            return cls(_hdfs(text), base, text.rstrip("/"), "hdfs")
         raise UsageError(f"{text}: unknown storage scheme '{scheme}://'; {URI_HELP}")
 
     def __truediv__(self, name: str) -> Location:
@@ -380,12 +381,39 @@ def _gcs(uri: str) -> pafs.GcsFileSystem:
         raise UsageError(f"{uri}: cannot set up GCS ({_first_line(exc)}); {_advice('gs')}") from None
 
 
+class _HdfsHandler(pafs.FSSpecHandler):
+    """hdfs-native's fsspec filesystem as pyarrow's, a rename replacing its target: HDFS renames
+    atomically with its OVERWRITE option, which is how a manifest is replaced."""
+
+    def move(self, src: str, dest: str) -> None:
+        self.fs.mv(src, dest, overwrite=True)
+
+
+def _hdfs(uri: str) -> pafs.PyFileSystem:
+    """A filesystem on the HDFS (or viewfs) cluster the URI names, through hdfs-native: the
+    NameNode's address in the URI, or a nameservice HADOOP_CONF_DIR's site files define."""
+    try:
+        from hdfs_native.fsspec import HdfsFileSystem, ViewfsFileSystem
+    except ImportError:
+        raise UsageError(f"{uri}: runs on HDFS need the hdfs-native client: pip install"
+                         " 'pegsearch[hdfs]'") from None
+    parsed = urlparse(uri)
+    kind = ViewfsFileSystem if parsed.scheme.lower() == "viewfs" else HdfsFileSystem
+    try:
+        filesystem = kind(host=parsed.hostname, port=parsed.port)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise UsageError(f"{uri}: cannot set up HDFS ({_first_line(exc)}); {_advice('hdfs')}") \
+            from None
+    return pafs.PyFileSystem(_HdfsHandler(filesystem))
+
+
 def _advice(scheme: str) -> str:
     return {"s3": "check AWS_ENDPOINT_URL, AWS_REGION and the credentials (AWS_ACCESS_KEY_ID,"
                   " AWS_SECRET_ACCESS_KEY or AWS_PROFILE)",
             "gs": "check the Google credentials (gcloud auth application-default login) and"
                   " STORAGE_EMULATOR_HOST",
-            "hdfs": "check the namenode address, HADOOP_HOME, JAVA_HOME and CLASSPATH"}.get(
+            "hdfs": "check the NameNode's address and port (fs.defaultFS in HADOOP_CONF_DIR's"
+                    " core-site.xml) and that it is up"}.get(
         scheme, "check that the folder exists and can be written")
 
 

@@ -36,7 +36,7 @@ from mrjob.conf import find_mrjob_conf, load_opts_from_mrjob_confs
 from mrjob.fs.hadoop import HadoopFilesystem
 from mrjob.step import StepFailedException
 
-from pegsearch.engines import LevelProgress, no_progress
+from pegsearch.engines import LevelProgress, hadoop, no_progress
 from pegsearch.engines.jvm import check_java, log4j_file
 from pegsearch.engines.mrjob.level_job import BATCH_SIZE, LevelJob, values_as_text, values_from_text
 from pegsearch.errors import InputError, UsageError
@@ -89,7 +89,7 @@ class MRJobEngine:
         self.master = master
         self.conf_path = mrjob_conf or find_mrjob_conf()
         self.conf = _conf_options(runner, self.conf_path)
-        _check_available(runner, self.conf)
+        self.cluster = _check_available(runner, self.conf)
         self.batch_size = batch_size
         self.work: Path | None = None
 
@@ -158,6 +158,11 @@ class MRJobEngine:
                 if not self.conf.get("python_bin"):
                     args += ["--python-bin", sys.executable]
                 args += _quiet_spark(folder)
+        if self.runner == "hadoop" and hadoop.on_this_machine(self.cluster) \
+                and not self.conf.get("python_bin"):
+            # YARN's tasks run on this machine: this Python, which has pegsearch and mrjob, so
+            # mrjob need not upload a copy of itself with every job.
+            args += ["--python-bin", sys.executable, "--no-bootstrap-mrjob"]
         return args
 
 
@@ -238,8 +243,9 @@ def _conf_options(runner: str, conf_path: Path | str | None) -> dict:
     return options
 
 
-def _check_available(runner: str, conf: dict) -> None:
-    """Refuse a runner this machine cannot use, in one line, before any level is computed."""
+def _check_available(runner: str, conf: dict) -> dict[str, str]:
+    """Refuse a runner this machine cannot use, in one line, before any level is computed; the
+    hadoop runner's cluster settings are returned (none for the other runners)."""
     if runner == "spark":
         spark_submit = (conf.get("spark_submit_bin") or os.environ.get("SPARK_HOME")
                         or _importable("pyspark") or shutil.which("spark-submit"))
@@ -251,15 +257,17 @@ def _check_available(runner: str, conf: dict) -> None:
         configured = conf.get("hadoop_bin")
         if isinstance(configured, str):
             configured = shlex.split(configured)
-        hadoop = HadoopFilesystem(configured or None).get_hadoop_bin()[0]
-        if not shutil.which(hadoop):
+        command = HadoopFilesystem(configured or None).get_hadoop_bin()[0]
+        if not shutil.which(command):
             raise UsageError("the mrjob hadoop runner needs the `hadoop` command, which is not on"
-                             " PATH nor under $HADOOP_HOME/bin: run on a Hadoop node (see"
-                             " cluster/mrjob.md) or use --runner inline, local or spark")
+                             " PATH nor under $HADOOP_HOME/bin: run on a Hadoop node, start one"
+                             " (cluster/hadoop/up DIR) or use --runner inline, local or spark")
+        return hadoop.check_yarn("the mrjob hadoop runner")
     elif runner == "emr":
         _check_emr(conf)
     elif runner == "dataproc":
         _check_dataproc()
+    return {}
 
 
 def _check_emr(conf: dict) -> None:

@@ -17,8 +17,10 @@ import tempfile
 import threading
 from pathlib import Path
 
+import pyspark
 from pyspark.sql import SparkSession
 
+from pegsearch.engines import hadoop
 from pegsearch.engines.jvm import check_java, log4j_file
 from pegsearch.errors import InputError, UsageError
 
@@ -74,7 +76,7 @@ def start_session(master: str | None) -> SparkSession:
         check_java("the spark engine")
     master_given = master is not None
     master = master or (_submitted_master() if submitted else "local[*]")
-    check_master(master)
+    cluster = check_master(master)
     # Executors run the kernel, so they need this interpreter's packages; say otherwise with
     # PYSPARK_PYTHON (or spark.pyspark.python under spark-submit).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -92,6 +94,8 @@ def start_session(master: str | None) -> SparkSession:
             builder = builder.config(f"spark.executorEnv.{name}", value)
     if master_given or not submitted:
         builder = builder.master(master)
+    if master == "yarn" and hadoop.on_this_machine(cluster):
+        builder = _on_local_yarn(builder)
     logs = Path(tempfile.mkdtemp(prefix="pegsearch-spark-"))
     if not submitted:  # the JVM starts with this session: give it quiet logs
         options = f"-Dlog4j2.configurationFile={log4j_file(logs, QUIET_LOG4J2)}"
@@ -156,23 +160,32 @@ def log_level(spark: SparkSession, level: str) -> None:
         "", jvm.org.apache.logging.log4j.Level.getLevel(level))
 
 
-def check_master(master: str) -> None:
+def _on_local_yarn(builder: SparkSession.Builder) -> SparkSession.Builder:
+    """Settings for a YARN cluster on this machine (cluster/hadoop/up): its containers read Spark's
+    jars where pip put them rather than from a copy uploaded to HDFS for every session (about
+    400 MB), and reach the driver on the loopback address."""
+    jars = Path(pyspark.__file__).parent / "jars"
+    return (builder.config("spark.yarn.jars", f"local:{jars}/*")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1"))
+
+
+def check_master(master: str) -> dict[str, str]:
     """Refuse a master Spark would refuse, before the JVM starts: spark-submit prints a Java stack
-    trace for a malformed one, and retries a spark:// master nobody answers at for a minute or more.
-    """
+    trace for a malformed one, and retries a spark:// master nobody answers at for a minute or more
+    (a YARN ResourceManager for 15). Return the YARN cluster's settings for `yarn` (else none)."""
     if not MASTER_FORMS.fullmatch(master):
         raise InputError("{master} {given}: not a Spark master; use local[N], spark://HOST:PORT,"
                          " yarn or k8s://HOST:PORT (N at least 1)", given=master)
-    if master == "yarn" and not (os.environ.get("HADOOP_CONF_DIR") or os.environ.get("YARN_CONF_DIR")):
-        raise UsageError("--master yarn needs HADOOP_CONF_DIR or YARN_CONF_DIR: point one at the"
-                         " cluster's Hadoop configuration")
+    if master == "yarn":
+        return hadoop.check_yarn("--master yarn")
     if not master.startswith("spark://"):
-        return
+        return {}
     for address in master.removeprefix("spark://").split(","):  # several masters = HA standby
         host, _, port = address.rpartition(":")
         try:
             socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
-            return
+            return {}
         except (OSError, ValueError):
             continue
     raise UsageError(f"no Spark master answers at {master}: start a cluster"
