@@ -130,6 +130,7 @@ def test_tables_levels_stay_on_the_cpu(tmp_path: Path) -> None:
     same_levels(made, local)
     assert [r["paths"] for r in made.levels] == [r["paths"] for r in local.levels]
     assert on_gpu(made) == [] and all(r["device"] == "cpu" for r in made.levels[1:])
+    assert all(r["engine"] == "local" for r in made.levels[1:]) and made.manifest["engine"] == "gpu"
     small = search(SearchSpec(load_board("triangle-5"), (1,)), tmp_path / "small", GpuEngine())
     assert on_gpu(small) == [] and "tables" in small.levels[1]["reduce"]
 

@@ -122,8 +122,9 @@ class GpuEngine(LocalEngine):
     def next_level(self, run: Run, level: int, writer: LevelWriter,
                    report: LevelProgress = no_progress) -> None:
         plan = self.plan(run, level)
-        if plan.ranks is None:  # tables (the reduce note says why): the local engine's step
-            writer.notes["device"] = "cpu"
+        if plan.ranks is None:  # tables (the reduce note says why): the local engine's step,
+            # recorded as the local engine's, so `estimate` times it as one
+            writer.notes.update(engine=LocalEngine.name, device="cpu")
             super().next_level(run, level, writer, report)
             return
         from numba import cuda
