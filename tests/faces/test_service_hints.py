@@ -91,3 +91,14 @@ def test_hints_past_the_solvers_share_are_refused_and_the_listing_stays_fast(ser
             connection.close()
     time.sleep(2)
     assert len(os.listdir(f"/proc/{server.process.pid}/task")) < 40
+
+
+def test_a_stopping_server_does_not_wait_for_its_hints(server: Server) -> None:
+    """SIGTERM with a 60 s hint at work: the server ends within moments (the hint's thread held
+    its exit until the bound)."""
+    connection = asked(server, hard_positions(1)[0])
+    time.sleep(2)
+    began = time.monotonic()
+    assert server.stop() == 0
+    assert time.monotonic() - began < 15
+    connection.close()

@@ -18,6 +18,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 
 from pegsearch.answers.by_solver import hint_by_solver
 from pegsearch.answers.solver import Solver
@@ -52,6 +53,7 @@ class Hints:
         self.pool = ThreadPoolExecutor(at_once, thread_name_prefix="pegsearch-hints")
         self.most = at_once + waiting
         self.held = 0  # hints running or waiting for the pool
+        self.stops: set[threading.Event] = set()  # each running or waiting hint's
 
     async def answer(self, board: Board, position: int, finish: int | None, seconds: float,
                      from_start: bool, gone: Callable[[], Awaitable[bool]]) -> dict:
@@ -70,19 +72,21 @@ class Hints:
             future = self.pool.submit(hint_by_solver, board, position, finish, seconds, self.solver,
                                       from_start, stop)
         except BaseException:
-            self._release(None)
+            self._release(stop, None)
             raise
-        future.add_done_callback(self._release)  # counted until its thread is free again
+        with self.lock:
+            self.stops.add(stop)
+        future.add_done_callback(partial(self._release, stop))  # counted until its thread is free
         waiting = asyncio.wrap_future(future)
-        while True:
-            done, _ = await asyncio.wait({waiting}, timeout=LOOK)
-            if done:
-                break
-            if await gone():
-                stop.set()
-                future.cancel()  # one still waiting for the pool never starts
-                waiting.add_done_callback(_unread)
-                raise Gone
+        try:
+            while not (await asyncio.wait({waiting}, timeout=LOOK))[0]:
+                if await gone():
+                    raise Gone
+        except BaseException:  # the client gone, or the server stopping (the task cancelled)
+            stop.set()
+            future.cancel()  # one still waiting for the pool never starts
+            waiting.add_done_callback(_unread)
+            raise
         document = waiting.result()
         if _decided(document):
             with self.lock:
@@ -91,11 +95,16 @@ class Hints:
                     self.kept.popitem(last=False)
         return document
 
-    def _release(self, _future: Future | None) -> None:
+    def _release(self, stop: threading.Event, _future: Future | None) -> None:
         with self.lock:
             self.held -= 1
+            self.stops.discard(stop)
 
     def close(self) -> None:
+        """Stop every hint (the server is stopping): none holds its exit up to its bound."""
+        with self.lock:
+            for stop in self.stops:
+                stop.set()
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
