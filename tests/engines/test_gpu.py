@@ -54,7 +54,9 @@ from pegsearch.board.files import load_board  # noqa: E402
 from pegsearch.board.spec import SearchSpec  # noqa: E402
 from pegsearch.engines import gpu as gpu_engine  # noqa: E402
 from pegsearch.engines import make_engine  # noqa: E402
+from pegsearch.engines.costs import estimate  # noqa: E402
 from pegsearch.engines.driver import search  # noqa: E402
+from pegsearch.engines.gpu_costs import gpu_estimate  # noqa: E402
 from pegsearch.engines.local import LocalEngine  # noqa: E402
 from pegsearch.errors import UsageError  # noqa: E402
 from pegsearch.kernel import cuda_bitmap  # noqa: E402
@@ -203,6 +205,36 @@ def test_verify_against_a_local_run_says_identical(tmp_path: Path) -> None:
     assert verified.returncode == 0, verified.stderr
     assert "identical" in verified.stdout
     assert json.loads((tmp_path / "gpu" / "manifest.json").read_text())["engine"] == "gpu"
+
+
+def test_estimate_gpu_prices_passes_and_says_what_is_unmeasured(tmp_path: Path) -> None:
+    """`estimate --gpu`: each bitmap level's passes from its bitmap's bytes against --gpu-memory;
+    its seconds unmeasured where no level of the run was made on a GPU, and priced at the GPU
+    levels' own rate where some were (here a local run's records relabelled: the arithmetic is
+    tested, no GPU's figure)."""
+    out = tmp_path / "run"
+    search(SearchSpec(load_board("english-33"), load_board("english-33").empty), out, LocalEngine(),
+           until=14)
+    shown = pegsearch("estimate", str(out), "--gpu", "--gpu-memory", "64M")
+    assert shown.returncode == 0, shown.stderr
+    assert "on the GPU engine, --gpu-memory 64 MiB: seconds unmeasured" in shown.stdout
+    unmeasured = json.loads(pegsearch("estimate", str(out), "--gpu", "--json").stdout)["gpu"]
+    assert unmeasured["seconds"] is None and unmeasured["calibration"].startswith("unmeasured")
+    assert all(level["passes"] == 1 for level in unmeasured["levels"])  # 71.7 GiB holds each
+    manifest = json.loads((out / "manifest.json").read_text())
+    for record in manifest["levels"][11:]:
+        record["device"] = "a test's GPU"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    priced = json.loads(pegsearch("estimate", str(out), "--gpu", "--gpu-memory", "64M", "--json").stdout)
+    gpu = priced["gpu"]
+    assert gpu["calibration"].startswith("measured on a test's GPU: levels 12, 13, 14 of ")
+    largest = max(gpu["levels"], key=lambda level: level["bitmap_bytes"])
+    assert largest["bitmap_bytes"] == 1_166_803_110 // 16 // 8  # C(33, 16) ranks, 16 classes
+    assert gpu["seconds"] > 0 and all(level["seconds"] > 0 for level in gpu["levels"])
+    found = estimate(Run.open(out), 2, 1 << 30, "all")
+    narrow = gpu_estimate(found, str(out), 4 << 20)  # 4 MiB: the largest bitmaps in 3 passes
+    assert max(level.passes for level in narrow.levels) == 3
+    assert narrow.seconds > gpu_estimate(found, str(out), 64 << 20).seconds  # parents read again
 
 
 # --- refusals --------------------------------------------------------------------------------------

@@ -51,6 +51,7 @@ from pegsearch.cli.text import (
     compare_table,
     estimate_table,
     finish_table,
+    gpu_estimate_lines,
     grouped_jumps,
     level_table,
     moves_table,
@@ -61,6 +62,7 @@ from pegsearch.cli.text import (
 from pegsearch.engines import Engine, make_engine
 from pegsearch.engines.costs import estimate, measured
 from pegsearch.engines.driver import Progress, search
+from pegsearch.engines.gpu_costs import gpu_estimate
 from pegsearch.engines.local import default_budget, parse_size
 from pegsearch.errors import UsageError
 from pegsearch.kernel.target import CHOSEN, tune, wisdom_file
@@ -94,10 +96,9 @@ def command_run(args: argparse.Namespace) -> int:
 
 
 def _engine(args: argparse.Namespace) -> Engine:
-    return make_engine(args.engine, runner=args.runner, mrjob_conf=args.mrjob_conf,
-                       master=args.master, memory=args.memory, reduce=args.reduce,
-                       batch_size=args.batch_size, driver_below=args.driver_below,
-                       gpu_memory=args.gpu_memory)
+    return make_engine(args.engine, runner=args.runner, mrjob_conf=args.mrjob_conf, master=args.master,
+                       memory=args.memory, reduce=args.reduce, batch_size=args.batch_size,
+                       driver_below=args.driver_below, gpu_memory=args.gpu_memory)
 
 
 def command_counts(args: argparse.Namespace) -> int:
@@ -411,10 +412,9 @@ def command_estimate(args: argparse.Namespace) -> int:
             print(f"measuring {spec.describe()} for a few seconds", file=sys.stderr)
         with tempfile.TemporaryDirectory(prefix="pegsearch-estimate-") as folder:
             found = estimate(measured(spec, Path(folder) / "run"), cores, memory, args.keep)
-    if args.json:
-        print(json.dumps(found.document(), indent=1))
-    else:
-        print(estimate_table(found))
+    gpu = gpu_estimate(found, args.target, args.gpu_memory) if args.gpu else None
+    document = {**found.document(), **({"gpu": gpu.document()} if gpu else {})}
+    print(json.dumps(document, indent=1) if args.json else estimate_table(found) + gpu_estimate_lines(gpu))
     return 0
 
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # types only: `pegsearch boards` draws its table without the 
     from pegsearch.board.geometry import Board, Jump
     from pegsearch.cli.bench import Measurement, Pair
     from pegsearch.engines.costs import Estimate
+    from pegsearch.engines.gpu_costs import GpuEstimate
     from pegsearch.store import Run
 
 
@@ -222,6 +223,20 @@ def estimate_table(found: Estimate) -> str:
                  f" {readable(found.peak_memory_bytes)} peak memory, {readable(found.stored_bytes)}"
                  f" of disk ({disk})")
     lines += estimate_notes(found)
+    return "\n".join(lines)
+
+
+def gpu_estimate_lines(gpu: GpuEstimate | None) -> str:
+    """`estimate --gpu`'s lines after the table: each bitmap level's passes on the GPU engine and
+    its seconds, or that they are unmeasured (none is guessed)."""
+    if gpu is None:
+        return ""
+    lines = [f"\n\non the GPU engine, --gpu-memory {readable(gpu.gpu_memory)}: seconds {gpu.calibration}",
+             f"{'level':>5} {'bitmap':>10} {'passes':>6} {'wall s':>10}"]
+    lines += [f"{level.level:>5} {readable(level.bitmap_bytes):>10} {level.passes:>6}"
+              f" {'-' if level.seconds is None else f'{level.seconds:,.1f}':>10}" for level in gpu.levels]
+    total = "unmeasured" if gpu.seconds is None else f"{gpu.seconds / 3600:,.2f} h wall"
+    lines.append(f"bitmap levels on the GPU: {len(gpu.levels)}, {total}; the others as above")
     return "\n".join(lines)
 
 
