@@ -15,7 +15,9 @@
 #   t8-cpu    triangle-8 whole on the same machine's 16 cores (the local engine, --threads 16);
 #   verify    the two triangle-8 runs compared level by level (`pegsearch verify --against`);
 #   t9-gpu    triangle-9 to level 15 on the GPU, --keep last (about 20 GB of disk at level 15), resumed
-#             when WORK already holds it (a second call on a warm machine goes on where it stopped).
+#             when WORK already holds it (a second call on a warm machine goes on where it stopped);
+#   estimate  triangle-9 whole on this machine, the GPU's seconds calibrated on the t9-gpu run's
+#             levels (`cluster/triangle9_estimate.py -- --gpu RUN`: the CPU's from the measured run).
 # STAGES="t9-gpu table" (say) runs some alone. Runs and logs live in WORK (default
 # /tmp/pegsearch-gpu); the table, the stages' logs in one file and the three runs' manifests (five
 # files: the device tool brings back at most eight) are copied to $OUT, or ./gpu-results.
@@ -27,7 +29,7 @@ python=${PYTHON:-python3}
 budget=${BUDGET:-540}
 work=${WORK:-/tmp/pegsearch-gpu}
 results=${OUT:-gpu-results}
-stages=${STAGES:-machine tests bandwidth warm t8-gpu t8-cpu verify t9-gpu table}
+stages=${STAGES:-machine tests bandwidth warm t8-gpu t8-cpu verify t9-gpu estimate table}
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 unset NUMBA_ENABLE_CUDASIM
 logs="$work/logs"
@@ -97,6 +99,8 @@ resume=()
 [ -f "$work/t9-gpu/manifest.json" ] && resume=(--resume)
 stage t9-gpu "$python" -m pegsearch run triangle-9 --engine gpu --threads 16 --memory 48G --keep last \
   --until 15 --out "$work/t9-gpu" "${resume[@]}"
+stage estimate "$python" cluster/triangle9_estimate.py -- --gpu "$work/t9-gpu" --cores 16 --memory 96G \
+  --keep last
 
 for run in t8-gpu t8-cpu t9-gpu; do
   [ -f "$work/$run/manifest.json" ] && cp "$work/$run/manifest.json" "$results/$run.manifest.json"

@@ -232,9 +232,13 @@ def test_estimate_gpu_prices_passes_and_says_what_is_unmeasured(tmp_path: Path) 
     assert largest["bitmap_bytes"] == 1_166_803_110 // 16 // 8  # C(33, 16) ranks, 16 classes
     assert gpu["seconds"] > 0 and all(level["seconds"] > 0 for level in gpu["levels"])
     found = estimate(Run.open(out), 2, 1 << 30, "all")
-    narrow = gpu_estimate(found, str(out), 4 << 20)  # 4 MiB: the largest bitmaps in 3 passes
+    narrow = gpu_estimate(found, str(out), "", 36 << 20)  # 4 MiB past a chunk: the largest in 3
     assert max(level.passes for level in narrow.levels) == 3
-    assert narrow.seconds > gpu_estimate(found, str(out), 64 << 20).seconds  # parents read again
+    assert narrow.seconds > gpu_estimate(found, str(out), "", 96 << 20).seconds  # parents again
+    board = json.loads(pegsearch("estimate", "english-33", "--gpu", str(out), "--json").stdout)["gpu"]
+    assert board["calibration"] == gpu["calibration"] and board["seconds"] > 0  # another run's rate
+    missing = pegsearch("estimate", str(out), "--gpu", str(tmp_path / "none"))
+    assert_one_line_error(missing, "no run there to calibrate")
 
 
 # --- refusals --------------------------------------------------------------------------------------

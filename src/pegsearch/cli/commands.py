@@ -412,7 +412,7 @@ def command_estimate(args: argparse.Namespace) -> int:
             print(f"measuring {spec.describe()} for a few seconds", file=sys.stderr)
         with tempfile.TemporaryDirectory(prefix="pegsearch-estimate-") as folder:
             found = estimate(measured(spec, Path(folder) / "run"), cores, memory, args.keep)
-    gpu = gpu_estimate(found, args.target, args.gpu_memory) if args.gpu else None
+    gpu = None if args.gpu is None else gpu_estimate(found, args.target, args.gpu, args.gpu_memory)
     document = {**found.document(), **({"gpu": gpu.document()} if gpu else {})}
     print(json.dumps(document, indent=1) if args.json else estimate_table(found) + gpu_estimate_lines(gpu))
     return 0

@@ -340,9 +340,9 @@ def build_parser() -> argparse.ArgumentParser:
                                " machine, 1/4 of RAM, <= 4G)")
     estimate.add_argument("--keep", choices=KEEPS, default="all",
                           help="what the run keeps: disk for every level (all) or two (last)")
-    estimate.add_argument("--gpu", action="store_true",
+    estimate.add_argument("--gpu", nargs="?", const="", metavar="GPU-RUN",
                           help="also the GPU engine's passes for each bitmap level, and its seconds"
-                               " where RUN has GPU levels to calibrate them (unmeasured otherwise)")
+                               " at the rate of GPU-RUN's (or RUN's) GPU levels; unmeasured without")
     estimate.add_argument("--gpu-memory", metavar="SIZE",
                           help="with --gpu: the GPU's share, e.g. 120G (default: 90%% of an 80 GB H100)")
     estimate.add_argument("--json", action="store_true", help="print the estimate as JSON")

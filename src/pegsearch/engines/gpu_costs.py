@@ -18,15 +18,17 @@ from math import ceil
 from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.costs import TIMED_LEVELS, Estimate, units
+from pegsearch.engines.gpu import GPU_CHUNK
 from pegsearch.engines.local import parse_size
 from pegsearch.engines.projection import SIZABLE, Shape
+from pegsearch.errors import UsageError
 from pegsearch.store import MANIFEST, Location, Run
 
 # The GPU's share a run takes by default (engines.gpu.GPU_SHARE) of an H100's memory as nvidia-smi
 # reports it (81,559 MiB on the device machine here, 2026-11-13).
 DEFAULT_GPU_MEMORY = int(0.9 * 81_559 * 2**20)
 UNMEASURED = ("unmeasured: no GPU run to calibrate from and none measured to ship (cluster/gpu.sh"
-              " measures one on an H100 or H200; then estimate that run with --gpu)")
+              " makes one on an H100 or H200: give it as --gpu GPU-RUN)")
 
 
 @dataclass(frozen=True)
@@ -55,19 +57,24 @@ class GpuEstimate:
         return {**asdict(self), "seconds": self.seconds}
 
 
-def gpu_estimate(found: Estimate, target: str, gpu_memory: str | int | None) -> GpuEstimate:
+def gpu_estimate(found: Estimate, target: str, gpu_run: str, gpu_memory: str | int | None) -> GpuEstimate:
     """The GPU engine's passes and seconds for the bitmap levels of `found`, the estimate of
-    `target` (a run, which calibrates the seconds where a GPU made some of its levels, or a board);
-    `gpu_memory` as written on the command line, or bytes (tests force passes)."""
+    `target` (a run or a board); the seconds are calibrated on `gpu_run`'s levels a GPU made (a
+    run, or "": `target`'s own), the GPU's other searches' speed applying to this one as the CPU
+    estimate's does; `gpu_memory` as written on the command line, or bytes (tests force passes)."""
     budget = gpu_memory if isinstance(gpu_memory, int) else DEFAULT_GPU_MEMORY if gpu_memory is None \
         else parse_size(gpu_memory, False, "gpu_memory")
-    run = Run.open(target) if Location.parse(target).is_file(MANIFEST) else None
-    shape = Shape.of(run.spec if run else SearchSpec.asked(load_board(target), None, "board", False, False))
+    estimated, run = _run(target), _run(gpu_run or target)
+    shape = Shape.of(estimated.spec if estimated else SearchSpec.asked(load_board(target), None, "board",
+                                                                        False, False))
     timed = [r for r in (run.levels[1:] if run else []) if r.get("device", "cpu") != "cpu"
              and r["states"] >= SIZABLE and r["seconds"] > 0][-TIMED_LEVELS:]
     rate, calibration = None, UNMEASURED
+    if gpu_run and run is None:
+        raise UsageError(f"--gpu {gpu_run}: no run there to calibrate the GPU's seconds from")
     if timed:
-        cost = sum(units(shape, r["pegs"], run.levels[r["level"] - 1]["states"], r.get("passes", 1),
+        own = Shape.of(run.spec)
+        cost = sum(units(own, r["pegs"], run.levels[r["level"] - 1]["states"], r.get("passes", 1),
                          r["states"]) for r in timed)
         rate = sum(r["seconds"] for r in timed) / cost * 1e6
         calibration = (f"measured on {timed[-1]['device']}: levels"
@@ -78,9 +85,14 @@ def gpu_estimate(found: Estimate, target: str, gpu_memory: str | int | None) -> 
         if cost.reduce != "bitmap" or not cost.level:
             continue
         bitmap = shape.ranks(cost.pegs) // 8
-        passes = max(1, ceil(bitmap / budget))
+        passes = max(1, ceil(bitmap / max(1, budget - 8 * GPU_CHUNK)))  # less a chunk of parents
         parents = found.levels[cost.level - 1].states
         seconds = None if rate is None else round(rate * units(shape, cost.pegs, parents, passes,
                                                                cost.states) / 1e6, 3)
         levels.append(GpuLevel(cost.level, bitmap, passes, seconds))
     return GpuEstimate(budget, calibration, rate, levels)
+
+
+def _run(where: str) -> Run | None:
+    """The run at `where`, or None where there is none (a board's name)."""
+    return Run.open(where) if Location.parse(where).is_file(MANIFEST) else None
