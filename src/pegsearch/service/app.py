@@ -1,15 +1,13 @@
-"""The FastAPI application: routes, the bearer-token check, body limits and one-line errors.
+"""The FastAPI application: its routes.
 
-Routes only check and translate requests; documents come from `views`, jobs from `jobs`. Every
-error a client can cause is answered as ``{"error": "one line"}`` with a 4xx status; an unexpected
-one is a 500 with one line, its traceback going to the server's log, never to the client.
+Routes only check and translate requests; documents come from `views`, jobs from `jobs`, hints by
+the solver from `hints`; the token, the body limit and every refusal's one line from `refusals`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -19,15 +17,10 @@ from typing import Literal
 
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
-from fastapi.routing import APIRoute
+from fastapi.responses import FileResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.exceptions import HTTPException
-from starlette.routing import Match
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pegsearch import __version__
 from pegsearch.answers.by_solver import open_starts
@@ -36,25 +29,23 @@ from pegsearch.answers.hint import hint, played, read_position
 from pegsearch.answers.solver import Solver, time_bound
 from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
-from pegsearch.board.numbers import shown
 from pegsearch.board.spec import SearchSpec, check_values
 from pegsearch.engines import ENGINES, make_engine
 from pegsearch.errors import (
-    Busy,
     Conflict,
     InputError,
     NotFound,
     PegsearchError,
     TooLarge,
     UsageError,
-    one_line,
 )
 from pegsearch.service import schema
-from pegsearch.service.hints import HINT_GOALS, HINT_SECONDS, MAX_HINT_SECONDS, Gone, Hints
+from pegsearch.service.hints import HINT_GOALS, HINT_SECONDS, MAX_HINT_SECONDS, Hints
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, new_id
+from pegsearch.service.refusals import SERVICE_SETTINGS, Bearer, BodyLimit, errors
 from pegsearch.service.schema import answers
-from pegsearch.service.storage import part_bytes, without_root
+from pegsearch.service.storage import part_bytes
 from pegsearch.service.views import Searches, level_parts
 from pegsearch.store import Location
 
@@ -62,8 +53,6 @@ MAX_BOARD_FILE = 16 * 1024  # bytes of an uploaded board file (the largest shipp
 MAX_BODY = 64 * 1024  # bytes of any request body
 POLL = 0.3  # seconds between looks at a running search's manifest for the event stream
 NUMBER_SETTINGS = ("batch_size", "driver_below")  # given as numbers, not words
-# Never mrjob_conf: that is a path on the server.
-SERVICE_SETTINGS = ("memory", "reduce", "master", "runner", "batch_size", "driver_below")
 STATIC = resources.files("pegsearch") / "service" / "static"
 
 
@@ -130,7 +119,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
                   version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.openapi = lambda: _describe(app, token is not None)  # type: ignore[method-assign]
-    _errors(app, root)
+    errors(app, root)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     if token:
         app.add_middleware(Bearer, token=token)
@@ -456,151 +445,3 @@ async def _stream(searches: Searches, search_id: str) -> AsyncIterator[str]:
 
 def _event(kind: str, data: dict) -> str:
     return f"event: {kind}\ndata: {json.dumps(data)}\n\n"
-
-
-class Bearer:
-    """Every API request must carry ``Authorization: Bearer TOKEN`` (the scheme in any case, as
-    RFC 9110 has it: `bearer TOKEN` is the same); the dashboard's static files (which hold no
-    data) load without it, so the page can ask for the token. Plain ASGI, not the framework's
-    `http` middleware, which hid a client's hanging up from the routes (an abandoned hint solved
-    on to its bound on a server with a token)."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.expected = token.encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/api"):
-            given = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
-            scheme, _, value = given.strip().partition(" ")
-            if scheme.lower() != "bearer" or not secrets.compare_digest(value.strip().encode(),
-                                                                        self.expected):
-                refusal = _error(401, "missing or wrong token: send 'Authorization: Bearer TOKEN'",
-                                 {"WWW-Authenticate": 'Bearer realm="pegsearch"'})
-                await refusal(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
-class BodyLimit:
-    """Refuse request bodies over `limit` bytes (413), counted as they arrive, whatever the headers
-    say: the body is read (it is small) before the application sees it."""
-
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        refusal = _error(413, f"request body larger than {self.limit // 1024} KiB")
-        declared = dict(scope["headers"]).get(b"content-length", b"0")
-        if declared.isdigit() and int(declared) > self.limit:
-            await refusal(scope, receive, send)
-            return
-        messages: list[Message] = []
-        seen = 0
-        while True:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                break
-            seen += len(message.get("body", b""))
-            if seen > self.limit:
-                await refusal(scope, receive, send)
-                return
-            if not message.get("more_body"):
-                break
-
-        async def replay() -> Message:
-            return messages.pop(0) if messages else await receive()
-
-        await self.app(scope, replay, send)
-
-
-def _allowed(request: Request) -> str:
-    """The methods a path answers (for a 405's Allow): those of every route matching it, or only of
-    the routes naming it literally (POST /api/boards/check, not GET /api/boards/{name})."""
-    matching = [route for route in request.app.router.routes
-                if isinstance(route, APIRoute) and route.matches(request.scope)[0] != Match.NONE]
-    literal = [route for route in matching if route.path == request.url.path]
-    methods = {method for route in literal or matching for method in route.methods} - {"HEAD"}
-    return ", ".join(sorted(methods))
-
-
-def _field(field: str) -> str:
-    """A field of a request as the API names it: an engine's setting inside `settings`."""
-    return f"settings.{field}" if field in SERVICE_SETTINGS else field
-
-
-def _board(name: str) -> str:
-    """Where a client sees a board: its holes' numbers are in the document."""
-    return f"GET /api/boards/{name}"
-
-
-# The validator's complaints in the service's words (it spoke its own: "query.position: Field
-# required", "query.finish: Input should be a valid integer"); any other keeps its message.
-WORDED = {
-    "missing": "{where} is required",
-    "int_parsing": "{where} {value}: not a whole number; write it with the digits 0-9",
-    "int_parsing_size": "{where} {value}: not a whole number; write it with the digits 0-9",
-    "int_type": "{where}: give a whole number",
-    "int_from_float": "{where}: give a whole number",
-    "bool_parsing": "{where} {value}: give true or false",
-    "bool_type": "{where}: give true or false",
-    "string_type": "{where}: give a string",
-    "list_type": "{where}: give a list",
-    "dict_type": "{where}: give an object",
-    "extra_forbidden": "{where}: no such field",
-    "literal_error": "{where} {value}: use one of {expected}",
-}
-
-
-def _worded(where: str, error: dict) -> str:
-    """One validation error as the service words its refusals."""
-    template = WORDED.get(error["type"])
-    if template is None:
-        return f"{where}: {error['msg']}"
-    value = shown(str(error.get("input", "")))
-    return template.format(where=where, value=repr(value), expected=error.get("ctx", {}).get("expected", ""))
-
-
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": one_line(message)}, status_code=status, headers=headers)
-
-
-def _errors(app: FastAPI, root: Location) -> None:
-    """Every failure as one line of JSON: the client never sees a traceback, nor where the server
-    keeps its runs (a run's folder is named by its search id)."""
-
-    @app.exception_handler(PegsearchError)
-    async def refused(request: Request, exc: PegsearchError) -> JSONResponse:
-        line = exc.worded(_field, _board) if isinstance(exc, InputError) else exc.line()
-        # Busy: another writer (a first hint keeping its sets) holds the run; ask again soon.
-        retry = {"Retry-After": str(exc.retry_after)} if isinstance(exc, Busy) else None
-        return _error(exc.http_status, without_root(root, line), retry)
-
-    @app.exception_handler(Gone)
-    async def gone(request: Request, exc: Gone) -> JSONResponse:
-        # 499, as nginx logs it: the client closed the request; no one reads this answer.
-        return _error(499, "the client closed the request before its hint was made")
-
-    @app.exception_handler(HTTPException)
-    async def http(request: Request, exc: HTTPException) -> JSONResponse:
-        headers = {"Allow": _allowed(request)} if exc.status_code == 405 else exc.headers
-        return _error(exc.status_code, str(exc.detail), headers)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0]
-        if first["type"] == "json_invalid":
-            return _error(400, f"the body is not valid JSON ({first.get('ctx', {}).get('error', '')})")
-        where = ".".join(str(part) for part in first["loc"] if part not in ("body", "query", "path"))
-        if not where:
-            return _error(400, "the body must be a JSON object (send Content-Type: application/json)")
-        return _error(400, _worded(where, first))
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        return _error(500, f"internal error ({type(exc).__name__}); see the server's log")

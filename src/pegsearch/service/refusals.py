@@ -1,0 +1,176 @@
+"""How the service refuses: the bearer token, the body limit, and every error as one line of JSON.
+
+Every error a client can cause is answered as ``{"error": "one line"}`` with a 4xx status, in the
+API's words (a request's field, never the framework's location or the command line's option); an
+unexpected one is a 500 with one line, its traceback going to the server's log, never to the client.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException
+from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from pegsearch.board.numbers import shown
+from pegsearch.errors import Busy, InputError, PegsearchError, one_line
+from pegsearch.service.hints import Gone
+from pegsearch.service.storage import without_root
+from pegsearch.store import Location
+
+# The engine settings a request may give (never mrjob_conf: that is a path on the server).
+SERVICE_SETTINGS = ("memory", "reduce", "master", "runner", "batch_size", "driver_below")
+
+
+class Bearer:
+    """Every API request must carry ``Authorization: Bearer TOKEN`` (the scheme in any case, as
+    RFC 9110 has it: `bearer TOKEN` is the same); the dashboard's static files (which hold no
+    data) load without it, so the page can ask for the token. Plain ASGI, not the framework's
+    `http` middleware, which hid a client's hanging up from the routes (an abandoned hint solved
+    on to its bound on a server with a token)."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/api"):
+            given = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+            scheme, _, value = given.strip().partition(" ")
+            if scheme.lower() != "bearer" or not secrets.compare_digest(value.strip().encode(),
+                                                                        self.expected):
+                refusal = error_response(401, "missing or wrong token: send 'Authorization: Bearer TOKEN'",
+                                 {"WWW-Authenticate": 'Bearer realm="pegsearch"'})
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class BodyLimit:
+    """Refuse request bodies over `limit` bytes (413), counted as they arrive, whatever the headers
+    say: the body is read (it is small) before the application sees it."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = error_response(413, f"request body larger than {self.limit // 1024} KiB")
+        declared = dict(scope["headers"]).get(b"content-length", b"0")
+        if declared.isdigit() and int(declared) > self.limit:
+            await refusal(scope, receive, send)
+            return
+        messages: list[Message] = []
+        seen = 0
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                await refusal(scope, receive, send)
+                return
+            if not message.get("more_body"):
+                break
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _allowed(request: Request) -> str:
+    """The methods a path answers (for a 405's Allow): those of every route matching it, or only of
+    the routes naming it literally (POST /api/boards/check, not GET /api/boards/{name})."""
+    matching = [route for route in request.app.router.routes
+                if isinstance(route, APIRoute) and route.matches(request.scope)[0] != Match.NONE]
+    literal = [route for route in matching if route.path == request.url.path]
+    methods = {method for route in literal or matching for method in route.methods} - {"HEAD"}
+    return ", ".join(sorted(methods))
+
+
+def _field(field: str) -> str:
+    """A field of a request as the API names it: an engine's setting inside `settings`."""
+    return f"settings.{field}" if field in SERVICE_SETTINGS else field
+
+
+def _board(name: str) -> str:
+    """Where a client sees a board: its holes' numbers are in the document."""
+    return f"GET /api/boards/{name}"
+
+
+# The validator's complaints in the service's words (it spoke its own: "query.position: Field
+# required", "query.finish: Input should be a valid integer"); any other keeps its message.
+WORDED = {
+    "missing": "{where} is required",
+    "int_parsing": "{where} {value}: not a whole number; write it with the digits 0-9",
+    "int_parsing_size": "{where} {value}: not a whole number; write it with the digits 0-9",
+    "int_type": "{where}: give a whole number",
+    "int_from_float": "{where}: give a whole number",
+    "bool_parsing": "{where} {value}: give true or false",
+    "bool_type": "{where}: give true or false",
+    "string_type": "{where}: give a string",
+    "list_type": "{where}: give a list",
+    "dict_type": "{where}: give an object",
+    "extra_forbidden": "{where}: no such field",
+    "literal_error": "{where} {value}: use one of {expected}",
+}
+
+
+def _worded(where: str, error: dict) -> str:
+    """One validation error as the service words its refusals."""
+    template = WORDED.get(error["type"])
+    if template is None:
+        return f"{where}: {error['msg']}"
+    value = shown(str(error.get("input", "")))
+    return template.format(where=where, value=repr(value), expected=error.get("ctx", {}).get("expected", ""))
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": one_line(message)}, status_code=status, headers=headers)
+
+
+def errors(app: FastAPI, root: Location) -> None:
+    """Every failure as one line of JSON: the client never sees a traceback, nor where the server
+    keeps its runs (a run's folder is named by its search id)."""
+
+    @app.exception_handler(PegsearchError)
+    async def refused(request: Request, exc: PegsearchError) -> JSONResponse:
+        line = exc.worded(_field, _board) if isinstance(exc, InputError) else exc.line()
+        # Busy: another writer (a first hint keeping its sets) holds the run; ask again soon.
+        retry = {"Retry-After": str(exc.retry_after)} if isinstance(exc, Busy) else None
+        return error_response(exc.http_status, without_root(root, line), retry)
+
+    @app.exception_handler(Gone)
+    async def gone(request: Request, exc: Gone) -> JSONResponse:
+        # 499, as nginx logs it: the client closed the request; no one reads this answer.
+        return error_response(499, "the client closed the request before its hint was made")
+
+    @app.exception_handler(HTTPException)
+    async def http(request: Request, exc: HTTPException) -> JSONResponse:
+        headers = {"Allow": _allowed(request)} if exc.status_code == 405 else exc.headers
+        return error_response(exc.status_code, str(exc.detail), headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0]
+        if first["type"] == "json_invalid":
+            reason = first.get("ctx", {}).get("error", "")
+            return error_response(400, f"the body is not valid JSON ({reason})")
+        where = ".".join(str(part) for part in first["loc"] if part not in ("body", "query", "path"))
+        if not where:
+            return error_response(400, "the body must be a JSON object (send Content-Type: application/json)")
+        return error_response(400, _worded(where, first))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        return error_response(500, f"internal error ({type(exc).__name__}); see the server's log")
