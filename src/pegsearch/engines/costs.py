@@ -210,10 +210,10 @@ def units(shape: Shape, pegs: int, parents: int, passes: int, written: int) -> f
 def work(run: Run, record: dict) -> float:
     """A measured level's CPU seconds, its compiling apart: the driver's record of them, else
     (runs made before it recorded them) its wall seconds on every thread the engine had."""
-    compiling = record.get("compile_seconds", 0.0)
     if "cpu_seconds" in record:
-        return max(0.0, record["cpu_seconds"] - compiling)
-    return max(0.0, record["seconds"] - compiling) * int(run.manifest["options"].get("workers") or 1)
+        return max(0.0, record["cpu_seconds"] - record.get("compile_cpu_seconds", 0.0))
+    waited = record.get("compile_seconds", 0.0)
+    return max(0.0, record["seconds"] - waited) * int(run.manifest["options"].get("workers") or 1)
 
 
 def _timed_here(run: Run, level: int) -> bool:

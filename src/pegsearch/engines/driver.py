@@ -110,9 +110,10 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
         # This process's CPU seconds (the local engine's whole cost; a cluster engine's driver's
         # share): `estimate` prices levels by them, as wall seconds stretch on a shared machine.
         writer.notes["cpu_seconds"] = round(time.process_time() - cpu, 3)
-        waited = compiling.seconds() - compiled  # kernels compiled, not loaded: not the level's work
-        if waited >= 0.001:
+        waited, spent = (now - then for now, then in zip(compiling.seconds(), compiled, strict=True))
+        if waited >= 0.001:  # kernels compiled, not loaded: not the level's work
             writer.notes["compile_seconds"] = round(waited, 3)
+            writer.notes["compile_cpu_seconds"] = round(spent, 3)
         record = run.commit_level(writer, time.perf_counter() - began)
     except BaseException:
         with contextlib.suppress(Exception):

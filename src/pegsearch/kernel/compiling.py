@@ -27,8 +27,8 @@ COMPILING = ("compiling the kernels for {target} (no compiled copy in numba's ca
 _lock = threading.Lock()
 _said: list[bool] = []  # whether this process has said it compiles
 _depth = [0]  # compile events open now (numba compiles a kernel's callees inside its own event)
-_began = [0.0]
-_total = [0.0]  # seconds spent in outermost compile events so far
+_began = [0.0, 0.0]  # when the compile under way began: wall clock, and its thread's CPU clock
+_total = [0.0, 0.0]  # wall and CPU seconds spent in outermost compile events so far
 
 
 def say(line: str) -> None:
@@ -40,12 +40,15 @@ def say(line: str) -> None:
     print(f"pegsearch: {line}", file=sys.stderr, flush=True)
 
 
-def seconds() -> float:
-    """The seconds this process has spent compiling kernels so far (a compile under way counts
-    up to now)."""
+def seconds() -> tuple[float, float]:
+    """The wall and CPU seconds this process has spent compiling kernels so far (a compile under
+    way counts up to now). Both, as a machine shared with other work stretches the wall seconds
+    of a compile and not its CPU seconds: each is taken from its own kind of figure."""
     with _lock:
-        open_ = time.perf_counter() - _began[0] if _depth[0] else 0.0
-        return _total[0] + open_
+        if not _depth[0]:
+            return _total[0], _total[1]
+        return (_total[0] + time.perf_counter() - _began[0],
+                _total[1] + time.thread_time() - _began[1])
 
 
 class _Listener(event.Listener):
@@ -59,14 +62,15 @@ class _Listener(event.Listener):
         with _lock:
             _depth[0] += 1
             if _depth[0] == 1:
-                _began[0] = time.perf_counter()
+                _began[:] = time.perf_counter(), time.thread_time()
         say(COMPILING.format(target=self.target))
 
     def on_end(self, _event: event.Event) -> None:
         with _lock:
             _depth[0] -= 1
-            if _depth[0] == 0:
+            if _depth[0] == 0:  # the event ends on the thread it began on: one thread's CPU
                 _total[0] += time.perf_counter() - _began[0]
+                _total[1] += time.thread_time() - _began[1]
 
 
 def watch(target: str) -> None:
