@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -17,6 +18,7 @@ from pegsearch.answers.hint import read_position
 from pegsearch.board.files import load_board
 from pegsearch.errors import InputError
 from tests.helpers import assert_one_line_error, pegsearch
+from tests.helpers.serving import Server
 
 EMPTY_PICTURE = " ".join("." * 15)  # triangle-5, every hole empty
 NO_PEG = "the picture has no peg; a position holds at least one peg"
@@ -32,6 +34,16 @@ def test_a_position_with_no_pegs_is_refused_in_one_line(tmp_path: Path) -> None:
     board = load_board("triangle-5")
     with pytest.raises(InputError, match=NO_PEG):
         read_position(board, board.empty, EMPTY_PICTURE)
+
+
+def test_the_service_refuses_a_position_with_no_pegs_in_one_line(tmp_path: Path) -> None:
+    """It answered 200 with `"position": []`."""
+    server = Server(tmp_path / "runs")
+    try:
+        got, document = server.json("GET", f"/api/boards/triangle-5/hint?position={quote(EMPTY_PICTURE)}")
+    finally:
+        server.stop()
+    assert got == 400 and NO_PEG in document["error"] and "\n" not in document["error"]
 
 
 def test_a_name_that_is_no_board_and_no_run_lists_the_boards() -> None:
