@@ -42,6 +42,16 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def hadoop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """Apache Hadoop's single-machine cluster (HDFS, YARN) on 127.0.0.1 for the whole session,
+    started by cluster/hadoop/up; yields the environment its `export` lines give."""
+    from tests.helpers.hadoop_cluster import hadoop_cluster
+
+    with hadoop_cluster(tmp_path_factory.mktemp("hadoop")) as env:
+        yield env
+
+
+@pytest.fixture(scope="session")
 def gcs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A Google Cloud Storage emulator (fake-gcs-server) on 127.0.0.1 for the whole session,
     reached through STORAGE_EMULATOR_HOST as Google's own libraries reach one; yields the bucket's

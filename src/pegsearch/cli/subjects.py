@@ -17,7 +17,10 @@ def open_run(where: str) -> Run:
         return Run.open(where)
     except UsageError:
         location = Location.parse(where)
-        starts = start_runs(location) if location.exists() else []
+        try:
+            starts = start_runs(location) if location.exists() else []
+        except OSError:  # the store does not answer: Run.open's line says so
+            starts = []
         if starts:
             raise UsageError(f"{where} is a survey: its answers are `pegsearch survey`'s; for a"
                              f" run's answers give one of its start runs ({starts[0].uri}, ...)"

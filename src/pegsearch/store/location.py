@@ -17,6 +17,7 @@ on a filesystem.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import logging
 import os
@@ -31,9 +32,11 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import urlparse
 
+import pyarrow as pa
 import pyarrow.fs as pafs
 
 from pegsearch.errors import UsageError
+from pegsearch.store import hadoop_conf
 
 T = TypeVar("T")
 
@@ -382,11 +385,55 @@ def _gcs(uri: str) -> pafs.GcsFileSystem:
 
 
 class _HdfsHandler(pafs.FSSpecHandler):
-    """hdfs-native's fsspec filesystem as pyarrow's, a rename replacing its target: HDFS renames
-    atomically with its OVERWRITE option, which is how a manifest is replaced."""
+    """hdfs-native's fsspec filesystem as pyarrow's. Its errors become the OSErrors every store
+    raises (hdfs-native raises RuntimeError with the NameNode's Java exception and stack trace),
+    and a rename replaces its target: HDFS renames atomically with its OVERWRITE option, which is
+    how a manifest is replaced."""
 
     def move(self, src: str, dest: str) -> None:
         self.fs.mv(src, dest, overwrite=True)
+
+    def open_input_stream(self, path: str) -> pa.PythonFile:
+        return pa.PythonFile(_HdfsFile(self.fs.open(path, mode="rb")), mode="r")
+
+    def open_input_file(self, path: str) -> pa.PythonFile:
+        return self.open_input_stream(path)
+
+    def open_output_stream(self, path: str, metadata: dict) -> pa.PythonFile:
+        return pa.PythonFile(_HdfsFile(self.fs.open(path, mode="wb")), mode="w")
+
+
+class _HdfsFile:
+    """An hdfs-native file whose errors (a DataNode gone mid-write) are OSErrors."""
+
+    def __init__(self, file: object) -> None:
+        self._file = file
+
+    def __getattr__(self, name: str) -> object:
+        found = getattr(self._file, name)
+        return _hdfs_errors(found) if callable(found) else found
+
+
+def _hdfs_errors(method: Callable[..., T]) -> Callable[..., T]:
+    """The method, raising an hdfs-native error as an OSError whose text is the Java exception's
+    first line ('Permission denied: user=alice, access=WRITE, inode="/runs"...')."""
+    @functools.wraps(method)
+    def call(*args: object, **kwargs: object) -> T:
+        try:
+            return method(*args, **kwargs)
+        except RuntimeError as exc:
+            found = re.search(r'RPCError\("[\w.$]*?(\w+)", "(.*?)(\\n|"\))', str(exc))
+            kind, text = (found[1], found[2].replace('\\"', '"')) if found else ("", _first_line(exc))
+            error = {"AccessControlException": PermissionError,
+                     "FileNotFoundException": FileNotFoundError}.get(kind, OSError)
+            raise error(text) from None
+    return call
+
+
+for _method in ("get_file_info", "get_file_info_selector", "create_dir", "delete_dir",
+                "delete_dir_contents", "delete_file", "move", "copy_file", "open_input_stream",
+                "open_output_stream", "open_append_stream"):
+    setattr(_HdfsHandler, _method, _hdfs_errors(getattr(_HdfsHandler, _method)))
 
 
 def _hdfs(uri: str) -> pafs.PyFileSystem:
@@ -398,6 +445,11 @@ def _hdfs(uri: str) -> pafs.PyFileSystem:
         raise UsageError(f"{uri}: runs on HDFS need the hdfs-native client: pip install"
                          " 'pegsearch[hdfs]'") from None
     parsed = urlparse(uri)
+    nodes = hadoop_conf.namenodes(uri, hadoop_conf.settings())
+    if nodes and not any(hadoop_conf.answers(address) for address in nodes):
+        raise UsageError(f"cannot reach {uri}: no NameNode answers at {', '.join(nodes)}; check the"
+                         " address and port (fs.defaultFS in HADOOP_CONF_DIR's core-site.xml) and"
+                         " that HDFS is up")
     kind = ViewfsFileSystem if parsed.scheme.lower() == "viewfs" else HdfsFileSystem
     try:
         filesystem = kind(host=parsed.hostname, port=parsed.port)

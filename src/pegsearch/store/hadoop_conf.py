@@ -1,0 +1,88 @@
+"""A Hadoop cluster's client configuration, as Hadoop's own clients read it, and whether its
+servers answer.
+
+HADOOP_CONF_DIR (or YARN_CONF_DIR, or $HADOOP_HOME/etc/hadoop) holds the site files that name a
+cluster's NameNode (or an HA nameservice's NameNodes) and its ResourceManager. Hadoop's clients, and
+hdfs-native, ask an address nobody answers at again and again, for minutes; one TCP connection
+first turns a cluster that is down, or a configuration that names the wrong one, into one line
+within seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+from urllib.parse import urlparse
+
+from pegsearch.errors import UsageError
+
+CONNECT_SECONDS = 5
+SITE_FILES = ("core-site.xml", "hdfs-site.xml", "yarn-site.xml", "mapred-site.xml")
+NAMENODE_PORT = 8020
+# Hadoop's defaults for what a client needs, where the site files say nothing.
+DEFAULTS = {"yarn.resourcemanager.hostname": "0.0.0.0",
+            "yarn.resourcemanager.address": "${yarn.resourcemanager.hostname}:8032",
+            "fs.defaultFS": "file:///", "mapreduce.framework.name": "local"}
+VARIABLE = re.compile(r"\$\{([^}]+)\}")
+
+
+def conf_dir() -> Path | None:
+    """The folder of the Hadoop client configuration this process would use, if any."""
+    for name in ("HADOOP_CONF_DIR", "YARN_CONF_DIR"):
+        if os.environ.get(name):
+            return Path(os.environ[name])
+    home = os.environ.get("HADOOP_HOME")
+    return Path(home) / "etc" / "hadoop" if home else None
+
+
+def settings() -> dict[str, str]:
+    """The client configuration's settings, site files read in Hadoop's order (later ones win)."""
+    found = dict(DEFAULTS)
+    folder = conf_dir()
+    for name in SITE_FILES if folder else ():
+        path = folder / name
+        if not path.is_file():
+            continue
+        try:
+            root = ElementTree.parse(path).getroot()
+        except ElementTree.ParseError as exc:
+            raise UsageError(f"{path}: not a Hadoop configuration file ({exc})") from None
+        for prop in root.iter("property"):
+            key, value = prop.findtext("name"), prop.findtext("value")
+            if key and value is not None:
+                found[key.strip()] = value.strip()
+    return found
+
+
+def setting(found: dict[str, str], key: str) -> str:
+    """One setting with its ${...} references to other settings filled in."""
+    value = found.get(key, "")
+    for _ in range(8):  # references may nest, never loop for ever
+        value = VARIABLE.sub(lambda match: found.get(match[1], ""), value)
+    return value
+
+
+def namenodes(uri: str, found: dict[str, str]) -> list[str]:
+    """The NameNode addresses (host:port) behind an hdfs:// URI: its own, or each NameNode of the
+    HA nameservice it names; none for another scheme (viewfs mounts are the client's to resolve)."""
+    parsed = urlparse(uri)
+    if parsed.scheme.lower() != "hdfs" or not parsed.hostname:
+        return []
+    service = parsed.hostname
+    if service in found.get("dfs.nameservices", "").split(","):
+        ids = [nn.strip() for nn in found.get(f"dfs.ha.namenodes.{service}", "").split(",")]
+        return [setting(found, f"dfs.namenode.rpc-address.{service}.{nn}") for nn in ids if nn]
+    return [f"{service}:{parsed.port or NAMENODE_PORT}"]
+
+
+def answers(address: str) -> bool:
+    """Whether something accepts a TCP connection at host:port."""
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
+    except (OSError, ValueError):
+        return False
+    return True

@@ -1,0 +1,253 @@
+"""Hadoop for real: mrjob's hadoop runner on YARN, Spark on YARN and runs on HDFS, against Apache
+Hadoop 3.5's own single-machine cluster (cluster/hadoop/up: HDFS and YARN on 127.0.0.1, its jars from
+Maven Central), compared with the local engine level by level, digest for digest; and the one-line
+refusals of a cluster that is missing, down or forbids the path, which need no cluster.
+
+Maven Central serves no hadoop-streaming jar here, so each level's job is Hadoop Streaming as
+cluster/hadoop's own streaming-compatible job runs it (on a real cluster mrjob uses the cluster's
+own streaming jar): mrjob's real hadoop runner submits it to YARN with `hadoop jar`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import pegsearch
+from tests.helpers.cluster import wait_until
+from tests.helpers.hadoop_cluster import HADOOP_BIN, yarn_applications
+from tests.helpers.serving import Server, free_port
+
+
+@pytest.fixture(scope="module")
+def local_triangle_5(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """triangle-5 searched whole by the local engine: what every Hadoop run is compared with."""
+    out = tmp_path_factory.mktemp("local") / "triangle-5"
+    assert pegsearch("run", "triangle-5", "--out", str(out)).returncode == 0
+    return out
+
+
+def assert_identical(run: str, local: Path, env: dict[str, str]) -> None:
+    """`verify RUN --against LOCAL`: every level equal, digest for digest."""
+    compared = pegsearch("verify", run, "--against", str(local), env=env)
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+    assert "identical: all 14 levels equal" in compared.stdout, compared.stdout
+
+
+def one_line_refusal(result: subprocess.CompletedProcess, says: str) -> None:
+    assert result.returncode == 2, result.stderr
+    assert says in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# ----- refusals, no cluster needed
+
+@pytest.fixture
+def nobody_home(tmp_path: Path) -> dict[str, str]:
+    """A Hadoop configuration whose ResourceManager and NameNode nobody answers at, with the
+    `hadoop` command on PATH (it is never run: the cluster is checked first)."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    rm, nn = free_port(), free_port()
+    (conf / "core-site.xml").write_text(
+        f"<configuration><property><name>fs.defaultFS</name><value>hdfs://127.0.0.1:{nn}</value>"
+        "</property></configuration>")
+    (conf / "yarn-site.xml").write_text(
+        "<configuration><property><name>yarn.resourcemanager.address</name>"
+        f"<value>127.0.0.1:{rm}</value></property></configuration>")
+    return {"HADOOP_CONF_DIR": str(conf), "PATH": f"{HADOOP_BIN}{os.pathsep}{os.environ['PATH']}",
+            "RM": f"127.0.0.1:{rm}", "NN": f"hdfs://127.0.0.1:{nn}"}
+
+
+@pytest.mark.parametrize("engine", [("mrjob", "--runner", "hadoop"), ("spark", "--master", "yarn")])
+def test_a_resource_manager_nobody_answers_at_is_one_line(engine: tuple[str, ...],
+                                                          nobody_home: dict[str, str],
+                                                          tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    began = time.monotonic()
+    refused = pegsearch("run", "triangle-4", "--engine", *engine, "--out", str(out), env=nobody_home)
+    one_line_refusal(refused, f"no YARN ResourceManager answers at {nobody_home['RM']}")
+    assert time.monotonic() - began < 30
+    assert not out.exists(), "nothing written before the cluster is known to answer"
+
+
+def test_a_namenode_nobody_answers_at_is_one_line_for_every_command(nobody_home: dict[str, str]
+                                                                    ) -> None:
+    where = f"{nobody_home['NN']}/runs/x"
+    for command in (("run", "triangle-4", "--out", where), ("counts", where), ("verify", where)):
+        began = time.monotonic()
+        refused = pegsearch(*command, env=nobody_home)
+        one_line_refusal(refused, "no NameNode answers at")
+        assert time.monotonic() - began < 30, command
+
+
+def test_the_hadoop_runner_without_a_cluster_configuration_is_one_line(tmp_path: Path) -> None:
+    env = {"PATH": f"{HADOOP_BIN}{os.pathsep}{os.environ['PATH']}", "HADOOP_CONF_DIR": "",
+           "YARN_CONF_DIR": "", "HADOOP_HOME": ""}
+    refused = pegsearch("run", "triangle-4", "--engine", "mrjob", "--runner", "hadoop",
+                        "--out", str(tmp_path / "run"), env=env)
+    one_line_refusal(refused, "needs a Hadoop cluster's configuration")
+
+
+# ----- on the cluster
+
+@pytest.mark.slow
+def test_mrjob_hadoop_runner_on_yarn_equals_the_local_engine(hadoop: dict[str, str],
+                                                             local_triangle_5: Path) -> None:
+    """Levels 1-6 each a streaming job on YARN (the run on HDFS), the rest resumed by the local
+    engine: the whole run identical to the local engine's, and YARN ran the jobs."""
+    run = f"{hadoop['PEGSEARCH_HDFS']}/runs/mrjob-yarn"
+    before = succeeded_jobs(hadoop)
+    made = pegsearch("run", "triangle-5", "--engine", "mrjob", "--runner", "hadoop", "--until", "6",
+                     "--out", run, env=hadoop, timeout=1500)
+    assert made.returncode == 0, made.stderr[-3000:]
+    assert succeeded_jobs(hadoop) - before == 6, "one streaming job on YARN a level"
+    resumed = pegsearch("run", "triangle-5", "--resume", "--out", run, env=hadoop)
+    assert resumed.returncode == 0, resumed.stderr
+    assert_identical(run, local_triangle_5, hadoop)
+
+
+@pytest.mark.slow
+def test_spark_on_yarn_equals_the_local_engine(hadoop: dict[str, str], local_triangle_5: Path
+                                               ) -> None:
+    """Every level a Spark job on YARN (none made in the driver), executors in YARN containers
+    reading and writing the run on HDFS themselves."""
+    run = f"{hadoop['PEGSEARCH_HDFS']}/runs/spark-yarn"
+    made = pegsearch("run", "triangle-5", "--engine", "spark", "--master", "yarn",
+                     "--driver-below", "0", "--out", run, env=hadoop, timeout=900)
+    assert made.returncode == 0, made.stderr[-3000:]
+    assert any(app[2].strip() == "SPARK" and app[6].strip() == "SUCCEEDED"
+               for app in yarn_applications(hadoop))
+    assert_identical(run, local_triangle_5, hadoop)
+
+
+@pytest.mark.slow
+def test_every_command_reads_and_writes_a_run_on_hdfs(hadoop: dict[str, str],
+                                                      local_triangle_5: Path,
+                                                      tmp_path: Path) -> None:
+    """run, resume, counts, verify, solve and the service's --runs on HDFS, as on local disk."""
+    root = f"{hadoop['PEGSEARCH_HDFS']}/runs/commands"
+    run = f"{root}/triangle-5"
+    assert pegsearch("run", "triangle-5", "--until", "5", "--out", run, env=hadoop).returncode == 0
+    resumed = pegsearch("run", "triangle-5", "--resume", "--out", run, env=hadoop)
+    assert resumed.returncode == 0, resumed.stderr
+    assert_identical(run, local_triangle_5, hadoop)
+    counts = pegsearch("counts", run, "--json", env=hadoop)
+    local = pegsearch("counts", str(local_triangle_5), "--json")
+    assert states(counts) == states(local) == [1, 1, 4, 19, 62, 149, 268, 344, 317, 215, 112, 39,
+                                              10, 3]
+    solved = pegsearch("solve", run, env=hadoop)
+    assert solved.returncode == 0 and solved.stdout == pegsearch("solve", str(local_triangle_5)).stdout
+
+    server = Server(root, logs=tmp_path, env=hadoop)
+    try:
+        listed = server.get("/api/searches")
+        assert [search["status"] for search in listed["searches"]] == ["complete"], listed
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_an_hdfs_folder_without_write_permission_is_one_line(hadoop: dict[str, str]) -> None:
+    locked = f"{hadoop['PEGSEARCH_HDFS']}/locked"
+    for args in (["-mkdir", "-p", "/locked"], ["-chmod", "755", "/locked"]):
+        assert subprocess.run(["hadoop", "fs", *args], env=hadoop, timeout=120).returncode == 0
+    refused = pegsearch("run", "triangle-4", "--out", f"{locked}/run",
+                        env={**hadoop, "HADOOP_USER_NAME": "alice"})
+    one_line_refusal(refused, "Permission denied: user=alice, access=WRITE")
+    assert "--out" in refused.stderr
+
+
+@pytest.mark.slow
+def test_a_killed_map_task_is_retried_and_the_level_is_equal(hadoop: dict[str, str],
+                                                             local_triangle_5: Path,
+                                                             tmp_path: Path) -> None:
+    """The first map task's Python killed (kill -9) as it runs: YARN's next attempt makes the
+    level, and the run equals the local engine's. Small jobs run in their application master here
+    (uber mode), where a failed task fails the job: this test asks for real task containers."""
+    conf = tmp_path / "mrjob.conf"
+    conf.write_text(json.dumps({"runners": {"hadoop": {"jobconf": {
+        "mapreduce.job.ubertask.enable": "false", "mapreduce.map.maxattempts": "4"}}}}))
+    run = f"{hadoop['PEGSEARCH_HDFS']}/runs/killed-task"
+    searching = subprocess.Popen(
+        [sys.executable, "-m", "pegsearch", "run", "triangle-5", "--engine", "mrjob", "--runner",
+         "hadoop", "--mrjob-conf", str(conf), "--until", "2", "--out", run],
+        env=hadoop, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    killed = []
+
+    def kill_a_mapper() -> bool:
+        for pid in mappers():
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        return bool(killed) or searching.poll() is not None
+
+    wait_until(kill_a_mapper, 600, "a map task's Python to kill")
+    _, errors = searching.communicate(timeout=900)
+    assert killed, "no map task was seen running"
+    assert searching.returncode == 0, errors[-3000:]
+    resumed = pegsearch("run", "triangle-5", "--resume", "--out", run, env=hadoop)
+    assert resumed.returncode == 0, resumed.stderr
+    assert_identical(run, local_triangle_5, hadoop)
+
+
+@pytest.mark.slow
+def test_a_job_killed_on_yarn_leaves_a_run_that_resumes(hadoop: dict[str, str],
+                                                        local_triangle_5: Path) -> None:
+    """`yarn application -kill` of a level's job: the command stops in one line, the levels
+    before it are kept, and --resume finishes a run identical to the local engine's."""
+    run = f"{hadoop['PEGSEARCH_HDFS']}/runs/killed-job"
+    searching = subprocess.Popen(
+        [sys.executable, "-m", "pegsearch", "run", "triangle-5", "--engine", "mrjob", "--runner",
+         "hadoop", "--out", run], env=hadoop, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True)
+    running: list[str] = []
+
+    def a_second_job_runs() -> bool:
+        running[:] = [app[0] for app in yarn_applications(hadoop, "RUNNING")
+                      if "level_job.py" in app[1]]
+        counted = pegsearch("counts", run, "--json", env=hadoop)
+        levels = len(json.loads(counted.stdout)["levels"]) if counted.returncode == 0 else 0
+        return bool(running) and levels >= 2
+
+    wait_until(a_second_job_runs, 900, "the job of level 2 or later running on YARN")
+    killed = subprocess.run(["yarn", "application", "-kill", running[0]], env=hadoop,
+                            capture_output=True, text=True, timeout=120)
+    assert killed.returncode == 0, killed.stderr
+    _, errors = searching.communicate(timeout=600)
+    assert searching.returncode == 2, errors[-3000:]
+    assert "continue with --resume" in errors.strip().splitlines()[-1]
+    resumed = pegsearch("run", "triangle-5", "--resume", "--out", run, env=hadoop)
+    assert resumed.returncode == 0, resumed.stderr
+    assert_identical(run, local_triangle_5, hadoop)
+
+
+def states(counts: subprocess.CompletedProcess) -> list[int]:
+    return [level["states"] for level in json.loads(counts.stdout)["levels"]]
+
+
+def succeeded_jobs(env: dict[str, str]) -> int:
+    """How many of pegsearch's level jobs YARN has run to success."""
+    return sum(app[2].strip() == "MAPREDUCE" and "level_job.py" in app[1]
+               and app[6].strip() == "SUCCEEDED" for app in yarn_applications(env, "FINISHED"))
+
+
+def mappers() -> list[int]:
+    """The PIDs of running map tasks' Python (mrjob's `level_job.py ... --mapper`)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+        except OSError:
+            continue
+        if b"--mapper" in words and any(word.endswith(b"level_job.py") for word in words) \
+                and not words[0].endswith(b"sh"):
+            found.append(int(entry.name))
+    return found

@@ -1,0 +1,48 @@
+"""A real Hadoop cluster on 127.0.0.1: Apache Hadoop 3.5's own single-machine cluster (HDFS and
+YARN in one JVM, from Maven Central) started by cluster/hadoop/up, always stopped again by
+cluster/hadoop/down, and reached through the environment its `export` lines give, as a user's
+shell would reach it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+UP, DOWN = ROOT / "cluster" / "hadoop" / "up", ROOT / "cluster" / "hadoop" / "down"
+HADOOP_BIN = ROOT / "cluster" / "hadoop" / "bin"
+
+
+@contextmanager
+def hadoop_cluster(folder: Path) -> Iterator[dict[str, str]]:
+    """Start the cluster in `folder`; yield the environment that reaches it (HADOOP_CONF_DIR,
+    PATH with `hadoop` and `yarn`, PEGSEARCH_HDFS the NameNode's hdfs:// URI)."""
+    try:
+        started = subprocess.run([str(UP), str(folder)], capture_output=True, text=True,
+                                 timeout=600)
+        assert started.returncode == 0, started.stderr[-4000:]
+        yield exports(started.stdout)
+    finally:
+        subprocess.run([str(DOWN), str(folder)], capture_output=True, timeout=180)
+
+
+def exports(text: str) -> dict[str, str]:
+    """The environment after `eval`ing lines `export NAME=VALUE` (PATH's "$PATH" expanded)."""
+    environment = dict(os.environ)
+    for line in text.splitlines():
+        name, _, value = line.removeprefix("export ").partition("=")
+        environment[name] = value.replace('"$PATH"', os.environ.get("PATH", ""))
+    return environment
+
+
+def yarn_applications(env: dict[str, str], states: str = "ALL") -> list[list[str]]:
+    """YARN's applications in these states, each as its columns (id first), by `yarn application
+    -list`."""
+    listed = subprocess.run(["yarn", "application", "-list", "-appStates", states], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    return [line.split("\t") for line in listed.stdout.splitlines()
+            if line.startswith("application_")]
