@@ -258,10 +258,8 @@ def estimate_notes(found: Estimate) -> list[str]:
              " measured the run, every core busy (linear scaling: 57-87 % of it was measured at 16"
              " threads, so more cores may take up to 1.7 times longer)"]
     if high > low:
-        busy = ("" if found.busy is None else
-                f", the most with the cores {found.busy:.0%} busy as the run's were")
-        lines.append(f"how sure: likely {low / 3600:,.2f} to {high / 3600:,.2f} h wall (the timed"
-                     f" levels' own rates around theirs together, the projected positions within"
-                     f" {PROJECTION_SPREAD:.0%}{busy}); checked on triangle-8 from its levels 0-12"
-                     " (docs/performance.md)")
+        lines.append(f"how sure: likely {low / 3600:,.2f} to {high / 3600:,.2f} h wall on such a"
+                     " machine (the timed levels' own rates around theirs together, the projected"
+                     f" positions within {PROJECTION_SPREAD:.0%}); checked on triangle-8 from its"
+                     " levels 0-12 (docs/performance.md)")
     return lines

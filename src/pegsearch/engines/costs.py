@@ -17,9 +17,8 @@ and says where it does not:
   levels apart. Wall seconds are CPU seconds spread over the cores (linear scaling, on an idle
   machine with cores as fast as the measuring one's): a lower bound, by up to 1.7 times at 16
   cores (a level ran at 57-87 % of it, docs/performance.md's Many cores).
-- how sure: the timed levels' own rates spread around the line's, the projected positions are
-  within PROJECTION_SPREAD, and the cores may be only as busy as the run's levels kept them: the
-  estimate's range carries all three.
+- how sure: the timed levels' own rates spread around the line's, and the projected positions are
+  within PROJECTION_SPREAD: the estimate's range carries both.
 - memory and passes: as the local engine plans them (a bitmap a core while it fits the bound,
   else one bitmap every core sets while that fits, else passes of a bitmap, or hash tables for a
   sparse level), plus the process's own footprint.
@@ -54,9 +53,9 @@ TIMED_LEVELS = 3
 # start-up would be most of it).
 TIMED_SECONDS = 0.2
 # `estimate BOARD` measures until this many levels are sizable and the last one's work took
-# MEASURE_SECONDS, or the search ends.
+# MEASURE_SECONDS of CPU, or the search ends.
 MEASURE_LEVELS = 2
-MEASURE_SECONDS = 2.0
+MEASURE_SECONDS = 5.0
 # How far the projected levels' positions may be off (triangle-8 from its levels 0-12: within
 # 10 % a level, 6 % in all).
 PROJECTION_SPREAD = 0.10
@@ -127,12 +126,11 @@ class Estimate:
 
     @property
     def seconds_range(self) -> tuple[float, float]:
-        """The wall seconds the search likely takes, least and most: the least with every core
-        busy, the most with the cores only as busy as the run's levels kept them (a level has
-        serial parts, and a machine shared with other work gives it less)."""
-        busy = min(1.0, self.busy) if self.busy else 1.0
+        """The wall seconds the search likely takes on an idle machine, least and most. How busy
+        the run kept its threads is not in it: measured on a machine shared with other work it
+        says how loaded that machine was, not how the search scales (`busy` says it apart)."""
         return (sum(level.cpu_low for level in self.levels) / self.cores,
-                sum(level.cpu_high for level in self.levels) / self.cores / busy)
+                sum(level.cpu_high for level in self.levels) / self.cores)
 
     @property
     def peak_memory_bytes(self) -> int:
@@ -224,8 +222,8 @@ def _timed_here(run: Run, level: int) -> bool:
 
 def measured(spec: SearchSpec, folder: Path, seconds: float = MEASURE_SECONDS) -> Run:
     """A run of `spec` into `folder` by the local engine, level by level until MEASURE_LEVELS
-    levels are sizable and the last one's work (its compiling apart) took `seconds`, or the search
-    ends: the levels and speed to estimate a board from (`estimate BOARD`, as `tune` measures
+    levels are sizable and the last one's work (its compiling apart) took `seconds` of CPU, or the
+    search ends: the levels and speed to estimate a board from (`estimate BOARD`, as `tune` measures
     rather than guesses). A first run compiles the kernels inside its first levels, so a time
     bound alone ended the measurement at a level of one position."""
     run = search(spec, folder, LocalEngine(), until=1)
@@ -235,9 +233,10 @@ def measured(spec: SearchSpec, folder: Path, seconds: float = MEASURE_SECONDS) -
 
 
 def _measured_enough(run: Run, seconds: float) -> bool:
-    last = run.levels[-1]
+    """Whether MEASURE_LEVELS levels are sizable and the last one's work took `seconds` of CPU
+    (not of wall: a machine shared with other work would end the measurement at smaller levels)."""
     sizable = sum(record["states"] >= SIZABLE for record in run.levels)
-    return sizable >= MEASURE_LEVELS and last["seconds"] - last.get("compile_seconds", 0.0) >= seconds
+    return sizable >= MEASURE_LEVELS and work(run, run.levels[-1]) >= seconds
 
 
 def busy(run: Run) -> float | None:
