@@ -72,7 +72,7 @@ def test_digits_of_other_scripts_and_repeated_start_holes_are_refused(server: Se
 
 
 def test_the_command_line_follows_the_same_rule() -> None:
-    assert_one_line_error(pegsearch("run", "triangle-5", "--start", ARABIC_FIVE), "invalid hole value")
+    assert_one_line_error(pegsearch("run", "triangle-5", "--start", ARABIC_FIVE), "not a whole number")
     assert_one_line_error(pegsearch("solve", "triangle-5", "--start", "1", "1"),
                           "hole 1 is named more than once")
     assert_one_line_error(pegsearch("hint", "triangle-5", "2,3,5,6", "--seconds", ARABIC_TWO),

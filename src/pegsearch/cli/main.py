@@ -147,7 +147,8 @@ class Parser(argparse.ArgumentParser):
     command's help is (argparse's own prints the usage block first; subcommands share the class)."""
 
     # argparse's words for a bad value, and ours: the argument and what it takes.
-    WORDS = ((re.compile(r"argument (\S+): invalid int value: '(.*)'"), r"\1 \2: not a whole number"),
+    WORDS = ((re.compile(r"argument (\S+): invalid (?:int|hole) value: '(.*)'"),
+              r"\1 \2: not a whole number"),
              (re.compile(r"argument (\S+): expected one argument"),
               r"\1: give it a value (one starting with '-' is written \1=VALUE)"),
              (re.compile(r"argument (\S+): expected at least one argument"), r"\1: give it a value"),
