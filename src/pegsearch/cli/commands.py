@@ -409,7 +409,7 @@ def command_estimate(args: argparse.Namespace) -> int:
     else:
         spec = SearchSpec.asked(load_board(args.target), None, "board", False, False)
         if sys.stderr.isatty():
-            print(f"measuring {spec.describe()} for a few seconds", file=sys.stderr)
+            print(f"measuring {spec.describe()} until its levels are large enough to time", file=sys.stderr)
         with tempfile.TemporaryDirectory(prefix="pegsearch-estimate-") as folder:
             found = estimate(measured(spec, Path(folder) / "run"), cores, memory, args.keep)
     gpu = None if args.gpu is None else gpu_estimate(found, args.target, args.gpu, args.gpu_memory)
