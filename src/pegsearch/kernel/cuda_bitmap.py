@@ -7,14 +7,16 @@ of it) lives in the GPU's memory and every thread does that for the parents it t
 by an atomic OR: one random word of GiBs a child, a memory-bound step that the GPU's bandwidth and
 tens of thousands of threads in flight suit.
 
-One source for both: a parent's step (`set_children_bits`) is a CPU function made of the CPU
-kernel's own (kernel.expand, kernel.ranks, kernel.atomic), and numba-cuda compiles a CPU function
-that a kernel calls as a device function. Two choices differ from the CPU's loop: a child's least
-image is the plain loop (`_least_and_frame`), as the CPU's vector intrinsic (kernel.lanes) has no
-GPU lowering; and no prefetch, as the GPU hides a miss with other threads.
+One source for both: a parent's images (`parent_images`) and a word of its jumps' children ranked
+(`ranked_children`) are CPU functions in kernel.expand, made of the CPU kernel's own, and
+numba-cuda compiles a CPU function a kernel calls as a device function; the kernel sets the bits
+by CUDA's atomic OR. Those two are calls rather than inlined, and use no intrinsic (numba-cuda 0.30
+inlines a callee with its caller's module's names, and cannot type numba's intrinsics: the CPU
+kernel's count of trailing zeros, its vector minimum and its atomic OR); no prefetch, as the GPU
+hides a miss with other threads.
 
 Under numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1, how the tests run without a GPU) a kernel is
-Python and its arrays are wrappers: the parent's step is then called compiled, for the CPU, on the
+Python and its arrays are wrappers: the two CPU functions are then called compiled, for the CPU, on the
 arrays they wrap (`_on_device`), so the simulated kernel sets the same bits.
 """
 
@@ -28,9 +30,8 @@ import numpy as np
 from numba import cuda
 from numba.core import config
 
-from pegsearch.kernel.atomic import atomic_or
-from pegsearch.kernel.expand import _images, _least_and_frame, _legal_pair, _next_jump
-from pegsearch.kernel.ranks import LOW_MASK, LevelRanks, rank_chunks
+from pegsearch.kernel.expand import parent_images, ranked_children
+from pegsearch.kernel.ranks import LevelRanks
 from pegsearch.kernel.tables import ROW, BoardTables
 
 # The most images a position has: a kernel's scratch row is a constant size, and the largest group
@@ -51,32 +52,6 @@ def simulated() -> bool:
     return bool(config.ENABLE_CUDASIM)
 
 
-@numba.njit(cache=True, nogil=True)
-def set_children_bits(p, need, flip, flip_images, byte_images, counts, targets, shifts, masks,
-                      low_ranks, top, base, span, images, bits):
-    """Set the bit of each child of position p whose rank r is in ``[base, base + span)``, bit
-    ``r - base`` of `bits`, atomically (threads share the bitmap); returns how many children p
-    has. `images` is the caller's scratch row; the rank tables are LevelRanks.args, as the CPU
-    kernel takes them."""
-    made = 0
-    _images(p, byte_images, images)
-    one_chunk = shifts.shape[0] == 1
-    for pair in range(-(-need.shape[0] // 128)):
-        low, high, legal = _legal_pair(p, need, flip, pair)
-        made += legal
-        for _ in range(legal):
-            jump, low, high = _next_jump(low, high, pair)
-            key = _least_and_frame(images, flip_images, jump)[0]
-            if one_chunk:
-                rank = counts[key >> top] + low_ranks[key & LOW_MASK]
-            else:
-                rank = rank_chunks(key, counts, targets, shifts, masks, low_ranks)
-            if rank >= base and rank - base < span:
-                at = rank - base
-                atomic_or(bits, at >> _SIX, _ONE << (at & _LOW_SIX))
-    return made
-
-
 def _on_device(function: Callable) -> Callable:
     """`function` as a kernel calls it: itself on a GPU; under the simulator, the compiled CPU
     function on the arrays the simulator's wrappers hold (numba cannot type the wrappers)."""
@@ -89,20 +64,30 @@ def _on_device(function: Callable) -> Callable:
     return call
 
 
-_step = _on_device(set_children_bits)
+_images_of = _on_device(parent_images)
+_ranked = _on_device(ranked_children)
 
 
 @cuda.jit
 def _set_bits(parents, need, flip, flip_images, byte_images, counts, targets, shifts, masks,
               low_ranks, top, base, span, bits, children):
-    """Each thread takes every `gridsize`-th parent and sets its children's bits, then adds the
-    children it made to children[0] (one atomic add a thread: the bytes a child moves are what
-    the kernel's speed is measured against)."""
+    """Each thread takes every `gridsize`-th parent: its images once, then a word of jumps at a
+    time the ranks of its children in the bitmap's range, each bit set by an atomic OR; at the
+    end it adds the children it made to children[0] (one atomic add a thread: the bytes a child
+    moves are what the kernel's speed is measured against)."""
     images = cuda.local.array(MOST_IMAGES, numba.uint64)
+    ranks = cuda.local.array(64, numba.uint64)
     made = 0
     for i in range(cuda.grid(1), parents.shape[0], cuda.gridsize(1)):
-        made += _step(parents[i], need, flip, flip_images, byte_images, counts, targets, shifts,
-                      masks, low_ranks, top, base, span, images, bits)
+        p = parents[i]
+        _images_of(p, byte_images, images)
+        for word in range(need.shape[0] // 64):
+            kept, count = _ranked(p, word, need, flip, flip_images, images, counts, targets, shifts,
+                                  masks, low_ranks, top, base, span, ranks)
+            made += count
+            for k in range(kept):
+                at = ranks[k]
+                cuda.atomic.or_(bits, np.int64(at >> _SIX), _ONE << (at & _LOW_SIX))
     cuda.atomic.add(children, 0, made)
 
 

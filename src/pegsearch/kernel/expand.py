@@ -21,7 +21,7 @@ from pegsearch.kernel.bitmap import BitmapTables
 from pegsearch.kernel.lanes import least_of_lanes
 from pegsearch.kernel.members import Members, member, sorted_distinct
 from pegsearch.kernel.prefetch import prefetch_to_write
-from pegsearch.kernel.ranks import LOW_MASK, LevelRanks, popcount, rank_all, rank_chunks
+from pegsearch.kernel.ranks import LOW_MASK, LevelRanks, pop_lowest, popcount, rank_all, rank_chunks
 from pegsearch.kernel.reduce import Keyspace, code_of, one_table, partition_of
 from pegsearch.kernel.tables import ROW, BoardTables
 from pegsearch.kernel.threads import WORKERS, slice_start, spread, stream
@@ -146,6 +146,38 @@ def _legal_jumps(p, need, flip, legal):
             legal[count], low, high = _next_jump(low, high, pair)
             count += 1
     return count
+
+
+@numba.njit(cache=True, nogil=True)
+def parent_images(p, byte_images, images):
+    """Every image of position p into `images`: `_images` as a call, for the GPU kernel
+    (kernel.cuda_bitmap). numba-cuda compiles a CPU function a kernel calls as a device function,
+    but it inlines one written inline="always" with the names of the caller's module."""
+    _images(p, byte_images, images)
+
+
+@numba.njit(cache=True, nogil=True)
+def ranked_children(p, word, need, flip, flip_images, images, counts, targets, shifts, masks, low_ranks,
+                    top, base, span, out):
+    """The GPU kernel's step (kernel.cuda_bitmap): the children of position p by the jumps of word
+    `word` (`legal_word`), each child's rank (LevelRanks.args) less `base` into `out` where it is
+    below `base + span`; returns how many were kept and how many made. `images` holds p's images
+    (`parent_images`). Written without intrinsics (`pop_lowest` for `_next_jump`'s count of
+    trailing zeros, the plain least image for kernel.lanes'), which numba-cuda cannot compile."""
+    legal = legal_word(p, need, flip, word)
+    made = popcount(legal)
+    kept = 0
+    while legal:
+        offset, legal = pop_lowest(legal)
+        key = _least_and_frame(images, flip_images, 64 * word + np.int64(offset))[0]
+        if shifts.shape[0] == 1:
+            rank = counts[key >> top] + low_ranks[key & LOW_MASK]
+        else:
+            rank = rank_chunks(key, counts, targets, shifts, masks, low_ranks)
+        if rank >= base and rank - base < span:
+            out[kept] = rank - base
+            kept += 1
+    return kept, made
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
