@@ -8,9 +8,10 @@ target compiles them, the CPU kernel's functions as device functions included. I
 a CUDA toolkit at CUDA_HOME, or the `nvidia-cuda-nvcc-cu12` wheel unpacked (CUDA_HOME=
 .../nvidia/cuda_nvcc, with nvvm/lib64/libnvvm.so linked as libnvvm.so.4, which numba looks for).
 With no GPU and no CUDA runtime, numba would ask a driver for the device's compute capability and
-the runtime for the ones it supports: both are answered here with CC. Numba's own numba.cuda
-(0.6x) was used for this, 2026-11-28: `_set_bits` 76 registers, a 128-byte stack (the parent's
-images), no spills, for sm_90. Not a test.
+the runtime for the ones it supports: both are answered here with CC. With numba 0.68's own
+numba.cuda, and with numba-cuda 0.30 (its CUDA runtime and NVRTC from the nvidia-cuda-runtime-cu12
+and nvidia-cuda-nvrtc-cu12 wheels on LD_LIBRARY_PATH), 2026-11-28: `_set_bits` in 72 registers, a
+640-byte stack, no spills, for sm_90. Not a test.
 """
 
 from __future__ import annotations
