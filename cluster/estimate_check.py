@@ -11,7 +11,8 @@ estimate is checked against the same search. Prints both sides (wall and CPU sec
 positions), the ratios, whether the measured wall time fell in the estimate's range, the CPU model
 (lscpu), the compile target, and the load average before and after (the estimate assumes an idle
 machine: on a shared one the wall time stretches with the load, the CPU seconds much less, so read
-the CPU line there). Writes them to DIR/check.json. Triangle-8 whole takes 7-20 minutes on 2 cores:
+the CPU line there). Writes them to DIR/check.json. Triangle-8 whole takes 7-20 minutes on 2 cores (52
+minutes on 2 cores shared with other work):
 run it once. Runs `python -m pegsearch` with this interpreter. Not a test: a benchmark to run and
 report (docs/performance.md).
 """
