@@ -7,17 +7,19 @@
 # Stages, in this order, each under what is left of BUDGET seconds (default 540: one 10-minute
 # device call with room to copy the results back), a stage that has not begun by then said skipped:
 #   machine   the GPU, driver, CPU, memory and package versions;
-#   tests     tests/engines/test_gpu.py on the GPU (no simulator: the kernels compiled for it and
-#             checked against the local engine, digests included);
 #   bandwidth the card's device-to-device copy rate (GB/s, bytes read and written);
-#   warm      triangle-5 on the GPU, so no timed run pays for compiling the kernels;
+#   warm      triangle-5 on the GPU, so no timed run pays for compiling the kernels (the CPU's for
+#             this CPU, the GPU's for this GPU: both cached on disk);
 #   t8-gpu    triangle-8 whole on the GPU (--threads 16 for the host's share);
 #   t8-cpu    triangle-8 whole on the same machine's 16 cores (the local engine, --threads 16);
 #   verify    the two triangle-8 runs compared level by level (`pegsearch verify --against`);
 #   t9-gpu    triangle-9 to level 15 on the GPU, --keep last (about 20 GB of disk at level 15), resumed
 #             when WORK already holds it (a second call on a warm machine goes on where it stopped);
 #   estimate  triangle-9 whole on this machine, the GPU's seconds calibrated on the t9-gpu run's
-#             levels (`cluster/triangle9_estimate.py -- --gpu RUN`: the CPU's from the measured run).
+#             levels (`cluster/triangle9_estimate.py -- --gpu RUN`: the CPU's from the measured run);
+#   tests     tests/engines/test_gpu.py on the GPU (no simulator: the kernels compiled for it and
+#             checked against the local engine, digests included), last: the measurements are
+#             checked too (triangle-8's runs against each other, triangle-9's level 15's digest).
 # STAGES="t9-gpu table" (say) runs some alone. Runs and logs live in WORK (default
 # /tmp/pegsearch-gpu); the table, the stages' logs in one file and the three runs' manifests (five
 # files: the device tool brings back at most eight) are copied to $OUT, or ./gpu-results.
@@ -29,7 +31,7 @@ python=${PYTHON:-python3}
 budget=${BUDGET:-540}
 work=${WORK:-/tmp/pegsearch-gpu}
 results=${OUT:-gpu-results}
-stages=${STAGES:-machine tests bandwidth warm t8-gpu t8-cpu verify t9-gpu estimate table}
+stages=${STAGES:-machine bandwidth warm t8-gpu t8-cpu verify t9-gpu estimate tests table}
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 unset NUMBA_ENABLE_CUDASIM
 logs="$work/logs"
@@ -86,7 +88,6 @@ print(f"{2 * 10 * a.nbytes / (time.perf_counter() - start) / 1e9:.0f}")' | tee "
 fresh() { rm -rf "$1"; }
 
 stage machine machine
-stage tests "$python" -m pytest -q -x -p no:cacheprovider tests/engines/test_gpu.py
 stage bandwidth bandwidth
 fresh "$work/warm"
 stage warm "$python" -m pegsearch run triangle-5 --engine gpu --reduce bitmap --out "$work/warm"
@@ -101,6 +102,7 @@ stage t9-gpu "$python" -m pegsearch run triangle-9 --engine gpu --threads 16 --m
   --until 15 --out "$work/t9-gpu" "${resume[@]}"
 stage estimate "$python" cluster/triangle9_estimate.py -- --gpu "$work/t9-gpu" --cores 16 --memory 96G \
   --keep last
+stage tests "$python" -m pytest -q -x -p no:cacheprovider tests/engines/test_gpu.py
 
 for run in t8-gpu t8-cpu t9-gpu; do
   [ -f "$work/$run/manifest.json" ] && cp "$work/$run/manifest.json" "$results/$run.manifest.json"

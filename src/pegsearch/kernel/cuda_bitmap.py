@@ -68,7 +68,7 @@ _images_of = _on_device(parent_images)
 _ranked = _on_device(ranked_children)
 
 
-@cuda.jit
+@cuda.jit(cache=True)  # compiled once a machine, not in every process's first GPU level
 def _set_bits(parents, need, flip, flip_images, byte_images, counts, targets, shifts, masks,
               low_ranks, top, base, span, bits, children):
     """Each thread takes every `gridsize`-th parent: its images once, then a word of jumps at a
@@ -91,7 +91,7 @@ def _set_bits(parents, need, flip, flip_images, byte_images, counts, targets, sh
     cuda.atomic.add(children, 0, made)
 
 
-@cuda.jit
+@cuda.jit(cache=True)
 def _clear(words):
     """Zero a bitmap on the device (a pass's bitmap is reused from pass to pass)."""
     for i in range(cuda.grid(1), words.shape[0], cuda.gridsize(1)):
