@@ -22,7 +22,7 @@ import pytest
 
 from tests.helpers import pegsearch
 from tests.helpers.cluster import wait_until
-from tests.helpers.hadoop_cluster import HADOOP_BIN, yarn_applications
+from tests.helpers.hadoop_cluster import HADOOP_BIN, UP, yarn_applications
 from tests.helpers.serving import Server, free_port
 
 
@@ -213,9 +213,7 @@ def test_a_job_killed_on_yarn_leaves_a_run_that_resumes(hadoop: dict[str, str],
     def a_second_job_runs() -> bool:
         running[:] = [app[0] for app in yarn_applications(hadoop, "RUNNING")
                       if "level_job.py" in app[1]]
-        counted = pegsearch("counts", run, "--json", env=hadoop)
-        levels = len(json.loads(counted.stdout)["levels"]) if counted.returncode == 0 else 0
-        return bool(running) and levels >= 2
+        return bool(running) and levels_made(run, hadoop) >= 2
 
     wait_until(a_second_job_runs, 900, "the job of level 2 or later running on YARN")
     killed = subprocess.run(["yarn", "application", "-kill", running[0]], env=hadoop,
@@ -237,6 +235,39 @@ def succeeded_jobs(env: dict[str, str]) -> int:
     """How many of pegsearch's level jobs YARN has run to success."""
     return sum(app[2].strip() == "MAPREDUCE" and "level_job.py" in app[1]
                and app[6].strip() == "SUCCEEDED" for app in yarn_applications(env, "FINISHED"))
+
+
+@pytest.mark.slow
+def test_a_datanode_stopped_for_10_s_mid_level(hadoop: dict[str, str], local_triangle_5: Path
+                                               ) -> None:
+    """HDFS's only DataNode killed while a level's job runs on YARN and started again 10 s later:
+    the run rides through (its store waits for HDFS), or stops in one line and resumes; either
+    way it equals the local engine's."""
+    folder = Path(hadoop["HADOOP_CONF_DIR"]).parent
+    run = f"{hadoop['PEGSEARCH_HDFS']}/runs/datanode-stopped"
+    searching = subprocess.Popen(
+        [sys.executable, "-m", "pegsearch", "run", "triangle-5", "--engine", "mrjob", "--runner",
+         "hadoop", "--until", "4", "--out", run], env=hadoop, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True)
+    wait_until(lambda: levels_made(run, hadoop) >= 3 or searching.poll() is not None, 900,
+               "level 2 of the run made on YARN")
+    os.kill(int((folder / "datanode.pid").read_text()), signal.SIGKILL)
+    time.sleep(10)
+    restarted = subprocess.run([str(UP), str(folder)], capture_output=True, text=True, timeout=600)
+    assert restarted.returncode == 0, restarted.stderr[-3000:]
+    _, errors = searching.communicate(timeout=900)
+    if searching.returncode != 0:  # stopped rather than rode through: in one line, resumable
+        assert searching.returncode == 2, errors[-3000:]
+        assert "continue with --resume" in errors.strip().splitlines()[-1]
+        assert "Traceback" not in errors
+    resumed = pegsearch("run", "triangle-5", "--resume", "--out", run, env=hadoop)
+    assert resumed.returncode == 0, resumed.stderr
+    assert_identical(run, local_triangle_5, hadoop)
+
+
+def levels_made(run: str, env: dict[str, str]) -> int:
+    counted = pegsearch("counts", run, "--json", env=env)
+    return len(json.loads(counted.stdout)["levels"]) if counted.returncode == 0 else 0
 
 
 def mappers() -> list[int]:

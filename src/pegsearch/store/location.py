@@ -41,15 +41,16 @@ from pegsearch.store import hadoop_conf
 T = TypeVar("T")
 
 OBJECT_STORES = ("s3", "gs")
+PATIENT_STORES = (*OBJECT_STORES, "hdfs")  # asked again while they answer "not now"
 # Seconds to open a connection and to finish one request, and tries per request: an unreachable
 # store is reported within seconds rather than after the SDK's minutes of retries.
 CONNECT_SECONDS = 5
 REQUEST_SECONDS = 60
 ATTEMPTS = 3
-# How long an object store that does not answer (its gateway restarting, the network cut) is
-# asked again before the search gives up: the SDK's own retries cover a second or two, an outage
-# takes tens of seconds. PEGSEARCH_STORE_PATIENCE (seconds) sets it; the pauses between
-# attempts double from PAUSE_SECONDS up to PAUSE_MOST.
+# How long a store that does not answer (an object store's gateway restarting, HDFS's DataNode
+# stopped, the network cut) is asked again before the search gives up: the clients' own retries
+# cover a second or two, an outage takes tens of seconds. PEGSEARCH_STORE_PATIENCE (seconds) sets
+# it; the pauses between attempts double from PAUSE_SECONDS up to PAUSE_MOST.
 PATIENCE_SECONDS = 120.0
 PAUSE_SECONDS, PAUSE_MOST = 0.5, 8.0
 # An object store's answers that say "not now", not "no": no connection, a timeout, a server's 5xx
@@ -59,7 +60,10 @@ TRANSIENT = re.compile(r"AWS Error (NETWORK_CONNECTION|INTERNAL_FAILURE|SERVICE_
                        r"|THROTTLING|REQUEST_TIMEOUT)|HTTP (status|response code):? 5\d\d"
                        r"|curlCode: (6|7|28|52|55|56)\b|Connection reset|Couldn't connect"
                        r"|google::cloud::Status\((UNAVAILABLE|INTERNAL|DEADLINE_EXCEEDED"
-                       r"|RESOURCE_EXHAUSTED)\b", re.IGNORECASE)
+                       r"|RESOURCE_EXHAUSTED)\b"
+                       # hdfs-native's, with the NameNode's when no DataNode is live
+                       r"|Failed to complete file in time|could only be written to 0 of"
+                       r"|Connection refused \(os error 111\)|SafeModeException", re.IGNORECASE)
 URI_HELP = ("give a path, file:///..., s3://BUCKET/PATH, gs://BUCKET/PATH or"
             " hdfs://NAMENODE:PORT/PATH")
 
@@ -157,7 +161,7 @@ class Location:
         A store once waited for in vain is asked once per action until it answers again: the
         search's cleanup (recording how it ended, letting go of its lock) then fails at once
         rather than waiting out its patience again for each request."""
-        if not self.object_store:
+        if self.scheme not in PATIENT_STORES:
             return action()
         store = (self.scheme, self.base.split("/", 1)[0])
         patience = 0.0 if store in _unanswered else store_patience()
