@@ -16,7 +16,7 @@ PACKAGE = Path(pegsearch.__file__).parent
 # Lowest first. Foundation modules (errors, signals, numba's cache folder) serve every layer.
 LAYERS = (
     ("foundation", ("pegsearch", "pegsearch.errors", "pegsearch.interrupts", "pegsearch.numba_cache",
-                    "pegsearch.words")),
+                    "pegsearch.sizes", "pegsearch.words")),
     ("board", ("pegsearch.board",)),
     ("kernel", ("pegsearch.kernel",)),
     ("store", ("pegsearch.store",)),

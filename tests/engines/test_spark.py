@@ -29,13 +29,14 @@ from pegsearch.answers.winnable import winnable_counts
 from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
-from pegsearch.engines.local import LocalEngine, default_budget
+from pegsearch.engines.local import LocalEngine
 from pegsearch.engines.spark.blocks import SPARSE_SHARE, decode_block, encode_block, encode_range, or_range
 from pegsearch.engines.spark.engine import SparkEngine
 from pegsearch.engines.spark.sizing import TASK_ROWS, shuffle_for, spark_bytes, task_memory
 from pegsearch.errors import PathCountOverflow, UsageError
 from pegsearch.kernel.path_counts import LIMIT, as_int
 from pegsearch.kernel.values import Carry
+from pegsearch.sizes import default_budget
 from pegsearch.store import Location, Run, level_name
 from tests.helpers import (
     level_sets,

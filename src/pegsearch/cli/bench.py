@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from pegsearch.errors import UsageError
+from pegsearch.sizes import physical_memory
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,6 @@ def machine() -> str:
     """The machine the figures come from, for docs/performance.md: the CPU, cores, memory, and the model
     the kernels are compiled for here (kernel.target), since that alone can change a figure
     twofold on one CPU."""
-    from pegsearch.engines.local import physical_memory  # the kernels' imports, paid by a benchmark only
     from pegsearch.kernel.target import choose
 
     choice = choose()

@@ -63,9 +63,9 @@ from pegsearch.engines import Engine, make_engine
 from pegsearch.engines.costs import estimate, measured
 from pegsearch.engines.driver import Progress, search
 from pegsearch.engines.gpu_costs import gpu_estimate
-from pegsearch.engines.local import default_budget, parse_size
 from pegsearch.errors import UsageError
 from pegsearch.kernel.target import CHOSEN, tune, wisdom_file
+from pegsearch.sizes import default_budget, parse_size
 from pegsearch.store import MANIFEST, Carry, Location, Run
 from pegsearch.store.sets import VALUES, set_values, stored_sets
 from pegsearch.words import levels_named, plural

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import os
-import re
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -35,9 +33,9 @@ from pegsearch.kernel.expand import Scratch, expand_into_bits, expand_routed
 from pegsearch.kernel.ranks import LevelRanks, level_ranks, possible
 from pegsearch.kernel.reduce import MAX_PBITS, HashTables, Keyspace, Layout
 from pegsearch.kernel.threads import WORKERS
+from pegsearch.sizes import default_budget, parse_size
 from pegsearch.store import PART_ROWS, LevelWriter, Location, Run
 
-DEFAULT_BUDGET_CAP = 4 << 30
 # The share of the budget for a chunk's routed children. Large chunks matter: a partition's table
 # stays in cache only while it takes many children at once, so chunks should dwarf the tables.
 MAPPING_SHARE = 4
@@ -80,28 +78,6 @@ def balanced_edges(filled: np.ndarray, groups: int) -> list[int]:
     return [*edges, len(filled)]
 
 
-def parse_size(text: str, here: bool = True, field: str = "memory") -> int:
-    """'2G', '512M', '1.5GB' or a byte count, as bytes; `here`: a bound for this machine, which
-    cannot be more than it has (an estimate prices another machine's); `field`: the option named
-    in an error (the GPU engine's --gpu-memory)."""
-    # Digits 0-9, at most 20 before the point (more overflowed float: "memory": 310 nines was a 500).
-    match = re.fullmatch(r"\s*(\d{1,20}(?:\.\d{1,20})?)\s*([KMGT]?)i?B?\s*", str(text),
-                         re.IGNORECASE | re.ASCII)
-    if not match:
-        raise InputError("{" + field + "} {text}: not a size; write it like 2G, 512M or 1.5G", text=text)
-    scale = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[match[2].upper()]
-    size = int(float(match[1]) * scale)
-    if size < 64 << 20:
-        raise InputError("{" + field + "} {text}: too small; give at least 64M", text=text)
-    if here and size > physical_memory():
-        # A budget the machine cannot hold would end in swapping or the kernel's OOM killer
-        # hours later, not in passes.
-        raise InputError("{memory} {text}: more than this machine's {has:.1f} GiB of memory; give"
-                         " at most {most}G", text=text, has=physical_memory() / 2**30,
-                         most=physical_memory() >> 30)
-    return size
-
-
 # Freed blocks of at least this many bytes go back to the system at once (glibc's mallopt
 # M_MMAP_THRESHOLD, -3). Left to itself glibc raises the threshold to the largest block freed so
 # far (up to 32 MiB), so a level's arrays of a few MiB stay in the heap after use: English's peak
@@ -117,11 +93,6 @@ def give_back_large_frees() -> None:
         ctypes.CDLL("libc.so.6").mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
 
 
-def physical_memory() -> int:
-    """The bytes of memory this machine has."""
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
-
 def fits_planes(bitmap_bytes: int, cores: int, budget: int) -> bool:
     """Whether a bitmap is made in one step with a plane a core within `budget` bytes."""
     return bitmap_bytes * cores <= budget
@@ -131,11 +102,6 @@ def fits_shared(bitmap_bytes: int, budget: int) -> bool:
     """Whether a bitmap is made in one step into one shared bitmap within `budget` bytes (less
     its reserve, SHARED_RESERVE)."""
     return bitmap_bytes <= budget - budget // SHARED_RESERVE
-
-
-def default_budget() -> int:
-    """A quarter of the machine's memory, at most 4 GiB."""
-    return min(DEFAULT_BUDGET_CAP, physical_memory() // 4)
 
 
 def least_partition_bits(workers: int) -> int:
