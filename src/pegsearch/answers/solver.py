@@ -35,13 +35,13 @@ from pegsearch.board.geometry import Board, Jump, legal_jumps
 from pegsearch.board.numbers import shown
 from pegsearch.board.pagoda import pagoda_against, pagodas
 from pegsearch.board.symmetry import image_of_jump
-from pegsearch.engines.local import default_budget, parse_size
 from pegsearch.errors import InputError
 from pegsearch.interrupts import check
 from pegsearch.kernel.depth_first import LOST, RUNNING, STRANDED, WON, Goal, Search, holds, keep, new_table
 from pegsearch.kernel.endgame import endgame
 from pegsearch.kernel.members import Members
 from pegsearch.kernel.tables import BoardTables
+from pegsearch.sizes import default_budget, parse_size
 
 WON_WORD, LOST_WORD, UNDECIDED = "won", "lost", "undecided"
 # Positions examined between looks at the clock (a few milliseconds of search).
