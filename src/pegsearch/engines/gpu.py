@@ -26,16 +26,10 @@ from importlib.util import find_spec
 import numpy as np
 
 from pegsearch.engines import LevelProgress, no_progress
-from pegsearch.engines.local import (
-    CORES_A_READER,
-    LevelPlan,
-    LocalEngine,
-    parse_size,
-    prefetched,
-    reported,
-)
+from pegsearch.engines.local import CORES_A_READER, LevelPlan, LocalEngine, prefetched, reported
 from pegsearch.errors import InputError, UsageError, one_line
 from pegsearch.kernel.bitmap import BitmapTables
+from pegsearch.sizes import parse_size
 from pegsearch.store import LevelWriter, Run
 from pegsearch.words import readable
 

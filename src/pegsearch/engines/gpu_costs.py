@@ -19,9 +19,9 @@ from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.costs import TIMED_LEVELS, Estimate, units
 from pegsearch.engines.gpu import GPU_CHUNK
-from pegsearch.engines.local import parse_size
 from pegsearch.engines.projection import SIZABLE, Shape
 from pegsearch.errors import UsageError
+from pegsearch.sizes import parse_size
 from pegsearch.store import MANIFEST, Location, Run
 
 # The GPU's share a run takes by default (engines.gpu.GPU_SHARE) of an H100's memory as nvidia-smi
