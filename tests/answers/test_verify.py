@@ -22,7 +22,7 @@ from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
 from pegsearch.kernel.digest import as_text, digest
 from pegsearch.store import MANIFEST, Run
-from pegsearch.store.run import level_digest
+from pegsearch.store.manifest import level_digest
 from tests.helpers import assert_one_line_error, part_file, pegsearch, sha256_of, wait_for_levels
 
 

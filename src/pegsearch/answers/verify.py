@@ -29,8 +29,8 @@ from pegsearch.kernel.path_counts import as_int
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import Carry, merge_summaries
 from pegsearch.store import PART_ROWS, POSITION, Location, Run, level_name, positions_of
+from pegsearch.store.manifest import level_digest
 from pegsearch.store.parts import check_part, iter_parts
-from pegsearch.store.run import level_digest
 from pegsearch.store.sets import EVERY_HOLE, FOLDER, VALUES, set_folder, set_values
 
 # What an unlisted file is and does, for `verify`'s report of one.

@@ -7,41 +7,36 @@ rows, bytes and SHA-256. Readers open only what the manifest lists and check eve
 checksum before using it; `--resume` removes whatever the manifest does not list (a crashed or
 speculative attempt's parts, temporary files). So a crash at any moment leaves the listed levels
 whole, and a swapped or truncated part is refused by every command that reads it.
+
+Here: a run's life (created or resumed under the writer's lock, levels and passes committed,
+finished), and reading it. What a manifest must hold, and how it is read, is store.manifest; a
+level's parts are written by store.writer's LevelWriter.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
 from pegsearch import __version__
 from pegsearch.board.files import board_from_definition
-from pegsearch.board.spec import KEEPS, SIGNATURES, SYMMETRY_MODES, SearchSpec
+from pegsearch.board.spec import SearchSpec
 from pegsearch.errors import Conflict, UsageError
 from pegsearch.kernel import target
-from pegsearch.kernel.digest import as_text, combined
 from pegsearch.kernel.tables import BoardTables
-from pegsearch.kernel.values import NO_VALUES, Carry, merge_summaries
-from pegsearch.store.location import Location, reason, sync_folder
+from pegsearch.kernel.values import NO_VALUES, Carry
+from pegsearch.store.location import Location, sync_folder
 from pegsearch.store.lock import LEASE, LOCK_FILE, WriterLock, writer_of
-from pegsearch.store.parts import (
-    COLUMN_TYPES,
-    PART_NAME,
-    POSITION,
-    DamagedLevel,
-    iter_parts,
-    new_attempt,
-    part_name,
-    write_part,
-)
+from pegsearch.store.manifest import FORMAT, MANIFEST, level_digest, read_manifest, summary_as_json
+from pegsearch.store.parts import COLUMN_TYPES, POSITION, DamagedLevel, iter_parts
+from pegsearch.store.writer import LevelWriter, guard
 from pegsearch.words import levels_named
 
 if TYPE_CHECKING:
@@ -49,33 +44,19 @@ if TYPE_CHECKING:
 
     from pegsearch.board.geometry import Board
 
-T = TypeVar("T")
-MANIFEST = "manifest.json"
-FORMAT = 1
-# How often a manifest that is not JSON is read again on an object store, and the pause between.
-REREADS, REREAD_SECONDS = 5, 0.2
-# "paused": stopped on purpose after a chosen level (`--until`); "interrupted": by a signal or error.
 # How a part's metadata says what a `position` is (docs/formats.md, "Levels other tools can read").
 POSITION_MEANING = ("bit i-1 set: hole i holds a peg; int64 holding the unsigned 64-bit value; one"
                     " position per symmetry class under the stated symmetry: the smallest of its"
                     " images under those symmetries that keep the start's position class"
                     " (signatures 'class'), or under all of them ('group')")
-STATUSES = ("running", "interrupted", "paused", "complete")
+
 
 # What a folder may hold and still count as empty for a new run: a lock left by a refused start.
 HOUSEKEEPING = {LOCK_FILE, LEASE}
 
 
-def level_digest(files: list[dict]) -> str | None:
-    """A level's digest, from its parts' (None when a part has none: a run written before digests)."""
-    if not all("digest" in entry for entry in files):
-        return None
-    return as_text(combined([int(entry["digest"], 16) for entry in files]))
-
-
 def level_name(level: int) -> str:
     return f"level-{level:03d}"
-
 
 
 class Run:
@@ -95,11 +76,11 @@ class Run:
         `check_parts`; `verify` lists every problem itself) if a part it lists is missing."""
         location = where if isinstance(where, Location) else Location.parse(where)
         location.check()
-        run = cls(location, _read_manifest(location))
+        run = cls(location, read_manifest(location))
         if run.manifest["status"] == "running" and writer_of(location) is None:
             # The writer saves its last status before it lets go of the lock: read again, so a
             # run that finished a moment ago is not taken for one whose writer died.
-            run = cls(location, _read_manifest(location))
+            run = cls(location, read_manifest(location))
             run._orphaned = run.manifest["status"] == "running"
         if check_parts:
             run.check_parts()
@@ -121,18 +102,18 @@ class Run:
         # lock file added to a user's folder, another run's lock not rewritten); checked again
         # under the lock, which alone decides between two writers.
         if location.is_file(MANIFEST):
-            stored = cls(location, _read_manifest(location))
+            stored = cls(location, read_manifest(location))
             stored._refuse_unless(spec, resume, writer_of(location) if stored.status == "running"
                                   else None)
         elif resume:
             raise UsageError(f"{location} holds no run to resume; drop --resume to start one")
         else:
             cls._check_empty(location, locked=False)
-        _guard(location, "create the run folder", location.make, kept=False)
-        lock = _guard(location, "lock the run", lambda: WriterLock(location), kept=False)
+        guard(location, "create the run folder", location.make, kept=False)
+        lock = guard(location, "lock the run", lambda: WriterLock(location), kept=False)
         try:
             if location.is_file(MANIFEST):
-                run = cls(location, _read_manifest(location), lock)
+                run = cls(location, read_manifest(location), lock)
                 run._refuse_unless(spec, resume)
                 run.discard_unlisted()
                 run.check_parts()
@@ -346,7 +327,7 @@ class Run:
     # ----- writing
     def save(self) -> None:
         data = (json.dumps(self.manifest, indent=1) + "\n").encode()
-        _guard(self.location, "write the manifest", lambda: self.location.replace(MANIFEST, data))
+        guard(self.location, "write the manifest", lambda: self.location.replace(MANIFEST, data))
 
     def level_writer(self, level: int) -> LevelWriter:
         if level != len(self.levels):
@@ -392,7 +373,7 @@ class Run:
             raise
         writer.committed()
         for name in map(level_name, dropping):
-            _guard(self.location, "remove a dropped level's parts",
+            guard(self.location, "remove a dropped level's parts",
                    lambda name=name: self.location.remove_tree(name))
         return record
 
@@ -495,268 +476,6 @@ class Run:
         for folder in self.location.folders():
             if folder.startswith("level-") and folder not in kept:
                 self.location.remove_tree(folder)
-
-
-class LevelWriter:
-    """Writes one level's parts under names unique to this attempt; the driver commits them.
-
-    Engines call `write` (from any thread) with sorted, distinct positions, or `add` the entries
-    of parts their tasks wrote into the level's folder (Spark).
-    """
-
-    def __init__(self, run: Run, level: int) -> None:
-        self.run = run
-        self.level = level
-        self.folder = run.level_folder(level)
-        self.metadata = run.part_metadata(level)
-        self.attempt = new_attempt()
-        self.summary: dict = {}  # the values written so far, summed up (Carry.summary)
-        self.notes: dict[str, str | int | float] = {}  # how the level was made (manifest)
-        self._entries: dict[int, dict] = {}
-        self._kept: set[int] = set()  # parts a checkpoint (or the level's commit) lists
-        self.began = time.perf_counter()
-        self._guard = threading.Lock()
-        # A level a killed attempt left in progress: its committed passes are this writer's first.
-        checkpoint = run.in_progress if (run.in_progress or {}).get("level") == level else None
-        self.checkpoint = checkpoint
-        self.earlier_seconds = checkpoint["seconds"] if checkpoint else 0.0
-        self.passes_done = checkpoint["passes_done"] if checkpoint else 0
-        if checkpoint:
-            self._entries = dict(enumerate(checkpoint["files"]))
-            self._kept = set(self._entries)
-            self.summary = summary_from_json(checkpoint["summary"])
-        _guard(self.folder, "create the level folder", self.folder.make)
-
-    def resume_at(self, cut: dict) -> int:
-        """Where this level's making continues: the partitions its committed passes made, when a
-        checkpoint of a level cut as `cut` says (its keyspace and partitions: an engine that
-        would cut the level otherwise, on another machine or with another --reduce, cannot add
-        to it), else 0, the checkpoint dropped."""
-        if self.checkpoint is None:
-            return 0
-        present = self.folder.files()
-        whole = all(present.get(entry["name"]) == entry["bytes"] for entry in self.checkpoint["files"])
-        if self.checkpoint["cut"] == cut and whole:
-            self.notes["resumed"] = (f"at pass {self.passes_done + 1} of"
-                                     f" {self.checkpoint['passes']}, {self.checkpoint['states']:,}"
-                                     " positions kept")
-            # The level's seconds add up what each process spent on it; this says how much came
-            # before this one, so no reader takes the sum for this process's time.
-            self.notes["seconds_before"] = self.earlier_seconds
-            return self.checkpoint["done"]
-        self._start_over("its committed passes were cut otherwise" if whole
-                         else "a part of its committed passes was damaged")
-        return 0
-
-    def whole(self) -> None:
-        """For an engine that makes the level in one go: a checkpoint left by another engine's
-        passes (a run resumed on another engine) is dropped, its parts with it."""
-        if self.checkpoint is not None:
-            self._start_over("its committed passes were made by another engine")
-
-    def _start_over(self, why: str) -> None:
-        _guard(self.run.location, "drop the level in progress", self.run.drop_in_progress)
-        self.checkpoint, self.earlier_seconds, self.passes_done = None, 0.0, 0
-        self._entries, self._kept, self.summary = {}, set(), {}
-        self.notes["resumed"] = f"from its start: {why}"
-
-    def commit_pass(self, done: int, passes: int, cut: dict) -> None:
-        """Commit the passes made so far (partitions ``[0, done)``, of `passes` planned), as a
-        checkpoint the run resumes at (Run.commit_pass)."""
-        self.run.commit_pass(self, done, passes, cut, time.perf_counter() - self.began)
-
-    def committed(self) -> None:
-        """The manifest now lists every part written so far: `discard` keeps them."""
-        self._kept = set(self._entries)
-        self.passes_done += 1
-
-    @property
-    def parts(self) -> int:
-        """Parts taken so far; the next part's number."""
-        return len(self._entries)
-
-    def write(self, index: int, positions: np.ndarray, values: np.ndarray = NO_VALUES) -> None:
-        """Write part number `index` of the level (numbers order the parts in the manifest), with
-        the values the run carries."""
-        name = part_name(index, self.attempt)
-        carry = self.run.carry
-        entry = _guard(self.folder, "write a part file",
-                       lambda: write_part(self.folder, name, positions, carry, values, self.metadata))
-        self.add(index, entry, carry.summary(values))
-
-    @property
-    def rows(self) -> int:
-        return sum(entry["rows"] for entry in self._entries.values())
-
-    def entries(self) -> list[dict]:
-        return [self._entries[index] for index in sorted(self._entries)]
-
-    def add(self, index: int, entry: dict, summary: dict) -> None:
-        """Take part number `index`, already in the level's folder, with its manifest entry and
-        the summary of its values (written by `write`, or by a Spark reduce task through
-        `write_part`)."""
-        with self._guard:
-            if index in self._entries:
-                raise RuntimeError(f"part {index} of level {self.level} written twice")
-            self._entries[index] = entry
-            self.summary = merge_summaries(self.summary, summary)
-
-    def sweep(self) -> None:
-        """Remove the level folder's files this writer has not taken: parts of failed or
-        speculative task attempts (which `--resume` would remove too)."""
-        taken = {entry["name"] for entry in self._entries.values()}
-        for name in self.folder.files():
-            if name not in taken:
-                self.folder.remove(name)
-
-    def discard(self) -> None:
-        """Drop what this attempt wrote and no checkpoint lists (an empty level is not committed;
-        a failed one keeps its committed passes for `--resume`)."""
-        for index in set(self._entries) - self._kept:
-            self.folder.remove(self._entries.pop(index)["name"])
-        if not self._entries and not self.folder.files():
-            self.folder.remove_tree("")
-
-
-def summary_as_json(summary: dict) -> dict:
-    """A level's summed-up values as the manifest holds them: path totals as decimal text (they
-    outgrow what other JSON readers hold exactly), positions by fewest moves as they are."""
-    return {key: str(value) if key == "paths" else value for key, value in summary.items()}
-
-
-def summary_from_json(stored: dict) -> dict:
-    return {key: int(value) if key == "paths" else value for key, value in stored.items()}
-
-
-def _read_manifest(location: Location) -> dict:
-    """The manifest, refused in one line unless it has the shape pegsearch writes.
-
-    On an object store a manifest that is not JSON is read again a few times first: a store whose
-    gateway streams an object while its replacement is being written (SeaweedFS's did, to a
-    service reading a run its worker was committing) shows a manifest cut short for a moment.
-    """
-    for _ in range(REREADS if location.object_store else 0):
-        try:
-            return _parse_manifest(location)
-        except UsageError as exc:
-            if "damaged manifest" not in str(exc):
-                raise
-            time.sleep(REREAD_SECONDS)
-    return _parse_manifest(location)
-
-
-def _parse_manifest(location: Location) -> dict:
-    where = f"{location.uri}/{MANIFEST}"
-    try:
-        text = location.read(MANIFEST)
-    except FileNotFoundError:
-        if not location.exists():
-            raise UsageError(f"{location} does not exist; give the --out of a `pegsearch run`"
-                             " (`pegsearch runs` lists the runs under runs/)") from None
-        raise UsageError(f"{location} is not a pegsearch run (no {MANIFEST}); give the --out of a"
-                         " `pegsearch run`") from None
-    except IsADirectoryError:
-        raise UsageError(f"{where} is a folder, not a manifest; the run cannot be read") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {where}: {reason(exc)}") from None
-    try:
-        manifest = json.loads(text.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise UsageError(f"{where}: damaged manifest (not UTF-8 text); the run cannot be read") \
-            from None
-    except ValueError as exc:
-        raise UsageError(f"{where}: damaged manifest (not JSON: {exc}); the run cannot be read") \
-            from None
-    if not isinstance(manifest, dict):
-        raise UsageError(f"{where}: damaged manifest (not a JSON object); the run cannot be read")
-    if not isinstance(manifest.get("format"), int):
-        raise UsageError(f"{where}: damaged manifest (no format number); the run cannot be read")
-    if manifest.get("format") != FORMAT:
-        raise UsageError(f"{where}: run format {manifest.get('format')!r} is not {FORMAT}; it was"
-                         " written by another version of pegsearch")
-    problem = _manifest_problem(manifest)
-    if problem:
-        raise UsageError(f"{where}: damaged manifest ({problem}); the run cannot be read")
-    return manifest
-
-
-def _manifest_problem(manifest: dict) -> str | None:
-    """What is wrong with a manifest's shape, or None: every key the readers rely on is checked
-    here, so no command meets a missing key or a wrong type later."""
-    shapes = {"board": dict, "start": list, "reduced": bool, "status": str, "levels": list,
-              "options": dict, "engine": str}
-    for key, kind in shapes.items():
-        if not isinstance(manifest.get(key), kind):
-            return f"'{key}' is missing or not a {kind.__name__}"
-    if manifest["status"] not in STATUSES:
-        return f"status {manifest['status']!r} is not one of {', '.join(STATUSES)}"
-    if not manifest["start"] or not all(type(h) is int for h in manifest["start"]):
-        return "'start' is not a list of hole numbers"
-    if manifest.get("symmetry", "board") not in SYMMETRY_MODES:
-        return f"symmetry {manifest.get('symmetry')!r} is not one of {', '.join(SYMMETRY_MODES)}"
-    if manifest.get("signatures", "group") not in SIGNATURES:
-        return f"signatures {manifest.get('signatures')!r} is not one of {', '.join(SIGNATURES)}"
-    if manifest.get("keep", "all") not in KEEPS:
-        return f"keep {manifest.get('keep')!r} is not one of {', '.join(KEEPS)}"
-    for index, record in enumerate(manifest["levels"]):
-        if not isinstance(record, dict) or record.get("level") != index:
-            return f"level entry {index} is not a record of level {index}"
-        if not all(type(record.get(key)) is int for key in ("pegs", "states")):
-            return f"level {index} lacks whole numbers for pegs and states"
-        files = record.get("files")
-        if not isinstance(files, list) or not all(_part_entry_ok(f) for f in files):
-            return f"level {index} lists its part files wrongly"
-        if record.get("dropped") and files:
-            return f"level {index} is dropped but lists parts"
-    checkpoint = manifest.get("in_progress")
-    if checkpoint is not None and not _in_progress_ok(checkpoint, len(manifest["levels"])):
-        return "'in_progress' does not record the level after the last rightly"
-    sets = manifest.get("winnable", {})
-    if not isinstance(sets, dict) or not all(_sets_ok(record) for record in sets.values()):
-        return "'winnable' does not list its sets rightly"
-    return None
-
-
-def _in_progress_ok(record: object, level: int) -> bool:
-    """A level in progress (Run.commit_pass): the level after the last committed one, its passes
-    done and planned, the partitions done, how it was cut, and its parts so far."""
-    return (isinstance(record, dict) and record.get("level") == level
-            and all(type(record.get(key)) is int
-                    for key in ("pegs", "states", "passes_done", "passes", "done"))
-            and 0 < record["passes_done"] <= record["passes"]
-            and isinstance(record.get("cut"), dict) and isinstance(record.get("summary"), dict)
-            and isinstance(record.get("seconds"), int | float) and isinstance(record.get("files"), list)
-            and all(_part_entry_ok(f) and type(f.get("bytes")) is int for f in record["files"]))
-
-
-def _sets_ok(record: object) -> bool:
-    """A kept winnable set's record (store.sets): its levels in order, each listing parts with the
-    first and last position they hold."""
-    if not isinstance(record, dict) or not isinstance(record.get("levels"), list):
-        return False
-    return all(isinstance(level, dict) and level.get("level") == index
-               and type(level.get("states")) is int and isinstance(level.get("files"), list)
-               and all(_part_entry_ok(f) and type(f.get("first")) is int
-                       and type(f.get("last")) is int for f in level["files"])
-               for index, level in enumerate(record["levels"]))
-
-
-def _part_entry_ok(entry: object) -> bool:
-    return (isinstance(entry, dict) and isinstance(entry.get("name"), str)
-            and PART_NAME.fullmatch(entry["name"]) is not None
-            and type(entry.get("rows")) is int and isinstance(entry.get("sha256"), str))
-
-
-def _guard(location: Location, what: str, action: Callable[[], T], kept: bool = True) -> T:
-    """Run a store action, turning the store's refusals (no space, read-only, a name too long, a
-    file in the way, lost credentials) into one line that says what could not be done, where, and
-    (`kept`) that the levels already committed are safe."""
-    try:
-        return action()
-    except OSError as exc:
-        after = ("; the levels already made are kept: fix it and continue with --resume" if kept
-                 else "; choose another --out")
-        raise UsageError(f"cannot {what} in {location}: {reason(exc)}{after}") from None
 
 
 def compiled_for() -> dict:

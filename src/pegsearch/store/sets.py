@@ -26,8 +26,9 @@ from pegsearch.kernel.digest import as_text, combined
 from pegsearch.kernel.values import NO_VALUES, Carry
 from pegsearch.store.location import Location, reason
 from pegsearch.store.lock import WriterLock
+from pegsearch.store.manifest import read_manifest
 from pegsearch.store.parts import PART_ROWS, new_attempt, part_name, write_part
-from pegsearch.store.run import Run, _read_manifest, level_name
+from pegsearch.store.run import Run, level_name
 
 FOLDER = "winnable-"
 # The `finish` of the sets to one peg anywhere that keep each position's finishing holes (KEY
@@ -92,7 +93,7 @@ class SetWriter:
     def kept_meanwhile(self) -> dict | None:
         """The record of these sets if another process kept them since the run was opened (the
         manifest read again, under the lock)."""
-        self.run.manifest = _read_manifest(self.run.location)
+        self.run.manifest = read_manifest(self.run.location)
         return stored_sets(self.run, self.finish)
 
     def write(self, level: int, winnable: np.ndarray, values: np.ndarray = NO_VALUES) -> None:
@@ -124,7 +125,7 @@ class SetWriter:
                   "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                   "levels": [self.levels[level] for level in sorted(self.levels)]}
         try:
-            manifest = _read_manifest(self.run.location)
+            manifest = read_manifest(self.run.location)
             manifest.setdefault("winnable", {})[set_key(self.finish)] = record
             self.run.manifest = manifest
             self.run.save()
