@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
-from tests.faces.test_service_browser import ARGS, CHROMIUM, played
+from tests.helpers.browser import ARGS, CHROMIUM, played
 from tests.helpers.serving import Server
 
 pytestmark = pytest.mark.slow

@@ -16,13 +16,11 @@ import pytest
 from playwright.sync_api import Page, sync_playwright
 
 from tests.helpers import stopped_inside_a_level
+from tests.helpers.browser import ARGS, CHROMIUM, played
 from tests.helpers.serving import Server
 
-CHROMIUM = Path("/usr/bin/chromium")
 DOCS_SHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
 BOARDS = Path(__file__).parents[2] / "boards"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 pytestmark = pytest.mark.slow
 
@@ -187,12 +185,6 @@ def test_fewest_moves_from_the_form_to_a_solution_grouped_by_move(server: Server
     page.locator("#solution-last").click()
     assert page.locator("#solution-caption").inner_text().endswith("(move 9 of 9)")
     page.screenshot(path=str(shots / "fewest-moves.png"), full_page=True)
-
-
-def played(page: Page, jumps: int) -> None:
-    """Wait for the Play page's hint after `jumps` jumps."""
-    page.locator("#play-count").filter(has_text=re.compile(rf"^{jumps} jumps? played")).wait_for()
-    page.locator("#play-verdict").filter(has_text=re.compile(r"won|Solved")).wait_for()
 
 
 def play_by_clicks(page: Page, jump: str) -> None:
