@@ -2,8 +2,8 @@
 one of them runs, so the parser, `boards` and `show` stay quick.
 
 Every answer and every check of a request comes from `pegsearch.answers` (and the search from the
-driver), which the service calls too; what is here is the choice of text or JSON, and the
-terminal's progress.
+driver), which the service calls too; what is here is the choice of text or JSON. The text of a
+run and of a solution is printed by cli.printing, the terminal's progress drawn by cli.progress.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import sys
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pegsearch.answers.by_solver import BY, hint_by_solver, solution_by_solver, survey_by_solver
 from pegsearch.answers.documents import (
@@ -29,13 +28,10 @@ from pegsearch.answers.documents import (
     solution_document,
     survey_document,
 )
-from pegsearch.answers.fewest import move_numbers
-from pegsearch.answers.finishes import exact_per_hole, finishes
 from pegsearch.answers.hint import hint, played, read_position
 from pegsearch.answers.listing import runs_document
-from pegsearch.answers.solver import Answer, Solver, time_bound
+from pegsearch.answers.solver import Solver, time_bound
 from pegsearch.answers.survey import store_answers, survey
-from pegsearch.answers.verdict import verdict
 from pegsearch.answers.verify import against, recompute, same_signatures, verify
 from pegsearch.answers.winnable import kept_sets
 from pegsearch.board.files import load_board
@@ -45,15 +41,14 @@ from pegsearch.board.spec import SearchSpec, survey_name
 from pegsearch.board.symmetry import orbit
 from pegsearch.cli.bench import compare, machine, measure, medians
 from pegsearch.cli.defaults import RUNS, SURVEY_WHOLE
+from pegsearch.cli.printing import captions, print_run, print_solution
+from pegsearch.cli.progress import LevelBar, TerminalProgress, pair_progress, say_continuing, survey_progress
 from pegsearch.cli.subjects import asked_of, board_and_start, named, open_run, solver_reason
 from pegsearch.cli.text import (
     bench_table,
     compare_table,
     estimate_table,
-    finish_table,
     gpu_estimate_lines,
-    grouped_jumps,
-    level_table,
     moves_table,
     run_heading,
     runs_table,
@@ -61,7 +56,7 @@ from pegsearch.cli.text import (
 )
 from pegsearch.engines import Engine, make_engine
 from pegsearch.engines.costs import estimate, measured
-from pegsearch.engines.driver import Progress, search
+from pegsearch.engines.driver import search
 from pegsearch.engines.gpu_costs import gpu_estimate
 from pegsearch.errors import UsageError
 from pegsearch.kernel.target import CHOSEN, tune, wisdom_file
@@ -69,9 +64,6 @@ from pegsearch.sizes import default_budget, parse_size
 from pegsearch.store import MANIFEST, Carry, Location, Run
 from pegsearch.store.sets import VALUES, set_values, stored_sets
 from pegsearch.words import levels_named, plural
-
-if TYPE_CHECKING:
-    from tqdm import tqdm
 
 # What `verify` says it checked of the values a run carries.
 VALUES_CHECKED = {Carry.NOTHING: "", Carry.PATHS: " and path totals",
@@ -89,7 +81,7 @@ def command_run(args: argparse.Namespace) -> int:
         print(f"{doing} {spec.describe()} with the {engine.name} engine into {out}", file=sys.stderr)
     run = search(spec, out, engine, resume=args.resume, until=args.until, keep=args.keep,
                  progress=TerminalProgress() if sys.stderr.isatty() else say_continuing)
-    _print_run(run, {**search_document(run), "location": run.uri} if args.json else None)
+    print_run(run, {**search_document(run), "location": run.uri} if args.json else None)
     # Said on stderr whatever stdout is (a file, a pipe, JSON), so a user always learns where it is.
     print(f"pegsearch: the {run.status} run is in {run.uri}", file=sys.stderr)
     return 0
@@ -112,8 +104,8 @@ def command_counts(args: argparse.Namespace) -> int:
     document = counts_document(run, args.winnable, args.finish, args.engine, args.master,
                                answers=args.json)
     winnable = [level["winnable"] for level in document["levels"]] if args.winnable else None
-    _print_run(run, {**document, "location": run.uri} if args.json else None, winnable,
-               finish_classes=True)
+    print_run(run, {**document, "location": run.uri} if args.json else None, winnable,
+              finish_classes=True)
     if winnable is not None and not args.json:
         print(f"winnable: {_winnable_meaning(run, args.finish)}")
     if args.plot:
@@ -240,45 +232,15 @@ def command_solve(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**document, "location": named(subject)}, indent=1))
     else:
-        _print_solution(heading, document)
+        print_solution(heading, document)
     jumps = [Jump(j["from"], j["over"], j["to"]) for j in document["jumps"]]
     positions = [sum(1 << (hole - 1) for hole in holes) for holes in document["positions"]]
     title = (f"{board.name}, start: hole {', '.join(map(str, start))}; "
              + (f"solved in {plural(len(jumps), 'jump')}, {document['moves']} moves"
                 if document["solved"] else document["note"]))
     for path in pictures:
-        board_strip(path, title, board, positions, _captions(jumps), [None, *jumps])
+        board_strip(path, title, board, positions, captions(jumps), [None, *jumps])
     return 0
-
-
-def _print_solution(heading: str, document: dict) -> None:
-    """A solution document as text: what it is, its jumps and moves, then the board after each."""
-    print(heading)
-    jumps = [Jump(j["from"], j["over"], j["to"]) for j in document["jumps"]]
-    moves = f"{document['moves']} moves{' (the fewest)' if document['fewest_moves'] else ''}"
-    if document["solved"]:
-        print(f"a solution in {len(jumps)} jumps, {moves}, last peg on hole"
-              f" {document['positions'][-1][0]}")
-    elif jumps:
-        print(f"{document['note']}, in {len(jumps)} jumps, {moves}")
-    else:
-        print(document["note"])
-    if not jumps:
-        return
-    print("jumps: " + " ".join(map(str, jumps)))
-    print("moves: " + grouped_jumps(jumps, [j["move"] for j in document["jumps"]]))
-    print()
-    for caption, picture in zip(_captions(jumps), document["pictures"], strict=True):
-        print(caption)
-        print(picture)
-        print()
-
-
-def _captions(jumps: list[Jump]) -> list[str]:
-    """Each board's caption: the start, then each jump with its number and its move's."""
-    numbers = move_numbers(jumps)
-    return ["start", *(f"{k}. {jump}  (move {number})" for k, (jump, number)
-                       in enumerate(zip(jumps, numbers, strict=True), start=1))]
 
 
 def command_survey(args: argparse.Namespace) -> int:
@@ -288,7 +250,7 @@ def command_survey(args: argparse.Namespace) -> int:
     out = args.out or str(RUNS / survey_name(board, args.count_paths, args.fewest_moves))
     args.makes_levels = True
     results = survey(board, out, lambda: _engine(args), args.count_paths,
-                     progress=_survey_progress if sys.stderr.isatty() else None,
+                     progress=survey_progress if sys.stderr.isatty() else None,
                      fewest_moves=args.fewest_moves)
     document = survey_document(board, results, args.engine)
     store_answers(Location.parse(out), document)
@@ -322,7 +284,7 @@ def _survey_by_solver(board: Board, args: argparse.Namespace) -> int:
     print(f"pegsearch: surveyed by the depth-first solver ({why}), each pair within {seconds:g} s",
           file=sys.stderr)
     results = survey_by_solver(board, seconds, Solver(args.memory, goals=board.holes + 1),
-                               _pair_progress if sys.stderr.isatty() else None)
+                               pair_progress if sys.stderr.isatty() else None)
     document = survey_document(board, results, BY)
     if folder is not None:
         folder.make()
@@ -337,16 +299,6 @@ def _survey_by_solver(board: Board, args: argparse.Namespace) -> int:
     print(survey_table(results))
     print(document["verdict"])
     return 0
-
-
-def _pair_progress(start: int, finish: int, answer: Answer) -> None:
-    print(f"  start {start:3d}  finish {finish:3d}  {answer.outcome:9s}  {answer.examined:>13,}"
-          f" positions  {answer.seconds:7.2f} s", file=sys.stderr)
-
-
-def _survey_progress(start: int) -> Progress:
-    print(f"start hole {start}:", file=sys.stderr)
-    return TerminalProgress()
 
 
 def command_verify(args: argparse.Namespace) -> int:
@@ -531,97 +483,6 @@ def command_serve(args: argparse.Namespace) -> int:
 
     serve(args.host, args.port, args.runs, args.state, args.jobs, args.token, args.engine, args.master)
     return 0
-
-
-def _print_run(run: Run, document: dict | None, winnable: list[int] | None = None,
-               finish_classes: bool = False) -> None:
-    """The run's document as JSON when given, else the level table and verdict as text;
-    `finish_classes` adds where the last peg stands."""
-    if document is not None:
-        print(json.dumps(document, indent=1))
-        return
-    print(run_heading(run))
-    print(level_table(run, winnable))
-    if run.dropped():
-        print(f"kept: the last level's parts only (--keep last); {levels_named(run.dropped())}"
-              " dropped, their counts and digests kept")
-    if run.status == "complete":
-        print(verdict(run).sentence())
-        if finish_classes:
-            print(finish_table(finishes(run), exact_per_hole(run)))
-    else:
-        paused = f" after level {len(run.levels) - 1}" if run.status == "paused" else ""
-        if run.in_progress is not None:
-            print(f"{run.passes_note()}: --resume continues it at the next pass")
-        print(f"incomplete run ({run.status}{paused}): continue it with"
-              f" `pegsearch run {run.board.name} --out {run.uri} --resume [--until LEVEL]`")
-
-
-class LevelBar:
-    """A bar of levels on the terminal while an answer walks a run (nothing when stderr is not a
-    terminal); a callable `(levels done, levels)` inside `with`."""
-
-    def __init__(self, what: str) -> None:
-        self.what = what
-        self.bar: tqdm | None = None
-
-    def __enter__(self) -> LevelBar:
-        return self
-
-    def __call__(self, done: int, total: int) -> None:
-        if not sys.stderr.isatty():
-            return
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, file=sys.stderr, leave=False, unit=" levels", desc=self.what)
-        self.bar.update(done - self.bar.n)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-class TerminalProgress:
-    """A search's progress on the terminal: a bar while a level is made (parents done out of the
-    total, positions per second, time left), then one line per committed level. tqdm is imported
-    when the first bar is drawn: a search whose output is not a terminal never pays for it."""
-
-    def __init__(self) -> None:
-        self.bar: tqdm | None = None
-
-    def __call__(self, event: dict) -> None:
-        if "done" in event:
-            if self.bar is None:
-                from tqdm import tqdm
-
-                disk = f"  ~{event['disk'] / 1e9:.2g} GB" if event.get("disk") else ""
-                self.bar = tqdm(total=event["total"], file=sys.stderr, leave=False, unit=" parents",
-                                unit_scale=True, desc=f"  level {event['level']:3d}  pegs"
-                                                      f" {event['pegs']:3d}{disk}")
-            self.bar.total = event["total"]
-            self.bar.update(event["done"] - self.bar.n)
-            return
-        if "continuing" in event:
-            say_continuing(event)
-            return
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
-        took = "  (stored)" if event.get("stored") else f"  {event['seconds']:8.2f} s"
-        if "seconds_before" in event and not event.get("stored"):
-            took += (f" ({event['seconds'] - event['seconds_before']:.2f} s in this process,"
-                     f" {event['seconds_before']:.2f} s before it was resumed)")
-        print(f"  level {event['level']:3d}  pegs {event['pegs']:3d}  states {event['states']:>13,}"
-              f"{took}", file=sys.stderr)
-
-
-def say_continuing(event: dict) -> None:
-    """The one line a resume inside a level made in passes gives, on a terminal or not: where the
-    level goes on (its level line then says what this process spent on it)."""
-    if "continuing" in event:
-        print(f"continuing level {event['level']} at pass {event['continuing']} of"
-              f" {event['passes']}", file=sys.stderr)
 
 
 def _newest_run(spec: SearchSpec) -> str:
