@@ -184,3 +184,37 @@ def test_a_spark_driver_killed_inside_a_level_resumes_at_its_next_job(tmp_path: 
     assert {entry["name"] for entry in checkpoint["files"]} <= {entry["name"] for entry in record["files"]}
     compared = pegsearch("verify", str(run), "--against", str(local))
     assert compared.returncode == 0, compared.stdout
+
+
+@pytest.mark.parametrize("level", [3, 6])
+def test_a_signal_just_after_a_commit_keeps_the_parts_it_listed(level: int, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A signal landing after a level's manifest is written but before its writer is told (the
+    moment a cancelled search was once called damaged): the parts the manifest lists stay, the run
+    verifies, and --resume finishes it equal to an unbroken run."""
+    from pegsearch.board.files import load_board
+    from pegsearch.board.spec import SearchSpec
+    from pegsearch.engines.driver import search
+    from pegsearch.engines.local import LocalEngine
+    from pegsearch.store import LevelWriter, Run
+
+    told = LevelWriter.committed
+
+    def interrupted_after(writer: LevelWriter) -> None:
+        if writer.level == level:
+            raise KeyboardInterrupt
+        told(writer)
+
+    monkeypatch.setattr(LevelWriter, "committed", interrupted_after)
+    board = load_board("triangle-5")
+    out = tmp_path / "run"
+    with contextlib.suppress(KeyboardInterrupt):
+        search(SearchSpec(board, board.empty), out, LocalEngine())
+    monkeypatch.setattr(LevelWriter, "committed", told)
+    assert len(Run.open(out).levels) == level + 1, "the level's commit was written"
+    checked = pegsearch("verify", str(out))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert pegsearch("run", "triangle-5", "--resume", "--out", str(out)).returncode == 0
+    assert pegsearch("run", "triangle-5", "--out", str(tmp_path / "whole")).returncode == 0
+    same = pegsearch("verify", str(out), "--against", str(tmp_path / "whole"))
+    assert same.returncode == 0, same.stdout

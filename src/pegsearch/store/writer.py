@@ -142,11 +142,23 @@ class LevelWriter:
 
     def discard(self) -> None:
         """Drop what this attempt wrote and no checkpoint lists (an empty level is not committed;
-        a failed one keeps its committed passes for `--resume`)."""
+        a failed one keeps its committed passes for `--resume`). A part the run's manifest lists is
+        kept even if `committed` was never told: a signal can land between a commit's write and
+        that call, and removing the parts then would leave a manifest listing parts that are gone."""
+        listed = self._listed()
         for index in set(self._entries) - self._kept:
-            self.folder.remove(self._entries.pop(index)["name"])
+            if self._entries[index]["name"] not in listed:
+                self.folder.remove(self._entries.pop(index)["name"])
         if not self._entries and not self.folder.files():
             self.folder.remove_tree("")
+
+    def _listed(self) -> set[str]:
+        """The names of this level's parts the run's manifest lists, committed or checkpointed."""
+        records = [self.run.levels[self.level]] if len(self.run.levels) > self.level else []
+        checkpoint = self.run.manifest.get("in_progress")
+        if checkpoint is not None and checkpoint["level"] == self.level:
+            records.append(checkpoint)
+        return {entry["name"] for record in records for entry in record["files"]}
 
 
 def guard(location: Location, what: str, action: Callable[[], T], kept: bool = True) -> T:
