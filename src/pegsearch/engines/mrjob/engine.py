@@ -25,6 +25,7 @@ import tempfile
 from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
+from subprocess import CalledProcessError
 from urllib.parse import urlparse
 
 import numpy as np
@@ -134,6 +135,11 @@ class MRJobEngine:
             raise UsageError(f"level {level + 1} failed on the mrjob {self.runner} runner (the"
                              " task's error is above); the levels before it are kept: continue"
                              " with --resume") from exc
+        except CalledProcessError as exc:  # a `hadoop fs` command of mrjob's: HDFS refused it
+            command = " ".join(map(str, exc.cmd[:3])) if isinstance(exc.cmd, list) else exc.cmd
+            raise UsageError(f"level {level + 1} failed on the mrjob {self.runner} runner: `{command}`"
+                             f" exited with status {exc.returncode} (its error is above); the levels"
+                             " before it are kept: continue with --resume") from None
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         parents = run.levels[level]["states"]
