@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pegsearch.engines.local import default_budget
 from pegsearch.errors import UsageError
 from pegsearch.kernel.values import Carry
+from pegsearch.sizes import default_budget
 from pegsearch.words import readable
 
 # Parents a reduce partition gets at most before another is added (then one per core): a small
