@@ -12,8 +12,9 @@ import pytest
 
 from pegsearch.board.classes import class_of, invariants, kept_by
 from pegsearch.board.files import load_board
+from pegsearch.kernel.backward import predecessors
 from pegsearch.kernel.bitmap import BitmapTables, rank_space
-from pegsearch.kernel.expand import Scratch, expand, expand_into_bits, expand_routed, predecessors
+from pegsearch.kernel.expand import Scratch, expand, expand_into_bits, expand_routed
 from pegsearch.kernel.members import contains
 from pegsearch.kernel.ranks import rank_tables
 from pegsearch.kernel.tables import BoardTables

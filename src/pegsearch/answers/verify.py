@@ -22,8 +22,9 @@ import pyarrow.parquet as pq
 
 from pegsearch.answers.winnable import finished, reaching, targets
 from pegsearch.errors import UsageError
+from pegsearch.kernel.backward import parents_reaching
 from pegsearch.kernel.digest import as_text, combined, digest
-from pegsearch.kernel.expand import parents_reaching, signatures
+from pegsearch.kernel.expand import signatures
 from pegsearch.kernel.members import Members
 from pegsearch.kernel.path_counts import as_int
 from pegsearch.kernel.tables import BoardTables

@@ -20,7 +20,7 @@ from pegsearch.board.symmetry import orbit
 from pegsearch.engines import engine_class, make_engine
 from pegsearch.errors import UsageError
 from pegsearch.kernel import moves, path_counts
-from pegsearch.kernel.expand import (
+from pegsearch.kernel.backward import (
     finishes_reaching,
     moves_reaching,
     parents_reaching,

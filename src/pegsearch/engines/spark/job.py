@@ -22,7 +22,7 @@ from pyspark.broadcast import Broadcast
 
 from pegsearch.engines.spark.blocks import Combiner, encode_block, merge_blocks
 from pegsearch.errors import PathCountOverflow
-from pegsearch.kernel.expand import parents_reaching
+from pegsearch.kernel.backward import parents_reaching
 from pegsearch.kernel.members import Members
 from pegsearch.kernel.path_counts import LIMIT
 from pegsearch.kernel.reduce import Keyspace
