@@ -25,6 +25,8 @@ from tests.helpers.cluster import wait_until
 from tests.helpers.hadoop_cluster import HADOOP_BIN, UP, yarn_applications
 from tests.helpers.serving import Server, free_port
 
+TRIANGLE_5 = [1, 1, 4, 19, 62, 149, 268, 344, 317, 215, 112, 39, 10, 3]  # its levels' states
+
 
 @pytest.fixture(scope="module")
 def local_triangle_5(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -130,6 +132,32 @@ def test_spark_on_yarn_equals_the_local_engine(hadoop: dict[str, str], local_tri
 
 
 @pytest.mark.slow
+def test_a_survey_and_the_services_spark_searches_run_on_yarn(hadoop: dict[str, str],
+                                                              tmp_path: Path) -> None:
+    """`survey --engine spark --master yarn` answers as the local engine's survey does, and a
+    service whose Spark searches go to YARN (`serve --engine spark --master yarn`) completes one
+    with the local engine's counts."""
+    def survey(*options: str) -> dict:
+        made = pegsearch("survey", "triangle-4", "--json", *options, env=hadoop, timeout=900)
+        assert made.returncode == 0, made.stderr[-3000:]
+        return json.loads(made.stdout)
+
+    local = survey("--out", str(tmp_path / "local-survey"))
+    on_yarn = survey("--engine", "spark", "--master", "yarn", "--out",
+                     f"{hadoop['PEGSEARCH_HDFS']}/runs/survey")
+    assert on_yarn["starts"] == local["starts"] and on_yarn["verdict"] == local["verdict"]
+
+    server = Server(tmp_path / "runs", "--engine", "spark", "--master", "yarn", env=hadoop)
+    try:
+        search_id = server.submit({"board": "triangle-5", "start": [1]})
+        document = server.wait(search_id, timeout=900)
+        assert [level["states"] for level in document["levels"]] == TRIANGLE_5
+        assert document["engine"] == "spark"
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
 def test_every_command_reads_and_writes_a_run_on_hdfs(hadoop: dict[str, str],
                                                       local_triangle_5: Path,
                                                       tmp_path: Path) -> None:
@@ -142,8 +170,7 @@ def test_every_command_reads_and_writes_a_run_on_hdfs(hadoop: dict[str, str],
     assert_identical(run, local_triangle_5, hadoop)
     counts = pegsearch("counts", run, "--json", env=hadoop)
     local = pegsearch("counts", str(local_triangle_5), "--json")
-    assert states(counts) == states(local) == [1, 1, 4, 19, 62, 149, 268, 344, 317, 215, 112, 39,
-                                              10, 3]
+    assert states(counts) == states(local) == TRIANGLE_5
     solved = pegsearch("solve", run, env=hadoop)
     assert solved.returncode == 0 and solved.stdout == pegsearch("solve", str(local_triangle_5)).stdout
 
