@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -17,13 +16,6 @@ from tests.helpers.browser import ARGS, CHROMIUM, played
 from tests.helpers.serving import Server
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    started = Server(tmp_path / "runs")
-    yield started
-    started.stop()
 
 
 @pytest.fixture(params=[(1280, 900)], ids=["1280x900"])

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,6 @@ from tests.helpers import pegsearch
 from tests.helpers.serving import Server
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    started = Server(tmp_path / "runs")
-    yield started
-    started.stop()
 
 
 def running(server: Server, levels: int) -> tuple[str, int]:
