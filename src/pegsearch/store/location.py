@@ -163,7 +163,7 @@ class Location:
         rather than waiting out its patience again for each request."""
         if self.scheme not in PATIENT_STORES:
             return action()
-        store = (self.scheme, self.base.split("/", 1)[0])
+        store = (self.scheme, urlparse(self.uri).netloc)  # a bucket, or an HDFS NameNode
         patience = 0.0 if store in _unanswered else store_patience()
         deadline, pause, told = time.monotonic() + patience, PAUSE_SECONDS, False
         while True:
@@ -289,7 +289,7 @@ class Location:
 
 
 _log = logging.getLogger(__name__)
-_unanswered: set[tuple[str, str]] = set()  # (scheme, bucket) of stores waited for in vain
+_unanswered: set[tuple[str, str]] = set()  # (scheme, bucket or NameNode) of stores waited for in vain
 
 
 def store_patience() -> float:
