@@ -91,6 +91,14 @@ def test_a_namenode_nobody_answers_at_is_one_line_for_every_command(nobody_home:
         assert time.monotonic() - began < 30, command
 
 
+@pytest.mark.parametrize(("uri", "says"), [
+    ("hdfs://127.0.0.1:abc/runs/x", "the NameNode's port is not a number"),
+    ("hdfs://127.0.0.1:8020/", "name a folder on the filesystem"),
+])
+def test_a_malformed_hdfs_uri_is_one_line(uri: str, says: str) -> None:
+    one_line_refusal(pegsearch("counts", uri), says)
+
+
 def test_the_hadoop_runner_without_a_cluster_configuration_is_one_line(tmp_path: Path) -> None:
     env = {"PATH": f"{HADOOP_BIN}{os.pathsep}{os.environ['PATH']}", "HADOOP_CONF_DIR": "",
            "YARN_CONF_DIR": "", "HADOOP_HOME": ""}

@@ -449,6 +449,10 @@ def _hdfs(uri: str) -> pafs.PyFileSystem:
         raise UsageError(f"{uri}: runs on HDFS need the hdfs-native client: pip install"
                          " 'pegsearch[hdfs]'") from None
     parsed = urlparse(uri)
+    try:
+        port = parsed.port
+    except ValueError:
+        raise UsageError(f"{uri}: the NameNode's port is not a number; {URI_HELP}") from None
     nodes = hadoop_conf.namenodes(uri, hadoop_conf.settings())
     if nodes and not any(hadoop_conf.answers(address) for address in nodes):
         raise UsageError(f"cannot reach {uri}: no NameNode answers at {', '.join(nodes)}; check the"
@@ -456,7 +460,7 @@ def _hdfs(uri: str) -> pafs.PyFileSystem:
                          " that HDFS is up")
     kind = ViewfsFileSystem if parsed.scheme.lower() == "viewfs" else HdfsFileSystem
     try:
-        filesystem = kind(host=parsed.hostname, port=parsed.port)
+        filesystem = kind(host=parsed.hostname, port=port)
     except (OSError, ValueError, RuntimeError) as exc:
         raise UsageError(f"{uri}: cannot set up HDFS ({_first_line(exc)}); {_advice('hdfs')}") \
             from None
