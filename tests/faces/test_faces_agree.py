@@ -85,3 +85,26 @@ def test_refusals_are_the_same_line_from_both_faces(server: Server, tmp_path: Pa
             said = said.replace(cli_word, api_word)
         assert said == f"pegsearch: error: {answer['error']}"
     assert not (tmp_path / "never").exists()
+
+
+def test_a_search_not_complete_is_answered_by_the_solver_alike(server: Server) -> None:
+    """A run stopped at level 5: `pegsearch hint` and `solve` answer it by the depth-first solver
+    (`answers.door` decides), and so do the service's hint and solution of the same search, which
+    answered 409 for a solution before."""
+    out = Path(server.root) / "stopped-t6"
+    assert pegsearch("run", "triangle-6", "--until", "5", "--out", str(out)).returncode == 0
+    played = "4-2-1"  # one jump from triangle-6's start (hole 1 empty)
+    hint_cli = cli_json("hint", str(out), played, "--seconds", "30")  # ample: all decided
+    hint_service = server.get(f"/api/searches/{out.name}/hint?position={played}&seconds=30")
+    verdicts = {field: hint_cli[field] for field in ("by", "winnable", "finishes", "position", "pegs")}
+    assert verdicts == {field: hint_service[field] for field in verdicts}
+    assert {j["jump"]: j["winnable"] for j in hint_cli["jumps"]} == \
+        {j["jump"]: j["winnable"] for j in hint_service["jumps"]}
+    assert hint_cli["by"] == "depth-first" and hint_cli["winnable"] is not None
+    assert hint_cli["finishes_undecided"] == hint_service["finishes_undecided"] == []
+
+    solved_cli = cli_json("solve", str(out), "--seconds", "30")
+    solved_service = server.get(f"/api/searches/{out.name}/solution?seconds=30")
+    fields = ("by", "solved", "outcome", "finish", "start", "board", "fewest_moves")
+    assert {field: solved_cli[field] for field in fields} == {field: solved_service[field] for field in fields}
+    assert solved_cli["solved"] and len(solved_cli["jumps"]) == len(solved_service["jumps"]) == 21 - 2

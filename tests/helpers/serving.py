@@ -31,6 +31,7 @@ class Server:
     def __init__(self, root: Path | str, *options: str, token: str | None = None,
                  logs: Path | None = None, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
+        self.root = root
         self.token = token
         environment = {k: v for k, v in (env or os.environ).items() if k != "PEGSEARCH_TOKEN"}
         command = [sys.executable, "-m", "pegsearch", "serve", "--runs", str(root),

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
+from pegsearch.answers.documents import board_document
 from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.solver import (
     LANES,
@@ -90,7 +91,7 @@ def solution_by_solver(board: Board, start: tuple[int, ...], finish: int | None,
                       for j, number in zip(answer.line, numbers, strict=True)],
             "positions": [holes_with_pegs(p) for p in positions],
             "pictures": [render(board, p) for p in positions],
-            "board": board.name, "start": list(start), "by": BY, "outcome": answer.outcome,
+            "board": board_document(board), "start": list(start), "by": BY, "outcome": answer.outcome,
             "how": answer.how, "examined": answer.examined, "seconds": round(answer.seconds, 3)}
 
 

@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from pegsearch.answers.by_solver import BY, hint_by_solver, solution_by_solver, survey_by_solver
+from pegsearch.answers.by_solver import BY, survey_by_solver
 from pegsearch.answers.documents import (
     counts_document,
     files_document,
@@ -25,12 +25,12 @@ from pegsearch.answers.documents import (
     positions_document,
     require_complete,
     search_document,
-    solution_document,
     survey_document,
 )
-from pegsearch.answers.hint import hint, played, read_position
+from pegsearch.answers.door import asked, board_solver, hint_of, solution_of, solution_solver
+from pegsearch.answers.hint import played, read_position
 from pegsearch.answers.listing import runs_document
-from pegsearch.answers.solver import Solver, time_bound
+from pegsearch.answers.solver import time_bound
 from pegsearch.answers.survey import store_answers, survey
 from pegsearch.answers.verify import against, recompute, same_signatures, verify
 from pegsearch.answers.winnable import kept_sets
@@ -43,7 +43,7 @@ from pegsearch.cli.bench import compare, machine, measure, medians
 from pegsearch.cli.defaults import RUNS, SURVEY_WHOLE
 from pegsearch.cli.printing import captions, print_run, print_solution
 from pegsearch.cli.progress import LevelBar, TerminalProgress, pair_progress, say_continuing, survey_progress
-from pegsearch.cli.subjects import asked_of, board_and_start, named, open_run, solver_reason
+from pegsearch.cli.subjects import asked_of, open_run
 from pegsearch.cli.text import (
     bench_table,
     compare_table,
@@ -158,26 +158,23 @@ def command_winnable(args: argparse.Namespace) -> int:
 
 
 def command_hint(args: argparse.Namespace) -> int:
-    subject = asked_of(args.run)
+    question = asked(asked_of(args.run), None, args.depth_first)
     seconds = time_bound(args.seconds)
-    board, start = board_and_start(subject, None)
-    position = read_position(board, start, args.position)
-    reason = solver_reason(subject, args.depth_first)
-    if reason:
-        document = hint_by_solver(board, position, args.finish, seconds,
-                                  Solver(args.memory, goals=board.holes + 1),
-                                  from_start=played(args.position))
-        print(f"pegsearch: answered by the depth-first solver ({reason})", file=sys.stderr)
-        heading = f"{board.name} ({board.holes} holes), answered by the depth-first solver"
+    position = read_position(question.board, question.start, args.position)
+    if question.run is not None and stored_sets(question.run, args.finish) is None \
+            and sys.stderr.isatty():
+        print("keeping the run's winnable sets first (once a run; later hints read them)",
+              file=sys.stderr)
+    document = hint_of(question, position, args.finish, seconds,
+                       board_solver(question.board, args.memory), from_start=played(args.position))
+    if question.run is None:
+        print(f"pegsearch: answered by the depth-first solver ({question.reason})", file=sys.stderr)
+        heading = (f"{question.board.name} ({question.board.holes} holes), answered by the"
+                   " depth-first solver")
     else:
-        run = require_complete(subject, "a hint")
-        if stored_sets(run, args.finish) is None and sys.stderr.isatty():
-            print("keeping the run's winnable sets first (once a run; later hints read them)",
-                  file=sys.stderr)
-        document = hint(run, position, args.finish, from_start=played(args.position))
-        heading = run_heading(run)
+        heading = run_heading(question.run)
     if args.json:
-        print(json.dumps({**document, "location": named(subject)}, indent=1))
+        print(json.dumps({**document, "location": question.location}, indent=1))
         return 0
     print(heading)
     after = f" (after {plural(document['level'], 'jump')})" if "level" in document else ""
@@ -209,28 +206,25 @@ def command_hint(args: argparse.Namespace) -> int:
 
 
 def command_solve(args: argparse.Namespace) -> int:
-    subject = asked_of(args.run)
+    question = asked(asked_of(args.run), args.start, args.depth_first)
     seconds = time_bound(args.seconds)
-    board, start = board_and_start(subject, args.start)
     if args.finish is not None:
-        board.hole_of(args.finish, "finish")
+        question.board.hole_of(args.finish, "finish")
     pictures = [check_picture_path(path, (kind,))
                 for path, kind in ((args.svg, ".svg"), (args.png, ".png")) if path]
-    reason = solver_reason(subject, args.depth_first)
-    if reason:
-        document = solution_by_solver(board, start, args.finish, seconds,
-                                      Solver(args.memory, goals=2))
-        print(f"pegsearch: answered by the depth-first solver ({reason})", file=sys.stderr)
+    with LevelBar("walking the levels back") as bar:
+        document = solution_of(question, args.finish, seconds, solution_solver(args.memory),
+                               None if question.run is None else bar)
+    board, start = question.board, question.start
+    if question.run is None:
+        print(f"pegsearch: answered by the depth-first solver ({question.reason})", file=sys.stderr)
         heading = (f"{board.name} ({board.holes} holes), start: hole {', '.join(map(str, start))};"
                    f" answered by the depth-first solver ({document['examined']:,} positions,"
                    f" {document['seconds']:.1f} s)")
     else:
-        run = require_complete(subject, "a solution")
-        with LevelBar("walking the levels back") as bar:
-            document = solution_document(run, args.finish, bar)
-        heading = run_heading(run)
+        heading = run_heading(question.run)
     if args.json:
-        print(json.dumps({**document, "location": named(subject)}, indent=1))
+        print(json.dumps({**document, "location": question.location}, indent=1))
     else:
         print_solution(heading, document)
     jumps = [Jump(j["from"], j["over"], j["to"]) for j in document["jumps"]]
@@ -283,7 +277,7 @@ def _survey_by_solver(board: Board, args: argparse.Namespace) -> int:
     why = "--depth-first" if args.depth_first else f"{board.holes} holes: its searches do not fit"
     print(f"pegsearch: surveyed by the depth-first solver ({why}), each pair within {seconds:g} s",
           file=sys.stderr)
-    results = survey_by_solver(board, seconds, Solver(args.memory, goals=board.holes + 1),
+    results = survey_by_solver(board, seconds, board_solver(board, args.memory),
                                pair_progress if sys.stderr.isatty() else None)
     document = survey_document(board, results, BY)
     if folder is not None:

@@ -39,31 +39,3 @@ def asked_of(text: str) -> Run | Board:
         raise UsageError(f"'{text}' is neither a board nor a run: {board_choices(text)}; or give the"
                          " --out of a `pegsearch run` (`pegsearch runs` lists the runs under runs/)")
     return open_run(text)
-
-
-def board_and_start(subject: Run | Board, start: list[int] | None) -> tuple[Board, tuple[int, ...]]:
-    """The board asked about and its start: a run's own, or a board's (`start`, else the holes
-    drawn empty)."""
-    if isinstance(subject, Board):
-        holes = tuple(start) if start else subject.empty
-        subject.start_position(holes)  # each hole checked
-        return subject, holes
-    if start:
-        raise UsageError(f"--start applies to a board: the run {subject.uri} has its own start"
-                         f" (hole {', '.join(map(str, subject.start))})")
-    return subject.board, subject.start
-
-
-def solver_reason(subject: Run | Board, forced: bool) -> str | None:
-    """Why the solver answers, if it does: for a board, a run not complete, or when asked (said
-    on stderr in one line, since the answer is then found, not read from levels)."""
-    if isinstance(subject, Board):
-        return f"{subject.name} is a board, not a run"
-    if subject.status != "complete":
-        return f"{subject.uri} is an incomplete run ({subject.status})"
-    return "--depth-first" if forced else None
-
-
-def named(subject: Run | Board) -> str:
-    """Where an answer came from, as its JSON's `location` says: the run's URI or the board's name."""
-    return subject.uri if isinstance(subject, Run) else subject.name

@@ -24,9 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pegsearch import __version__
 from pegsearch.answers.by_solver import open_starts
-from pegsearch.answers.documents import board_document, moves_document, solution_document
-from pegsearch.answers.hint import hint, played, read_position
-from pegsearch.answers.solver import Solver, time_bound
+from pegsearch.answers.documents import board_document, moves_document
+from pegsearch.answers.door import Asked, asked, shared_solver, solution_of
+from pegsearch.answers.hint import played, read_position
+from pegsearch.answers.solver import time_bound
 from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
 from pegsearch.board.spec import SearchSpec, check_values
@@ -40,7 +41,7 @@ from pegsearch.errors import (
     UsageError,
 )
 from pegsearch.service import schema
-from pegsearch.service.hints import HINT_GOALS, HINT_SECONDS, MAX_HINT_SECONDS, Hints
+from pegsearch.service.hints import HINT_SECONDS, MAX_SECONDS, SOLUTION_SECONDS, Hints
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, new_id
 from pegsearch.service.refusals import SERVICE_SETTINGS, Bearer, BodyLimit, errors
@@ -106,7 +107,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     local folder `state`, running `slots` searches at a time with `defaults`."""
     jobs = Jobs(root, state, slots)
     searches = Searches(root, jobs)
-    hints = Hints(Solver(goals=HINT_GOALS))
+    hints = Hints(shared_solver())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -154,9 +155,10 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         (to one peg, on `finish` when given), each legal jump won, lost or undecided, and the holes
         the last peg can still end on. `seconds` bounds the solver (default 3, at most 60); 503
         while the solver has as many hints as it takes, and a hint whose client hangs up stops."""
-        board = _shipped(name)
-        return await hints.answer(board, read_position(board, board.empty, position), finish,
-                                  _hint_seconds(seconds), played(position), request.is_disconnected)
+        question = asked(_shipped(name))
+        return await hints.hint(question, read_position(question.board, question.start, position),
+                                finish, _seconds(seconds, HINT_SECONDS), played(position),
+                                request.is_disconnected)
 
     @app.get("/api/boards/{name}/starts", response_model=None, responses=answers(schema.Starts, 404))
     def board_starts(name: str) -> dict:
@@ -234,10 +236,17 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         return searches.counts(search_id, winnable, finish)
 
     @app.get("/api/searches/{search_id}/solution", response_model=None,
-             responses=answers(schema.Solution, 404, 409))
-    def solution(search_id: str, finish: int | None = None) -> dict:
-        """One solution as jumps and pictures, or a line reaching the fewest pegs."""
-        return solution_document(searches.complete_run(search_id), finish)
+             responses=answers(schema.Solution, 400, 404, 409, 503))
+    async def solution(request: Request, search_id: str, finish: int | None = None,
+                       seconds: str | None = None) -> dict:
+        """One solution as jumps and pictures, or a line reaching the fewest pegs: walked back
+        through a complete search's levels, or, of a search not complete, found by the solver
+        within `seconds` (default 10, at most 60), as `pegsearch solve` answers."""
+        question = await run_in_threadpool(_asked_of_search, searches, search_id)
+        bound = _seconds(seconds, SOLUTION_SECONDS)
+        if question.run is None:
+            return await hints.solution(question, finish, bound, request.is_disconnected)
+        return await run_in_threadpool(solution_of, question, finish, bound, hints.solver)
 
     @app.get("/api/searches/{search_id}/board", response_model=None,
              responses=answers(schema.Board, 404))
@@ -251,18 +260,20 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
 
     @app.get("/api/searches/{search_id}/hint", response_model=None,
              responses=answers(schema.Hint, 404, 409, 503))
-    async def hint_of(request: Request, search_id: str, position: str,
-                      finish: int | None = None) -> dict:
+    async def hint_of(request: Request, search_id: str, position: str, finish: int | None = None,
+                      seconds: str | None = None) -> dict:
         """Whether a position (the holes with pegs, 2,3,5; or jumps from the start, 5-9-14,...)
         is reached by the search, can still be won (to one peg, on `finish` when given), and
         which of its legal jumps keep it so. The first hint of a search keeps its winnable sets;
-        one of a search not complete is the solver's."""
-        stored = await run_in_threadpool(_stored_hint, searches, search_id, position, finish)
-        if isinstance(stored, dict):
-            return stored
-        board, start = stored
-        return await hints.answer(board, read_position(board, start, position), finish,
-                                  HINT_SECONDS, played(position), request.is_disconnected)
+        one of a search not complete is the solver's, within `seconds` (default 3, at most 60)."""
+        question = await run_in_threadpool(_asked_of_search, searches, search_id)
+        at = read_position(question.board, question.start, position)
+        bound = _seconds(seconds, HINT_SECONDS)
+        if question.run is None:
+            return await hints.hint(question, at, finish, bound, played(position),
+                                    request.is_disconnected)
+        return await run_in_threadpool(hint_of, question, at, finish, bound, hints.solver,
+                                       played(position))
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,
              responses=answers(schema.LevelParts, 404))
@@ -328,12 +339,11 @@ def _link_search_routes(described: dict) -> None:
         for method in paths[path]}
 
 
-def _stored_hint(searches: Searches, search_id: str, position: str,
-                 finish: int | None) -> dict | tuple[Board, tuple[int, ...]]:
-    """A complete search's hint, read from its run; or, for a search not complete but readable,
-    its board and start, for the solver to answer meanwhile."""
+def _asked_of_search(searches: Searches, search_id: str) -> Asked:
+    """Who answers a question of a search (`answers.door`): its run when complete; the solver, on
+    its board and start, while it is not complete but readable."""
     try:
-        run = searches.complete_run(search_id)
+        return asked(searches.complete_run(search_id))
     except Conflict as refused:
         try:
             run, _ = searches.find(search_id)
@@ -341,18 +351,17 @@ def _stored_hint(searches: Searches, search_id: str, position: str,
             raise refused from None
         if run is None or run.status == "complete":
             raise
-        return run.board, tuple(run.start)
-    return hint(run, read_position(run.board, run.start, position), finish, from_start=played(position))
+        return asked(run)
 
 
-def _hint_seconds(text: str | None) -> float:
-    """A hint's time bound as a client asked for it: a number of seconds above 0, at most
-    MAX_HINT_SECONDS (a hint holds a worker thread for as long)."""
+def _seconds(text: str | None, default: float) -> float:
+    """The solver's time bound as a client asked for it: a number of seconds above 0, at most
+    MAX_SECONDS (an answer holds one of the solver's threads for as long)."""
     if text is None:
-        return HINT_SECONDS
+        return default
     seconds = time_bound(text)
-    if seconds > MAX_HINT_SECONDS:
-        raise InputError("{seconds} {text}: at most {most} s a hint", text=text, most=MAX_HINT_SECONDS)
+    if seconds > MAX_SECONDS:
+        raise InputError("{seconds} {text}: at most {most} s", text=text, most=MAX_SECONDS)
     return seconds
 
 

@@ -1,4 +1,6 @@
-"""Hints by the solver for the Play page: one solver for the whole service, its share bounded.
+"""Hints and solutions by the solver (the Play page's, and a search's not complete): one solver for
+the whole service, its share bounded. Who answers is decided in `answers.door`; here is only how
+the service waits for the solver.
 
 Every hint shares one `Solver` (its tables, per board and goal, are what a second player is
 answered from at once) and a bounded memory of whole hint documents, kept only once every verdict
@@ -20,19 +22,15 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 
-from pegsearch.answers.by_solver import hint_by_solver
-from pegsearch.answers.solver import Solver
-from pegsearch.board.geometry import Board
+from pegsearch.answers.door import Asked, hint_of, solution_of
+from pegsearch.answers.solver import UNDECIDED, Solver
 from pegsearch.errors import Busy
 from pegsearch.kernel.threads import WORKERS
 
 HINT_SECONDS = 3.0  # the solver's bound on one hint, unless the request asks for another
-MAX_HINT_SECONDS = 60.0
-# Goals whose tables are kept (one peg anywhere, or on a hole, per board), each a quarter of the
-# solver's memory: with a 64th each, triangle-9's dead table was full after some twenty hints and
-# forgot proofs it needed again (52 of 60 hints decided within 5 s, against 57 with a quarter).
-HINT_GOALS = 4
-KEPT = 4096  # hint documents kept
+SOLUTION_SECONDS = 10.0  # and on one solution
+MAX_SECONDS = 60.0  # the most a request may ask for (it holds one of the pool's threads as long)
+KEPT = 4096  # decided documents kept
 # Hints solved at once (each on every core already: more only share the cores), and waiting.
 AT_ONCE = max(2, WORKERS // 2)
 WAITING = 8 * AT_ONCE
@@ -55,22 +53,35 @@ class Hints:
         self.held = 0  # hints running or waiting for the pool
         self.stops: set[threading.Event] = set()  # each running or waiting hint's
 
-    async def answer(self, board: Board, position: int, finish: int | None, seconds: float,
-                     from_start: bool, gone: Callable[[], Awaitable[bool]]) -> dict:
-        """The hint document, kept or made on the pool; `gone` says whether the client has hung
-        up (then the hint stops, and `Gone` is raised). Busy when the pool's queue is full."""
-        key = (board.digest, position, finish, from_start)
+    async def hint(self, question: Asked, position: int, finish: int | None, seconds: float,
+                   from_start: bool, gone: Callable[[], Awaitable[bool]]) -> dict:
+        """The hint document by the solver (see `answer`)."""
+        return await self.answer((question.board.digest, position, finish, from_start),
+                                 partial(hint_of, question, position, finish, seconds, self.solver,
+                                         from_start), _hint_decided, gone)
+
+    async def solution(self, question: Asked, finish: int | None, seconds: float,
+                       gone: Callable[[], Awaitable[bool]]) -> dict:
+        """The solution document by the solver (see `answer`)."""
+        key = (question.board.digest, question.board.start_position(question.start), finish, "solution")
+        return await self.answer(key, lambda _stop: solution_of(question, finish, seconds, self.solver),
+                                 lambda document: document["outcome"] != UNDECIDED, gone)
+
+    async def answer(self, key: tuple, work: Callable[[threading.Event], dict],
+                     decided: Callable[[dict], bool], gone: Callable[[], Awaitable[bool]]) -> dict:
+        """The document kept under `key`, or made by `work(stop)` on the pool; `gone` says whether
+        the client has hung up (then the work is stopped, and `Gone` is raised). Busy when the
+        pool's queue is full. A `decided` document is kept."""
         with self.lock:
             if key in self.kept:
                 self.kept.move_to_end(key)
                 return self.kept[key]
             if self.held >= self.most:
-                raise Busy(f"the solver is busy with {self.held} hints; ask again in a few seconds")
+                raise Busy(f"the solver is busy with {self.held} questions; ask again in a few seconds")
             self.held += 1
         stop = threading.Event()
         try:
-            future = self.pool.submit(hint_by_solver, board, position, finish, seconds, self.solver,
-                                      from_start, stop)
+            future = self.pool.submit(work, stop)
         except BaseException:
             self._release(stop, None)
             raise
@@ -88,7 +99,7 @@ class Hints:
             waiting.add_done_callback(_unread)
             raise
         document = waiting.result()
-        if _decided(document):
+        if decided(document):
             with self.lock:
                 self.kept[key] = document
                 while len(self.kept) > KEPT:
@@ -114,6 +125,6 @@ def _unread(waiting: asyncio.Future) -> None:
         waiting.exception()
 
 
-def _decided(document: dict) -> bool:
+def _hint_decided(document: dict) -> bool:
     return document["winnable"] is not None and not document["finishes_undecided"] and \
         all(jump["winnable"] is not None for jump in document["jumps"])

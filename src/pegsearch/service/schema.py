@@ -184,6 +184,13 @@ class Solution(Document):
     positions: list[list[int]]
     pictures: list[str]
     board: Board
+    start: list[int] | None = Field(None, description="(by the solver) the start holes")
+    by: str | None = Field(None, description="depth-first: found by the solver, not a stored run")
+    outcome: str | None = Field(None, description="(by the solver) won, lost or undecided")
+    how: str | None = Field(None, description="(by the solver) how a loss was proved, or the bound"
+                            " that left it undecided")
+    examined: int | None = Field(None, description="(by the solver) positions examined")
+    seconds: float | None = Field(None, description="(by the solver) seconds it searched")
 
 
 class HintJump(Document):

@@ -1,0 +1,93 @@
+"""One door for a hint and a solution: whether a run's levels answer or the depth-first solver
+does, and why, and how large the solver is, decided here for the command line and the service
+alike, so the same question asked of either gets the same answer.
+
+A complete run answers from its levels. A board (no run at all), a run not yet complete, or a
+run asked with `--depth-first` is answered by the solver, and the reason is kept to be said.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from pegsearch.answers.by_solver import hint_by_solver, solution_by_solver
+from pegsearch.answers.documents import require_complete, solution_document
+from pegsearch.answers.hint import hint
+from pegsearch.answers.solve import WalkProgress
+from pegsearch.answers.solver import Solver
+from pegsearch.board.geometry import Board
+from pegsearch.errors import UsageError
+from pegsearch.store import Run
+
+# Goals whose tables one board's solver keeps: a hint and a survey ask for one peg anywhere and
+# on each hole; a solution for one peg anywhere or on the asked hole.
+SOLUTION_GOALS = 2
+# Goals kept by a solver shared by many boards (the service's), each a quarter of its memory: with
+# a 64th each, triangle-9's dead table was full after some twenty hints and forgot proofs it needed
+# again.
+SHARED_GOALS = 4
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question is asked of: the board and its start, the complete run whose levels answer
+    (None: the solver answers), and why the solver answers (None: the run does)."""
+
+    board: Board
+    start: tuple[int, ...]
+    run: Run | None
+    reason: str | None
+    location: str  # the run's URI or the board's name, as an answer's JSON says where it came from
+
+
+def asked(subject: Run | Board, start: list[int] | None = None, depth_first: bool = False) -> Asked:
+    """Decide who answers a question asked of a run or a board. `start` applies to a board only (a
+    run has its own); `depth_first` asks the solver even of a complete run."""
+    if isinstance(subject, Board):
+        holes = tuple(start) if start else subject.empty
+        subject.start_position(holes)  # each hole checked
+        return Asked(subject, holes, None, f"{subject.name} is a board, not a run", subject.name)
+    if start:
+        raise UsageError(f"--start applies to a board: the run {subject.uri} has its own start"
+                         f" (hole {', '.join(map(str, subject.start))})")
+    reason = (f"{subject.uri} is an incomplete run ({subject.status})"
+              if subject.status != "complete" else "--depth-first" if depth_first else None)
+    return Asked(subject.board, tuple(subject.start), None if reason else subject, reason,
+                 subject.uri)
+
+
+def board_solver(board: Board, memory: str | int | None = None) -> Solver:
+    """A solver for hints and surveys of one board: the tables of one peg anywhere and on each
+    hole kept, in `memory` (default the local engine's)."""
+    return Solver(memory, goals=board.holes + 1)
+
+
+def solution_solver(memory: str | int | None = None) -> Solver:
+    """A solver for one solution: one peg anywhere, or on the asked hole."""
+    return Solver(memory, goals=SOLUTION_GOALS)
+
+
+def shared_solver(memory: str | int | None = None) -> Solver:
+    """A solver shared by every board a service is asked about (see SHARED_GOALS)."""
+    return Solver(memory, goals=SHARED_GOALS)
+
+
+def hint_of(question: Asked, position: int, finish: int | None, seconds: float, solver: Solver,
+            from_start: bool = False, stop: threading.Event | None = None) -> dict:
+    """The hint document for a position: the run's, read from its kept winnable sets, or the
+    solver's within `seconds` (`stop` ends it early: its asker went away)."""
+    if question.run is None:
+        return hint_by_solver(question.board, position, finish, seconds, solver, from_start, stop)
+    return hint(require_complete(question.run, "a hint"), position, finish, from_start=from_start)
+
+
+def solution_of(question: Asked, finish: int | None, seconds: float, solver: Solver,
+                progress: WalkProgress | None = None) -> dict:
+    """One solution from the start: walked back through the run's levels, or found by the solver
+    within `seconds`; or why there is none (or none yet)."""
+    if finish is not None:
+        question.board.hole_of(finish, "finish")
+    if question.run is None:
+        return solution_by_solver(question.board, question.start, finish, seconds, solver)
+    return solution_document(require_complete(question.run, "a solution"), finish, progress)
