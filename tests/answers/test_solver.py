@@ -20,7 +20,8 @@ from pegsearch.answers.winnable import targets, winnable_sets
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import legal_jumps
 from pegsearch.board.pagoda import pagodas
-from pegsearch.kernel.depth_first import STRANDED, new_table
+from pegsearch.kernel.depth_first import new_table
+from pegsearch.kernel.jump_order import STRANDED
 from tests.answers.test_survey import (
     check_every_hole_is_its_class_carried_by_symmetry,
     solvable_pair_classes,

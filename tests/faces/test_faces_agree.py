@@ -106,5 +106,6 @@ def test_a_search_not_complete_is_answered_by_the_solver_alike(server: Server) -
     solved_cli = cli_json("solve", str(out), "--seconds", "30")
     solved_service = server.get(f"/api/searches/{out.name}/solution?seconds=30")
     fields = ("by", "solved", "outcome", "finish", "start", "board", "fewest_moves")
-    assert {field: solved_cli[field] for field in fields} == {field: solved_service[field] for field in fields}
+    assert {field: solved_cli[field] for field in fields} == \
+        {field: solved_service[field] for field in fields}
     assert solved_cli["solved"] and len(solved_cli["jumps"]) == len(solved_service["jumps"]) == 21 - 2

@@ -3,9 +3,8 @@ order the kernel tries them in."""
 
 from __future__ import annotations
 
-from pegsearch.answers.solver import spread
 from pegsearch.board.geometry import Board, legal_jumps
-from pegsearch.kernel.depth_first import STRANDED
+from pegsearch.kernel.jump_order import STRANDED, spread
 
 
 def plain_scores(board: Board, position: int) -> dict[int, int]:

@@ -21,7 +21,6 @@ and the easier side answers both.
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections import OrderedDict
@@ -37,8 +36,9 @@ from pegsearch.board.pagoda import pagoda_against, pagodas
 from pegsearch.board.symmetry import image_of_jump
 from pegsearch.errors import InputError
 from pegsearch.interrupts import check
-from pegsearch.kernel.depth_first import LOST, RUNNING, STRANDED, WON, Goal, Search, holds, keep, new_table
+from pegsearch.kernel.depth_first import LOST, RUNNING, WON, Goal, Search, holds, keep, new_table
 from pegsearch.kernel.endgame import endgame
+from pegsearch.kernel.jump_order import restart_spread, spread
 from pegsearch.kernel.members import Members
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.sizes import default_budget, parse_size
@@ -69,13 +69,6 @@ ENDGAME_MOST = 2_000_000
 # Positions the second search of a question examines in the shortest of its runs (`_restart`):
 # tried 20 K and 100 K on 7 hard triangle-9 questions, 20 K solved more of them sooner.
 RESTART_UNIT = 20_000
-# How far a restart's noise may move a jump (`_restart`), in stranded pegs' cost, beyond the
-# spread's deviation: within the deviation alone (28 on triangle-9, a stranded peg 30), no restart
-# tried first a jump that the first order put a stranded peg or more behind its best, and the wins
-# that begin so were found about as late as by the first search, once the rest was nearly all
-# proved dead (11 hard won triangle-9 children, the second search alone: 88 M positions to win
-# them all so; 49 M, 35 M, 30 M and 29 M with 1, 2, 3 and 4 stranded pegs more).
-RESTART_NOISE = 3
 
 
 @dataclass(frozen=True)
@@ -391,7 +384,7 @@ class Question:
 
     def _restart(self) -> None:
         """Begin the second search again, its jumps in the first's order with each jump's score
-        shifted by noise (up to the spread's deviation and RESTART_NOISE stranded pegs' cost, so
+        shifted by noise (kernel.jump_order: up to the spread's deviation and a few stranded pegs, so
         a jump scored a stranded peg behind is sometimes tried first): a depth-first search's
         time to a win is heavy-tailed, one order lost for millions of positions in a subtree another never
         enters, so short runs in many orders find most wins sooner than one long run (a child
@@ -400,9 +393,7 @@ class Question:
         what it proved dead stays in the goal's table, so no run repeats another's proofs, and
         one that tries every jump proves a loss as surely as the first."""
         base = self.searches[0].goal
-        shift = self.noise.random(len(base.spread)) * (max(1.0, float(base.spread.std()))
-                                                      + RESTART_NOISE * STRANDED)
-        search = Search(replace(base, spread=base.spread + shift.astype(np.int64)), self.kept.dead,
+        search = Search(replace(base, spread=restart_spread(base.spread, self.noise)), self.kept.dead,
                         self.kept.won, self.board.holes, any_won=self.kept.any_won)
         with self.lock:  # the other lane may be counting the positions examined
             self.retired += int(self.searches[1].counts[0])
@@ -471,21 +462,6 @@ def _compiled(board: Board, tables: BoardTables, goal: tuple[int, ...], scores: 
     mask = sum(1 << (hole - 1) for hole in goal)
     found = [(pagoda.weights, pagoda.threshold) for pagoda in pagodas(board, goal)]
     return Goal.compiled(tables, mask, list(range(len(board.jumps))), found, scores)
-
-
-@cache
-def spread(board: Board, finish: int | None = None) -> list[int]:
-    """Each jump's change of the pegs' spread: the squared distances of its holes from a point
-    (in the plane: a triangle's rows are sqrt(3)/2 apart), landing less leaving, in quarters. The
-    point is the board's middle, or halfway from it to `finish`. Trying the jumps that draw pegs
-    in first clears the edges while they still have pegs to clear them with."""
-    plane = [(q + r / 2, r * math.sqrt(3) / 2) if board.grid == "triangle" else (q, r)
-             for q, r in board.lattice]
-    middle = (sum(x for x, _ in plane) / len(plane), sum(y for _, y in plane) / len(plane))
-    if finish is not None:  # halfway: on wiegleb-45 it decided 2 of 6 hard pairs in 15 s, none else
-        middle = tuple((m + f) / 2 for m, f in zip(middle, plane[finish - 1], strict=True))
-    far = [round(4 * math.dist(point, middle) ** 2) for point in plane]
-    return [far[j.to - 1] - far[j.start - 1] - far[j.over - 1] for j in board.jumps]
 
 
 def _replayed(board: Board, answer: Answer) -> Answer:

@@ -37,6 +37,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from pegsearch.kernel.expand import image_of, legal_word
+from pegsearch.kernel.jump_order import STRANDED
 from pegsearch.kernel.members import MIX, Members, home, member
 from pegsearch.kernel.prefetch import prefetch
 from pegsearch.kernel.ranks import popcount
@@ -46,9 +47,6 @@ from pegsearch.kernel.tables import BoardTables
 RUNNING, WON, LOST = 0, 1, 2
 # Slots probed for a key before one is overwritten.
 PROBES = 4
-# What a peg stranded by a jump (no peg beside it) costs the jump's score, against its spread: found
-# by trying (english-33, wiegleb-45, triangle-9 solved from their starts in fewest positions).
-STRANDED = 30
 # The counters a walk keeps, as indices into its `counts`.
 EXAMINED, EVICTIONS = 0, 1
 # Bytes kept clear around each array a walk writes (`_apart`): two cache lines, which some cores
