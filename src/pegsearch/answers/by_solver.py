@@ -20,8 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
-from pegsearch.answers.documents import board_document
-from pegsearch.answers.fewest import move_numbers
+from pegsearch.answers.shapes import BY, Found, Solution, steps
 from pegsearch.answers.solver import (
     LANES,
     LOST_WORD,
@@ -41,7 +40,6 @@ from pegsearch.board.symmetry import Permutation, hole_classes, image_of_hole, i
 from pegsearch.errors import InputError
 from pegsearch.kernel.threads import WORKERS
 
-BY = "depth-first"
 # A hint's share of its time for the finishing holes (searched beside the jumps, on another core,
 # where the position is known won soon enough; else after them, and the rest decides the jumps),
 # and the first slice each of its questions is searched for.
@@ -73,26 +71,19 @@ def why(answer: Answer) -> str:
 
 
 def solution_by_solver(board: Board, start: tuple[int, ...], finish: int | None, seconds: float,
-                       solver: Solver) -> dict:
-    """`documents.solution_document` for a board's start, found by the solver: one solution, or
-    why there is none (proved) or none yet (undecided)."""
+                       solver: Solver) -> Solution:
+    """`documents.solution_document`'s answer for a board's start, found by the solver: one
+    solution, or why there is none (proved) or none yet (undecided)."""
     position = board.start_position(start)
     _check_goal(board, position, finish)
     answer = solver.answer(board, position, finish, seconds)
     positions = [position]
     for jump in answer.line:
         positions.append(dict(legal_jumps(board, positions[-1]))[jump])
-    numbers = move_numbers(answer.line)
     goal = "one peg" if finish is None else f"one peg on hole {finish}"
     note = "" if answer.won else f"{goal} from this start: {why(answer)}"
-    return {"solved": answer.won, "note": note, "finish": finish,
-            "moves": numbers[-1] if numbers else 0, "fewest_moves": False,
-            "jumps": [{"from": j.start, "over": j.over, "to": j.to, "move": number}
-                      for j, number in zip(answer.line, numbers, strict=True)],
-            "positions": [holes_with_pegs(p) for p in positions],
-            "pictures": [render(board, p) for p in positions],
-            "board": board_document(board), "start": list(start), "by": BY, "outcome": answer.outcome,
-            "how": answer.how, "examined": answer.examined, "seconds": round(answer.seconds, 3)}
+    return Solution(answer.won, note, finish, False, steps(answer.line), tuple(positions), board,
+                    Found(tuple(start), answer.outcome, answer.how, answer.examined, answer.seconds))
 
 
 def hint_by_solver(board: Board, position: int, finish: int | None, seconds: float,

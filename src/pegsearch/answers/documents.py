@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import time
 
-from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.finishes import FinishClass, exact_per_hole, finishes
+from pegsearch.answers.shapes import Solution, steps
 from pegsearch.answers.solve import WalkProgress, solve
 from pegsearch.answers.survey import StartResult
 from pegsearch.answers.verdict import require_complete, verdict
@@ -121,22 +121,15 @@ def moves_document(run: Run) -> dict:
 
 
 def solution_document(run: Run, finish: int | None = None,
-                      progress: WalkProgress | None = None) -> dict:
-    """One line of play from the real start: its jumps and the board after each (holes with pegs,
-    and the text picture), or the best line when one peg cannot be reached."""
+                      progress: WalkProgress | None = None) -> Solution:
+    """One line of play from the real start, walked back through the run's levels, or the best
+    line when one peg cannot be reached."""
     if finish is not None:
         run.board.hole_of(finish, "finish")
     require_complete(run, "a solution")
     line = solve(run, finish, progress)
-    positions = [line.start, *line.positions]
-    numbers = move_numbers(line.jumps)
-    return {"solved": line.solved, "note": line.note, "finish": finish,
-            "moves": numbers[-1] if numbers else 0, "fewest_moves": line.moves is not None,
-            "jumps": [{"from": j.start, "over": j.over, "to": j.to, "move": number}
-                      for j, number in zip(line.jumps, numbers, strict=True)],
-            "positions": [holes_with_pegs(p) for p in positions],
-            "pictures": [render(run.board, p) for p in positions],
-            "board": board_document(run.board)}
+    return Solution(line.solved, line.note, finish, line.moves is not None, steps(line.jumps),
+                    (line.start, *line.positions), run.board)
 
 
 def survey_document(board: Board, results: list[StartResult], engine: str) -> dict:
@@ -211,12 +204,3 @@ def _committed(run: Run, level: int) -> int:
     if not 0 <= level < len(run.levels):
         raise NotFound(f"{run.uri} has levels 0 to {len(run.levels) - 1}, not {level}")
     return level
-
-
-def board_document(board: Board) -> dict:
-    """A board with what a client needs to draw it: hole coordinates on the text grid, pictures."""
-    return {"name": board.name, "description": board.description, "grid": board.grid,
-            "holes": board.holes, "jumps": len(board.jumps), "symmetries": len(board.symmetries),
-            "empty": list(board.empty), "cells": [list(cell) for cell in board.cells],
-            "picture": render(board, numbers=True),
-            "start_picture": render(board, board.start_position())}

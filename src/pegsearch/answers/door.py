@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pegsearch.answers.by_solver import hint_by_solver, solution_by_solver
 from pegsearch.answers.documents import require_complete, solution_document
 from pegsearch.answers.hint import hint
+from pegsearch.answers.shapes import Solution
 from pegsearch.answers.solve import WalkProgress
 from pegsearch.answers.solver import Solver
 from pegsearch.board.geometry import Board
@@ -83,7 +84,7 @@ def hint_of(question: Asked, position: int, finish: int | None, seconds: float, 
 
 
 def solution_of(question: Asked, finish: int | None, seconds: float, solver: Solver,
-                progress: WalkProgress | None = None) -> dict:
+                progress: WalkProgress | None = None) -> Solution:
     """One solution from the start: walked back through the run's levels, or found by the solver
     within `seconds`; or why there is none (or none yet)."""
     if finish is not None:

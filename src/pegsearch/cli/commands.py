@@ -35,7 +35,7 @@ from pegsearch.answers.survey import store_answers, survey
 from pegsearch.answers.verify import against, recompute, same_signatures, verify
 from pegsearch.answers.winnable import kept_sets
 from pegsearch.board.files import load_board
-from pegsearch.board.geometry import Board, Jump
+from pegsearch.board.geometry import Board
 from pegsearch.board.plots import board_strip, check_picture_path, level_plot
 from pegsearch.board.spec import SearchSpec, survey_name
 from pegsearch.board.symmetry import orbit
@@ -213,27 +213,26 @@ def command_solve(args: argparse.Namespace) -> int:
     pictures = [check_picture_path(path, (kind,))
                 for path, kind in ((args.svg, ".svg"), (args.png, ".png")) if path]
     with LevelBar("walking the levels back") as bar:
-        document = solution_of(question, args.finish, seconds, solution_solver(args.memory),
+        solution = solution_of(question, args.finish, seconds, solution_solver(args.memory),
                                None if question.run is None else bar)
     board, start = question.board, question.start
-    if question.run is None:
+    if solution.found is not None:
         print(f"pegsearch: answered by the depth-first solver ({question.reason})", file=sys.stderr)
         heading = (f"{board.name} ({board.holes} holes), start: hole {', '.join(map(str, start))};"
-                   f" answered by the depth-first solver ({document['examined']:,} positions,"
-                   f" {document['seconds']:.1f} s)")
+                   f" answered by the depth-first solver ({solution.found.examined:,} positions,"
+                   f" {solution.found.seconds:.1f} s)")
     else:
         heading = run_heading(question.run)
     if args.json:
-        print(json.dumps({**document, "location": question.location}, indent=1))
+        print(json.dumps({**solution.as_document(), "location": question.location}, indent=1))
     else:
-        print_solution(heading, document)
-    jumps = [Jump(j["from"], j["over"], j["to"]) for j in document["jumps"]]
-    positions = [sum(1 << (hole - 1) for hole in holes) for holes in document["positions"]]
+        print_solution(heading, solution)
     title = (f"{board.name}, start: hole {', '.join(map(str, start))}; "
-             + (f"solved in {plural(len(jumps), 'jump')}, {document['moves']} moves"
-                if document["solved"] else document["note"]))
+             + (f"solved in {plural(len(solution.steps), 'jump')}, {solution.moves} moves"
+                if solution.solved else solution.note))
     for path in pictures:
-        board_strip(path, title, board, positions, captions(jumps), [None, *jumps])
+        board_strip(path, title, board, list(solution.positions), captions(solution.jumps),
+                    [None, *solution.jumps])
     return 0
 
 

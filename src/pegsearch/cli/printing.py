@@ -10,8 +10,10 @@ import json
 
 from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.finishes import exact_per_hole, finishes
+from pegsearch.answers.shapes import Solution
 from pegsearch.answers.verdict import verdict
 from pegsearch.board.geometry import Jump
+from pegsearch.board.pictures import render
 from pegsearch.cli.text import finish_table, grouped_jumps, level_table, run_heading
 from pegsearch.store import Run
 from pegsearch.words import levels_named
@@ -41,26 +43,26 @@ def print_run(run: Run, document: dict | None, winnable: list[int] | None = None
               f" `pegsearch run {run.board.name} --out {run.uri} --resume [--until LEVEL]`")
 
 
-def print_solution(heading: str, document: dict) -> None:
-    """A solution document as text: what it is, its jumps and moves, then the board after each."""
+def print_solution(heading: str, solution: Solution) -> None:
+    """A solution as text: what it is, its jumps and moves, then the board after each."""
     print(heading)
-    jumps = [Jump(j["from"], j["over"], j["to"]) for j in document["jumps"]]
-    moves = f"{document['moves']} moves{' (the fewest)' if document['fewest_moves'] else ''}"
-    if document["solved"]:
+    jumps = solution.jumps
+    moves = f"{solution.moves} moves{' (the fewest)' if solution.fewest_moves else ''}"
+    if solution.solved:
         print(f"a solution in {len(jumps)} jumps, {moves}, last peg on hole"
-              f" {document['positions'][-1][0]}")
+              f" {solution.positions[-1].bit_length()}")
     elif jumps:
-        print(f"{document['note']}, in {len(jumps)} jumps, {moves}")
+        print(f"{solution.note}, in {len(jumps)} jumps, {moves}")
     else:
-        print(document["note"])
+        print(solution.note)
     if not jumps:
         return
     print("jumps: " + " ".join(map(str, jumps)))
-    print("moves: " + grouped_jumps(jumps, [j["move"] for j in document["jumps"]]))
+    print("moves: " + grouped_jumps(jumps, [step.move for step in solution.steps]))
     print()
-    for caption, picture in zip(captions(jumps), document["pictures"], strict=True):
+    for caption, position in zip(captions(jumps), solution.positions, strict=True):
         print(caption)
-        print(picture)
+        print(render(solution.board, position))
         print()
 
 

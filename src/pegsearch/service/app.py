@@ -24,9 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pegsearch import __version__
 from pegsearch.answers.by_solver import open_starts
-from pegsearch.answers.documents import board_document, moves_document
+from pegsearch.answers.documents import moves_document
 from pegsearch.answers.door import Asked, asked, shared_solver, solution_of
 from pegsearch.answers.hint import played, read_position
+from pegsearch.answers.shapes import board_document
 from pegsearch.answers.solver import time_bound
 from pegsearch.board.files import load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
@@ -246,7 +247,8 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         bound = _seconds(seconds, SOLUTION_SECONDS)
         if question.run is None:
             return await hints.solution(question, finish, bound, request.is_disconnected)
-        return await run_in_threadpool(solution_of, question, finish, bound, hints.solver)
+        solution = await run_in_threadpool(solution_of, question, finish, bound, hints.solver)
+        return solution.as_document()
 
     @app.get("/api/searches/{search_id}/board", response_model=None,
              responses=answers(schema.Board, 404))

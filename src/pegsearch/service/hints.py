@@ -64,7 +64,8 @@ class Hints:
                        gone: Callable[[], Awaitable[bool]]) -> dict:
         """The solution document by the solver (see `answer`)."""
         key = (question.board.digest, question.board.start_position(question.start), finish, "solution")
-        return await self.answer(key, lambda _stop: solution_of(question, finish, seconds, self.solver),
+        return await self.answer(key, lambda _stop: solution_of(question, finish, seconds,
+                                                                 self.solver).as_document(),
                                  lambda document: document["outcome"] != UNDECIDED, gone)
 
     async def answer(self, key: tuple, work: Callable[[threading.Event], dict],

@@ -1,0 +1,95 @@
+"""Typed answers: each a frozen dataclass whose fields a face reads (the command line prints from
+them) and whose `as_document()` is the JSON both faces send. The service's schema
+(service/schema.py) is checked against these documents by tests/answers/test_shapes.py, so a field
+added here and not there (or there and not here) fails a test instead of a client.
+
+A board's own document is here too: every answer that draws the board carries it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pegsearch.answers.fewest import move_numbers
+from pegsearch.board.geometry import Board, Jump
+from pegsearch.board.pictures import holes_with_pegs, render
+
+BY = "depth-first"  # an answer's `by`: found by the solver, not read from a run's levels
+
+
+def board_document(board: Board) -> dict:
+    """A board with what a client needs to draw it: hole coordinates on the text grid, pictures."""
+    return {"name": board.name, "description": board.description, "grid": board.grid,
+            "holes": board.holes, "jumps": len(board.jumps), "symmetries": len(board.symmetries),
+            "empty": list(board.empty), "cells": [list(cell) for cell in board.cells],
+            "picture": render(board, numbers=True),
+            "start_picture": render(board, board.start_position())}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One jump of a line of play, with the number of the move it belongs to (a move is a peg's
+    jumps in a row)."""
+
+    jump: Jump
+    move: int
+
+    def as_document(self) -> dict:
+        return {"from": self.jump.start, "over": self.jump.over, "to": self.jump.to,
+                "move": self.move}
+
+
+def steps(jumps: list[Jump] | tuple[Jump, ...]) -> tuple[Step, ...]:
+    """A line's jumps as steps, each numbered with its move."""
+    return tuple(Step(jump, number) for jump, number in zip(jumps, move_numbers(jumps), strict=True))
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the solver says of an answer it found rather than read: the start it searched from,
+    its outcome (won, lost, undecided), how (a proof, or the bound that stopped it), and its cost."""
+
+    start: tuple[int, ...]
+    outcome: str
+    how: str
+    examined: int
+    seconds: float
+
+    def as_document(self) -> dict:
+        return {"start": list(self.start), "by": BY, "outcome": self.outcome, "how": self.how,
+                "examined": self.examined, "seconds": round(self.seconds, 3)}
+
+
+@dataclass(frozen=True)
+class Solution:
+    """One line of play from the start: to one peg (on `finish` when given) when `solved`, else the
+    line to the fewest pegs found, and `note` says why there is no better one. `positions` holds
+    the position before the first jump and after each."""
+
+    solved: bool
+    note: str
+    finish: int | None
+    fewest_moves: bool  # the line has the fewest moves (read from a fewest-moves run)
+    steps: tuple[Step, ...]
+    positions: tuple[int, ...]
+    board: Board
+    found: Found | None = None  # None: read from a complete run's levels
+
+    @property
+    def jumps(self) -> list[Jump]:
+        return [step.jump for step in self.steps]
+
+    @property
+    def moves(self) -> int:
+        return self.steps[-1].move if self.steps else 0
+
+    def as_document(self) -> dict:
+        document = {"solved": self.solved, "note": self.note, "finish": self.finish,
+                    "moves": self.moves, "fewest_moves": self.fewest_moves,
+                    "jumps": [step.as_document() for step in self.steps],
+                    "positions": [holes_with_pegs(p) for p in self.positions],
+                    "pictures": [render(self.board, p) for p in self.positions],
+                    "board": board_document(self.board)}
+        if self.found is not None:
+            document |= self.found.as_document()
+        return document
