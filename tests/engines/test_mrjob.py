@@ -213,9 +213,12 @@ def test_spark_runner_computes_the_widest_level_like_local_engine(triangle_5: Ru
 @pytest.mark.slow
 @needs_pyspark
 def test_spark_runner_full_search_matches_local_engine(triangle_5: Run, tmp_path: Path) -> None:
+    """Levels 1-4 each a job on mrjob's spark runner, the rest resumed by the local engine: every
+    level equal (each level is a spark-submit of 15-30 s: the whole run took 4-5 min)."""
     board = load_board("triangle-5")
-    run = search(SearchSpec(board, board.empty), tmp_path / "run",
-                 make_engine("mrjob", runner="spark", master="local[2]"))
+    spec = SearchSpec(board, board.empty)
+    search(spec, tmp_path / "run", make_engine("mrjob", runner="spark", master="local[2]"), until=4)
+    run = search(spec, tmp_path / "run", LocalEngine(), resume=True)
     assert_same_levels(run, triangle_5)
 
 

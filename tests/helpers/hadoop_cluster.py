@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,8 +31,9 @@ def hadoop_cluster(folder: Path) -> Iterator[dict[str, str]]:
 
 
 def exports(text: str) -> dict[str, str]:
-    """The environment after `eval`ing lines `export NAME=VALUE` (PATH's "$PATH" expanded)."""
-    environment = dict(os.environ)
+    """The environment after `eval`ing lines `export NAME=VALUE` (PATH's "$PATH" expanded), and
+    this interpreter for bin/hadoop's `fs` (its hdfs-native), whatever python3 PATH finds."""
+    environment = {**os.environ, "PEGSEARCH_PYTHON": sys.executable}
     for line in text.splitlines():
         name, _, value = line.removeprefix("export ").partition("=")
         environment[name] = value.replace('"$PATH"', os.environ.get("PATH", ""))
