@@ -41,10 +41,11 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield f"s3://{BUCKET}"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # stopped after its module: its JVMs are not left to the rest
 def hadoop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """Apache Hadoop's single-machine cluster (HDFS, YARN) on 127.0.0.1 for the whole session,
-    started by cluster/hadoop/up; yields the environment its `export` lines give."""
+    """Apache Hadoop's single-machine cluster (HDFS, YARN) on 127.0.0.1 for the Hadoop tests'
+    module, started by cluster/hadoop/up; yields the environment its `export` lines give. Stopped
+    after that module: held for the session, its JVMs took CPU beside every test after it."""
     from tests.helpers.hadoop_cluster import hadoop_cluster
 
     with hadoop_cluster(tmp_path_factory.mktemp("hadoop")) as env:
