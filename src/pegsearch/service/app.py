@@ -23,6 +23,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from pegsearch import __version__
+from pegsearch.answers import door
 from pegsearch.answers.by_solver import open_starts
 from pegsearch.answers.documents import moves_document
 from pegsearch.answers.door import Asked, asked, shared_solver, solution_of
@@ -274,7 +275,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         if question.run is None:
             return await hints.hint(question, at, finish, bound, played(position),
                                     request.is_disconnected)
-        return await run_in_threadpool(hint_of, question, at, finish, bound, hints.solver,
+        return await run_in_threadpool(door.hint_of, question, at, finish, bound, hints.solver,
                                        played(position))
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,
