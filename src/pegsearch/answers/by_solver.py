@@ -74,6 +74,8 @@ def solution_by_solver(board: Board, start: tuple[int, ...], finish: int | None,
                        solver: Solver) -> Solution:
     """`documents.solution_document`'s answer for a board's start, found by the solver: one
     solution, or why there is none (proved) or none yet (undecided)."""
+    if finish is not None:
+        board.hole_of(finish, "finish")
     position = board.start_position(start)
     _check_goal(board, position, finish)
     answer = solver.answer(board, position, finish, seconds)

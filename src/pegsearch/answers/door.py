@@ -87,8 +87,6 @@ def solution_of(question: Asked, finish: int | None, seconds: float, solver: Sol
                 progress: WalkProgress | None = None) -> Solution:
     """One solution from the start: walked back through the run's levels, or found by the solver
     within `seconds`; or why there is none (or none yet)."""
-    if finish is not None:
-        question.board.hole_of(finish, "finish")
     if question.run is None:
         return solution_by_solver(question.board, question.start, finish, seconds, solver)
     return solution_document(require_complete(question.run, "a solution"), finish, progress)

@@ -46,7 +46,7 @@ class Hints:
 
     def __init__(self, solver: Solver, at_once: int = AT_ONCE, waiting: int = WAITING) -> None:
         self.solver = solver
-        self.kept: OrderedDict[tuple[str, int, int | None, bool], dict] = OrderedDict()
+        self.kept: OrderedDict[tuple, dict] = OrderedDict()
         self.lock = threading.Lock()
         self.pool = ThreadPoolExecutor(at_once, thread_name_prefix="pegsearch-hints")
         self.most = at_once + waiting
@@ -56,14 +56,14 @@ class Hints:
     async def hint(self, question: Asked, position: int, finish: int | None, seconds: float,
                    from_start: bool, gone: Callable[[], Awaitable[bool]]) -> dict:
         """The hint document by the solver (see `answer`)."""
-        return await self.answer((question.board.digest, position, finish, from_start),
+        return await self.answer(("hint", question.board.digest, position, finish, from_start),
                                  partial(hint_of, question, position, finish, seconds, self.solver,
                                          from_start), _hint_decided, gone)
 
     async def solution(self, question: Asked, finish: int | None, seconds: float,
                        gone: Callable[[], Awaitable[bool]]) -> dict:
         """The solution document by the solver (see `answer`)."""
-        key = (question.board.digest, question.board.start_position(question.start), finish, "solution")
+        key = ("solution", question.board.digest, question.board.start_position(question.start), finish)
         return await self.answer(key, lambda _stop: solution_of(question, finish, seconds,
                                                                  self.solver).as_document(),
                                  lambda document: document["outcome"] != UNDECIDED, gone)
