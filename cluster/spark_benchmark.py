@@ -14,6 +14,7 @@ after the first in the every-level-a-job run, where there is almost no data to m
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import socket
@@ -49,9 +50,9 @@ def main() -> int:
              "local[2] all jobs": timed([*pegsearch, "--engine", "spark", "--master", "local[2]",
                                          "--driver-below", "0", "--out", str(folder / "jobs")],
                                         env)}
+    master, webui = free_ports(2)
     cluster_env = {**env, "PEGSEARCH_SPARK_DIR": str(folder / "cluster-state"),
-                   "SPARK_MASTER_PORT": str(free_port()),
-                   "SPARK_MASTER_WEBUI_PORT": str(free_port())}
+                   "SPARK_MASTER_PORT": str(master), "SPARK_MASTER_WEBUI_PORT": str(webui)}
     script = ["bash", str(HERE / "spark-cluster.sh")]
     try:
         url = subprocess.run([*script, "start", str(args.workers)], env=cluster_env, check=True,
@@ -102,10 +103,14 @@ def report(board: str, walls: dict[str, float], manifests: list[list[dict]]) -> 
               f" median level under {SMALL_LEVEL:,} states {statistics.median(small):.2f} s")
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def free_ports(count: int) -> list[int]:
+    """`count` distinct ports free now: every probe is held open until all are chosen (closed one
+    at a time, the kernel may hand the same port out twice: two daemons then race for it)."""
+    with contextlib.ExitStack() as stack:
+        probes = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
 
 
 if __name__ == "__main__":

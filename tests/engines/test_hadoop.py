@@ -23,7 +23,7 @@ import pytest
 from tests.helpers import pegsearch
 from tests.helpers.cluster import wait_until
 from tests.helpers.hadoop_cluster import HADOOP_BIN, UP, yarn_applications
-from tests.helpers.serving import Server, free_port
+from tests.helpers.serving import Server, free_ports
 
 TRIANGLE_5 = [1, 1, 4, 19, 62, 149, 268, 344, 317, 215, 112, 39, 10, 3]  # its levels' states
 
@@ -58,7 +58,7 @@ def nobody_home(tmp_path: Path) -> dict[str, str]:
     `hadoop` command on PATH (it is never run: the cluster is checked first)."""
     conf = tmp_path / "conf"
     conf.mkdir()
-    rm, nn = free_port(), free_port()
+    rm, nn = free_ports(2)
     (conf / "core-site.xml").write_text(
         f"<configuration><property><name>fs.defaultFS</name><value>hdfs://127.0.0.1:{nn}</value>"
         "</property></configuration>")

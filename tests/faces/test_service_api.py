@@ -18,7 +18,7 @@ from pegsearch.board.files import load_board
 from pegsearch.board.geometry import legal_jumps
 from pegsearch.store import Run
 from tests.helpers import pegsearch, stopped_inside_a_level
-from tests.helpers.serving import Server, free_port
+from tests.helpers.serving import Server, free_ports
 
 SKIPPY_TOTAL = 7_937_410  # reduced states of skippy-xl from the apex, as `pegsearch run` finds them
 
@@ -324,7 +324,7 @@ def test_asking_for_answers_or_levels_too_early_is_refused(server: Server, corne
 
 def test_a_non_loopback_bind_without_a_token_is_refused() -> None:
     result = subprocess.run([sys.executable, "-m", "pegsearch", "serve", "--host", "0.0.0.0",
-                             "--port", str(free_port())], capture_output=True, text=True, timeout=60,
+                             "--port", str(free_ports(1)[0])], capture_output=True, text=True, timeout=60,
                             env={"PATH": "/usr/bin:/bin"})
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "without a token" in result.stderr

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.helpers.serving import free_port
+from tests.helpers.serving import free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTER_SCRIPT = ROOT / "cluster" / "spark-cluster.sh"
@@ -41,9 +41,10 @@ def standalone_cluster(folder: Path, workers: int) -> Iterator[dict]:
     Yields the master URL, the environment to submit with, and the folder of PID files. On exit,
     checks that every daemon the script started is gone.
     """
+    master, webui = free_ports(2)
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PEGSEARCH_SPARK_DIR": str(folder), "SPARK_MASTER_PORT": str(free_port()),
-           "SPARK_MASTER_WEBUI_PORT": str(free_port()), "SPARK_CONF_DIR": str(SPARK_CONF),
+           "PEGSEARCH_SPARK_DIR": str(folder), "SPARK_MASTER_PORT": str(master),
+           "SPARK_MASTER_WEBUI_PORT": str(webui), "SPARK_CONF_DIR": str(SPARK_CONF),
            "PYSPARK_PYTHON": sys.executable}
     pids: list[int] = []
     try:

