@@ -44,7 +44,7 @@ def test_jumps_are_tried_by_their_stranded_pegs_and_spread(name: str) -> None:
                         new_table(1 << 12), board.holes)
         if search.begin(position) != RUNNING:
             continue
-        tried = [int(search.goal.order[j]) for j in search.jumps[0, :search.count[0]]]
+        tried = [int(search.goal.order[j]) for j in search.stack.jumps[0, :search.stack.count[0]]]
         expected = sorted((score, index) for index, score in plain_scores(board, position).items())
         assert tried == [index for _, index in expected]
         listed += 1
@@ -60,10 +60,8 @@ def test_two_searches_write_no_cache_line_in_common() -> None:
                        new_table(1 << 12), board.holes) for _ in range(2)]
     spans = sorted((array.ctypes.data, array.ctypes.data + array.nbytes)
                    for search in searches
-                   for array in (search.positions, search.images, search.weights, search.jumps,
-                                 search.keys, search.count, search.next, search.path, search.top,
-                                 search.counts, search.scores))
+                   for array in search.stack)
     for (_, end), (begin, _) in pairwise(spans):
         assert begin - end >= APART
     assert all(begin % APART == 0 for begin, _ in spans)
-    assert int(searches[0].top[0]) == -1 and not np.any(searches[1].counts)
+    assert int(searches[0].stack.top[0]) == -1 and not np.any(searches[1].counts)

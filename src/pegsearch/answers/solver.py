@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -316,7 +316,7 @@ class Question:
         self._note_won()
         self.examined = 0
         # The position's signature under the goal's group, as the dead table keys it.
-        self.key = self.searches[0].images[0].min() if self.searches else None
+        self.key = self.searches[0].stack.images[0].min() if self.searches else None
         # The second search restarts (`_restart`): positions examined by its runs before this one,
         # the runs so far, and the positions this one may examine; the orders' noise is drawn
         # from the position, so an answer is the same every time it is asked.
@@ -393,7 +393,7 @@ class Question:
         what it proved dead stays in the goal's table, so no run repeats another's proofs, and
         one that tries every jump proves a loss as surely as the first."""
         base = self.searches[0].goal
-        search = Search(replace(base, spread=restart_spread(base.spread, self.noise)), self.kept.dead,
+        search = Search(base._replace(spread=restart_spread(base.spread, self.noise)), self.kept.dead,
                         self.kept.won, self.board.holes, any_won=self.kept.any_won)
         with self.lock:  # the other lane may be counting the positions examined
             self.retired += int(self.searches[1].counts[0])

@@ -31,6 +31,7 @@ so a position and its images share every verdict.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -127,9 +128,8 @@ def _alone(position, among, neighbours):
     return alone
 
 
-@numba.njit(cache=True, nogil=True)
-def _enter(d, positions, images, jumps, keys, count, next_, need, flip, flip_images, neighbours,
-           near, spread, scores, goal, dead, endgame, shift, below):
+@numba.njit(cache=True, nogil=True, inline="always")
+def _enter(d, stack, goal, mask, dead, endgame, shift, below):
     """Make depth d ready to explore: WON when it is one peg on a goal hole, LOST when it has no
     jump left, else RUNNING with its legal jumps listed best first, each with its child's
     signature (`keys`): a line that strands no peg and draws the pegs together is the likeliest
@@ -142,9 +142,13 @@ def _enter(d, positions, images, jumps, keys, count, next_, need, flip, flip_ima
     table's) is asked for as soon as its signature is known (kernel.prefetch), so the misses
     overlap each other and the scoring of the jumps after it: asked for once all were scored,
     the first child's, looked up next, was not there yet."""
-    position = positions[d]
+    images, jumps, keys, count, next_, scores = (stack.images, stack.jumps, stack.keys, stack.count,
+                                                 stack.next, stack.scores)
+    need, flip, flip_images, neighbours, near, spread = (goal.need, goal.flip, goal.flip_images,
+                                                         goal.neighbours, goal.near, goal.spread)
+    position = stack.positions[d]
     if position & (position - np.uint64(1)) == 0:
-        return WON if position & goal else LOST
+        return WON if position & mask else LOST
     alone = _alone(position, position, neighbours)
     n = 0
     for word in range(len(need) // 64):
@@ -153,8 +157,8 @@ def _enter(d, positions, images, jumps, keys, count, next_, need, flip, flip_ima
             j = 64 * word + trailing_zeros(legal)
             legal &= legal - np.uint64(1)
             key = images[d, 0] ^ flip_images[j, 0]
-            for g in range(1, images.shape[1]):
-                key = min(key, images[d, g] ^ flip_images[j, g])
+            for image in range(1, images.shape[1]):
+                key = min(key, images[d, image] ^ flip_images[j, image])
             if below:
                 prefetch(endgame, home(shift, key))
             else:
@@ -180,9 +184,10 @@ def _enter(d, positions, images, jumps, keys, count, next_, need, flip, flip_ima
 
 
 @numba.njit(cache=True, nogil=True)
-def _won_first(d, jumps, keys, count, won):
+def _won_first(d, stack, won):
     """Move the first jump whose child's signature is in the won table to the front."""
-    for k in range(count[d]):
+    jumps, keys = stack.jumps, stack.keys
+    for k in range(stack.count[d]):
         if holds(won, keys[d, k]):
             jumps[d, 0], jumps[d, k] = jumps[d, k], jumps[d, 0]
             keys[d, 0], keys[d, k] = keys[d, k], keys[d, 0]
@@ -190,48 +195,49 @@ def _won_first(d, jumps, keys, count, won):
 
 
 @numba.njit(cache=True, nogil=True)
-def start(positions, images, weights, jumps, keys, count, next_, top, counts, need, flip,
-          flip_images, neighbours, near, spread, scores, pagoda_weights, thresholds, won, dead, goal,
-          byte_images, endgame, shift, few):
+def start(stack, goal, mask, won, dead, endgame, shift, few):
     """Put the root (positions[0]) on the stack: its images, its weights; returns WON, LOST (a
     pagoda function, the dead table or the endgame rules it out, or it has no jump) or RUNNING."""
-    root = positions[0]
-    for g in range(images.shape[1]):
-        images[0, g] = image_of(root, byte_images, g)
-    for k in range(weights.shape[1]):
+    s, g = stack, goal
+    root = s.positions[0]
+    for image in range(s.images.shape[1]):
+        s.images[0, image] = image_of(root, g.byte_images, image)
+    for k in range(s.weights.shape[1]):
         total = 0
-        for hole in range(pagoda_weights.shape[1]):
+        for hole in range(g.pagoda_weights.shape[1]):
             if root >> np.uint64(hole) & np.uint64(1):
-                total += pagoda_weights[k, hole]
-        weights[0, k] = total
-        if total < thresholds[k]:
-            top[0] = -1
+                total += g.pagoda_weights[k, hole]
+        s.weights[0, k] = total
+        if total < g.thresholds[k]:
+            s.top[0] = -1
             return LOST
-    counts[EXAMINED] += 1
-    least = _least(images, 0)
+    s.counts[EXAMINED] += 1
+    least = _least(s.images, 0)
     if holds(dead, least) or (popcount(root) <= few and
                               not member(endgame, shift, np.uint64(len(endgame) - 1), least)):
-        top[0] = -1
+        s.top[0] = -1
         return LOST
-    ended = _enter(0, positions, images, jumps, keys, count, next_, need, flip, flip_images,
-                   neighbours, near, spread, scores, goal, dead, endgame, shift, popcount(root) <= few + 1)
+    ended = _enter(0, s, g, mask, dead, endgame, shift, popcount(root) <= few + 1)
     if ended == WON:
-        counts[EVICTIONS] += keep(won, _least(images, 0))
+        s.counts[EVICTIONS] += keep(won, _least(s.images, 0))
     if ended == RUNNING:
-        _won_first(0, jumps, keys, count, won)
-        top[0] = 0
+        _won_first(0, s, won)
+        s.top[0] = 0
     else:
-        top[0] = -1
+        s.top[0] = -1
     return ended
 
 
 @numba.njit(cache=True, nogil=True)
-def walk(positions, images, weights, jumps, keys, count, next_, path, top, counts, need, flip,
-         flip_images, neighbours, near, spread, scores, pagoda_weights, changes, thresholds, won, any_won,
-         dead, goal, endgame, shift, few, budget):
+def walk(stack, goal, mask, won, any_won, dead, endgame, shift, few, budget):
     """Go on with the search for up to `budget` positions: WON (the stack is the line, kept in
     the won table), LOST (the root is exhausted, its signature kept as dead) or RUNNING. A child
     of at most `few` pegs not in the endgame set is dead without a look (kernel.endgame)."""
+    # The arrays taken out of the tuples once, before the loop (and at the top of `_enter`, which
+    # is inlined): read from the tuple at each use, numba counts a reference to the array each
+    # time, and the walk ran 10-15 % slower (triangle-9 from its start, 2026-11-28).
+    positions, images, weights, jumps, keys, count, next_, path, top, counts, _ = stack
+    flip, flip_images, changes, thresholds = goal.flip, goal.flip_images, goal.changes, goal.thresholds
     symmetries = images.shape[1]
     pagodas = weights.shape[1]
     ends = np.uint64(len(endgame) - 1)
@@ -265,11 +271,9 @@ def walk(positions, images, weights, jumps, keys, count, next_, path, top, count
         counts[EXAMINED] += 1
         positions[c] = positions[d] ^ flip[j]
         path[c] = j
-        for g in range(symmetries):
-            images[c, g] = images[d, g] ^ flip_images[j, g]
-        ended = _enter(c, positions, images, jumps, keys, count, next_, need, flip, flip_images,
-                       neighbours, near, spread, scores, goal, dead, endgame, shift,
-                       popcount(positions[c]) <= few + 1)
+        for image in range(symmetries):
+            images[c, image] = images[d, image] ^ flip_images[j, image]
+        ended = _enter(c, stack, goal, mask, dead, endgame, shift, popcount(positions[c]) <= few + 1)
         if ended == WON:
             for on in range(c + 1):
                 counts[EVICTIONS] += keep(won, _least(images, on))
@@ -278,15 +282,15 @@ def walk(positions, images, weights, jumps, keys, count, next_, path, top, count
         if ended == LOST:  # no jump left: found again as quickly as looked up, so not kept
             continue
         if any_won:
-            _won_first(c, jumps, keys, count, won)
+            _won_first(c, stack, won)
         top[0] = c
     return RUNNING
 
 
-@dataclass(frozen=True)
-class Goal:
+class Goal(NamedTuple):
     """A goal as the walk reads it: the goal holes, the board's jumps in the order to try them,
-    their images under the goal's group, and the pagoda functions with their thresholds."""
+    their images under the goal's group, and the pagoda functions with their thresholds. A named
+    tuple, so that the numba functions take it whole (and read its arrays by name)."""
 
     mask: np.uint64  # the goal holes: one peg on any of them wins
     order: np.ndarray  # int64 [jumps]: the board's jump numbers in the order tried
@@ -335,11 +339,42 @@ class Goal:
                    np.ascontiguousarray(changes[at].T), np.array([t for _, t in pagodas], np.int64))
 
 
+class Stack(NamedTuple):
+    """A walk's stack, as the numba functions take it: depth d holds `positions[d]`, its images
+    under the goal's group, its pagoda weights, and the jumps still to try,
+    `jumps[d, next[d]:count[d]]` with their children's signatures in `keys`; `path[d]` made it.
+    `top` is the depth on top (-1: empty), `counts` the counters (EXAMINED, EVICTIONS), `scores`
+    room to sort one depth's jumps. Each array on cache lines of its own (`_apart`)."""
+
+    positions: np.ndarray
+    images: np.ndarray
+    weights: np.ndarray
+    jumps: np.ndarray
+    keys: np.ndarray
+    count: np.ndarray
+    next: np.ndarray
+    path: np.ndarray
+    top: np.ndarray
+    counts: np.ndarray
+    scores: np.ndarray
+
+    @classmethod
+    def empty(cls, goal: Goal, holes: int) -> Stack:
+        """An empty stack deep enough for a board of `holes` holes (a jump takes one peg)."""
+        depth, jumps = holes + 1, max(1, len(goal.order))
+        stack = cls(_apart(depth, np.uint64), _apart((depth, goal.flip_images.shape[1]), np.uint64),
+                    _apart((depth, len(goal.thresholds)), np.int64), _apart((depth, jumps), np.int32),
+                    _apart((depth, jumps), np.uint64), _apart(depth, np.int32),
+                    _apart(depth, np.int32), _apart(depth, np.int32), _apart(1, np.int64),
+                    _apart(2, np.int64), _apart(jumps, np.int64))
+        stack.top[0] = -1
+        return stack
+
+
 @dataclass
 class Search:
-    """One question's search in progress, resumable: the stack (depth d holds `positions[d]`, its
-    images under the goal's group, its pagoda weights, and the jumps still to try,
-    `jumps[d, next[d]:count[d]]`; `path[d]` made it), and the goal's dead and won tables."""
+    """One question's search in progress, resumable: its stack and the goal's dead and won
+    tables."""
 
     goal: Goal
     dead: np.ndarray
@@ -350,68 +385,45 @@ class Search:
     # Whether the won table holds a line (else no child is looked for in it): told by the caller,
     # who knows, since a scan of a table of the service's size took 5 ms a search.
     any_won: bool = False
-    positions: np.ndarray = field(init=False)
-    images: np.ndarray = field(init=False)
-    weights: np.ndarray = field(init=False)
-    jumps: np.ndarray = field(init=False)
-    keys: np.ndarray = field(init=False)
-    count: np.ndarray = field(init=False)
-    next: np.ndarray = field(init=False)
-    path: np.ndarray = field(init=False)
-    top: np.ndarray = field(init=False)
-    counts: np.ndarray = field(init=False)
+    stack: Stack = field(init=False)
 
     def __post_init__(self) -> None:
-        depth = self.holes + 1
-        self.positions = _apart(depth, np.uint64)
-        self.images = _apart((depth, self.goal.flip_images.shape[1]), np.uint64)
-        self.weights = _apart((depth, len(self.goal.thresholds)), np.int64)
-        self.jumps = _apart((depth, max(1, len(self.goal.order))), np.int32)
-        self.keys = _apart((depth, max(1, len(self.goal.order))), np.uint64)  # each jump's child's
-        self.count = _apart(depth, np.int32)
-        self.next = _apart(depth, np.int32)
-        self.path = _apart(depth, np.int32)
-        self.top = _apart(1, np.int64)
-        self.top[0] = -1
-        self.counts = _apart(2, np.int64)
+        self.stack = Stack.empty(self.goal, self.holes)
         self.mask = self.goal.mask  # the goal holes still sought (`without` drops one)
-        self.scores = _apart(max(1, len(self.goal.order)), np.int64)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """The walk's counters: `counts[EXAMINED]` positions examined, `counts[EVICTIONS]`."""
+        return self.stack.counts
 
     def begin(self, position: int) -> int:
         """Put `position` at the root: WON, LOST or RUNNING (go on with `go`)."""
-        self.positions[0] = np.uint64(position)
-        g = self.goal
-        return start(self.positions, self.images, self.weights, self.jumps, self.keys, self.count,
-                     self.next, self.top, self.counts, g.need, g.flip, g.flip_images, g.neighbours,
-                     g.near, g.spread, self.scores, g.pagoda_weights, g.thresholds, self.won, self.dead,
-                     self.mask, g.byte_images, self.endgame.table, self.endgame.shift,
-                     np.int64(self.few))
+        self.stack.positions[0] = np.uint64(position)
+        return start(self.stack, self.goal, self.mask, self.won, self.dead, self.endgame.table,
+                     self.endgame.shift, np.int64(self.few))
 
     def go(self, budget: int) -> int:
         """Examine up to `budget` more positions: WON, LOST or RUNNING."""
-        g = self.goal
-        return walk(self.positions, self.images, self.weights, self.jumps, self.keys, self.count,
-                    self.next, self.path, self.top, self.counts, g.need, g.flip, g.flip_images, g.neighbours,
-                    g.near, g.spread, self.scores, g.pagoda_weights, g.changes, g.thresholds,
-                    self.won, self.any_won, self.dead, self.mask, self.endgame.table,
-                    self.endgame.shift, np.int64(self.few), np.int64(budget))
+        return walk(self.stack, self.goal, self.mask, self.won, self.any_won, self.dead,
+                    self.endgame.table, self.endgame.shift, np.int64(self.few), np.int64(budget))
 
     def without(self, hole: int) -> None:
         """After WON on `hole`, seek the other goal holes: the one-peg position on top becomes a
         dead end, and `go` goes on from it. Sound with this search's tables only when they are
         its own (what was proved dead for more goal holes is dead for fewer, not the reverse)."""
         self.mask &= ~np.uint64(1 << (hole - 1))
-        if self.top[0] >= 0:  # else the root itself was the one peg: `go` then says LOST
-            self.count[self.top[0]] = self.next[self.top[0]] = 0
+        top = self.stack.top[0]
+        if top >= 0:  # else the root itself was the one peg: `go` then says LOST
+            self.stack.count[top] = self.stack.next[top] = 0
 
     def line_keys(self) -> np.ndarray:
         """The signatures of the positions from the root to the stack's top (after WON: those
         the walk kept in the won table)."""
-        return self.images[:max(0, int(self.top[0])) + 1].min(axis=1)
+        return self.stack.images[:max(0, int(self.stack.top[0])) + 1].min(axis=1)
 
     def line(self) -> list[int]:
         """The board's jump numbers from the root to the stack's top (after WON: a solution)."""
-        return [int(self.goal.order[j]) for j in self.path[1:self.top[0] + 1]]
+        return [int(self.goal.order[j]) for j in self.stack.path[1:self.stack.top[0] + 1]]
 
 
 def _apart(shape: int | tuple[int, ...], dtype: type) -> np.ndarray:
