@@ -1,9 +1,10 @@
-"""One door for a hint and a solution: whether a run's levels answer or the depth-first solver
-does, and why, and how large the solver is, decided here for the command line and the service
-alike, so the same question asked of either gets the same answer.
+"""One door for a hint, a solution and a survey: whether a run's levels (or a search per start)
+answer or the depth-first solver does, and why, and how large the solver is, decided here for the
+command line and the service alike, so the same question asked of either gets the same answer.
 
 A complete run answers from its levels. A board (no run at all), a run not yet complete, or a
-run asked with `--depth-first` is answered by the solver, and the reason is kept to be said.
+run asked with `--depth-first` is answered by the solver, and the reason is kept to be said. A
+survey searches each start unless the board is too large for that or the solver is asked for.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from pegsearch.answers import SURVEY_WHOLE
 from pegsearch.answers.by_solver import hint_by_solver, solution_by_solver
 from pegsearch.answers.documents import require_complete, solution_document
 from pegsearch.answers.hint import hint
@@ -56,6 +58,22 @@ def asked(subject: Run | Board, start: list[int] | None = None, depth_first: boo
               if subject.status != "complete" else "--depth-first" if depth_first else None)
     return Asked(subject.board, tuple(subject.start), None if reason else subject, reason,
                  subject.uri)
+
+
+def survey_reason(board: Board, depth_first: bool, count_paths: bool = False,
+                  fewest_moves: bool = False) -> str | None:
+    """Why the solver surveys `board` (None: a search per start does, which alone counts solutions
+    and fewest moves: asked for with the solver, that is one line saying so)."""
+    if not depth_first and board.holes <= SURVEY_WHOLE:
+        return None
+    if count_paths or fewest_moves:
+        raise UsageError("--depth-first finds one solution per pair: drop --count-paths and"
+                         " --fewest-moves, or survey by searching (without --depth-first)"
+                         if depth_first else
+                         f"--count-paths and --fewest-moves need a search per start, which"
+                         f" {board.name} is too large for here: survey without them (the solver"
+                         " finds one solution per pair)")
+    return "--depth-first" if depth_first else f"{board.holes} holes: its searches do not fit"
 
 
 def board_solver(board: Board, memory: str | int | None = None) -> Solver:

@@ -27,7 +27,7 @@ from pegsearch.answers.documents import (
     search_document,
     survey_document,
 )
-from pegsearch.answers.door import asked, board_solver, hint_of, solution_of, solution_solver
+from pegsearch.answers.door import asked, board_solver, hint_of, solution_of, solution_solver, survey_reason
 from pegsearch.answers.hint import played, read_position
 from pegsearch.answers.listing import runs_document
 from pegsearch.answers.solver import time_bound
@@ -40,7 +40,7 @@ from pegsearch.board.plots import board_strip, check_picture_path, level_plot
 from pegsearch.board.spec import SearchSpec, survey_name
 from pegsearch.board.symmetry import orbit
 from pegsearch.cli.bench import compare, machine, measure, medians
-from pegsearch.cli.defaults import RUNS, SURVEY_WHOLE
+from pegsearch.cli.defaults import RUNS
 from pegsearch.cli.printing import captions, print_run, print_solution
 from pegsearch.cli.progress import LevelBar, TerminalProgress, pair_progress, say_continuing, survey_progress
 from pegsearch.cli.subjects import asked_of, open_run
@@ -238,8 +238,9 @@ def command_solve(args: argparse.Namespace) -> int:
 
 def command_survey(args: argparse.Namespace) -> int:
     board = load_board(args.board)
-    if args.depth_first or board.holes > SURVEY_WHOLE:
-        return _survey_by_solver(board, args)
+    why = survey_reason(board, args.depth_first, args.count_paths, args.fewest_moves)
+    if why is not None:
+        return _survey_by_solver(board, args, why)
     out = args.out or str(RUNS / survey_name(board, args.count_paths, args.fewest_moves))
     args.makes_levels = True
     results = survey(board, out, lambda: _engine(args), args.count_paths,
@@ -260,20 +261,13 @@ def command_survey(args: argparse.Namespace) -> int:
     return 0
 
 
-def _survey_by_solver(board: Board, args: argparse.Namespace) -> int:
-    """`survey` by the solver: every (start, finishing hole) pair up to symmetry, each within
-    --seconds; kept in --out when given. Counting solutions and fewest moves need the search."""
-    if args.count_paths or args.fewest_moves:
-        raise UsageError(f"--count-paths and --fewest-moves need a search per start, which"
-                         f" {board.name} is too large for here: survey without them (the solver"
-                         " finds one solution per pair)" if not args.depth_first else
-                         "--depth-first finds one solution per pair: drop --count-paths and"
-                         " --fewest-moves, or survey by searching (without --depth-first)")
+def _survey_by_solver(board: Board, args: argparse.Namespace, why: str) -> int:
+    """`survey` by the solver (`why`: the door's reason): every (start, finishing hole) pair up to
+    symmetry, each within --seconds; kept in --out when given."""
     seconds = time_bound(args.seconds)
     folder = Location.parse(args.out) if args.out else None
     if folder is not None:
         folder.check()  # before the survey, not after it
-    why = "--depth-first" if args.depth_first else f"{board.holes} holes: its searches do not fit"
     print(f"pegsearch: surveyed by the depth-first solver ({why}), each pair within {seconds:g} s",
           file=sys.stderr)
     results = survey_by_solver(board, seconds, board_solver(board, args.memory),

@@ -3,9 +3,9 @@ both, so neither imports the other for it."""
 
 from pathlib import Path
 
+from pegsearch.answers import SURVEY_WHOLE
+
+__all__ = ["RUNS", "SURVEY_WHOLE"]
+
 # Where runs go, are listed and are resumed from when no folder is named: `runs/` here.
 RUNS = Path("runs")
-
-# Boards with more holes than this are surveyed by the solver unless asked otherwise: the largest
-# searched whole here has 37.
-SURVEY_WHOLE = 40
