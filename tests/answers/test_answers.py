@@ -247,6 +247,6 @@ def test_english_centre_to_centre_solutions(published: dict, tmp_path: Path) -> 
     assert line.solved and line.last == 1 << 16 and len(line.jumps) == 31
     # Walked the other way: the solutions the kept sets count from the start, and a quarter after
     # each of its four (symmetric) first jumps.
-    start = hint(run, board.start_position((17,)), 17)
+    start = hint(run, board.start_position((17,)), 17).as_document()
     assert start["solutions"] == centre.paths
     assert [jump["solutions"] for jump in start["jumps"]] == [centre.paths // 4] * 4

@@ -116,7 +116,7 @@ def test_english_centre_game_takes_18_moves(tmp_path: Path) -> None:
     assert fewest.moves == run.levels[-1]["moves"] <= 18
     # Walked the other way: the moves left, kept with the winnable sets, from the start and after
     # each of its four (symmetric) first jumps, whose peg may go on jumping.
-    start = hint(run, run.board.start_position((17,)), 17)
+    start = hint(run, run.board.start_position((17,)), 17).as_document()
     assert start["moves_left"] == 18
     assert [jump["moves_left"] for jump in start["jumps"]] == [17] * 4
 

@@ -91,7 +91,7 @@ def sampled(run: Run, seed: int) -> Iterator[tuple[int, frozenset[int]]]:
 def asked(run: Run, pegs: frozenset[int], finish: int | None) -> dict:
     """The hint of the position with pegs on `pegs`, asked in this process (the command line's
     own document: `test_hints_agree_with_every_line_played_out` checks they are the same)."""
-    return hint(run, sum(1 << (hole - 1) for hole in pegs), finish)
+    return hint(run, sum(1 << (hole - 1) for hole in pegs), finish).as_document()
 
 
 def hint_json(out: Path, position: str, *flags: str) -> dict:
@@ -194,10 +194,10 @@ def test_a_hint_names_every_hole_the_last_peg_can_end_on(tmp_path: Path, start: 
     run = Run.open(triangle_run(tmp_path, start, symmetry))
     for level, pegs in sampled(run, start + 10):
         position = sum(1 << (hole - 1) for hole in pegs)
-        assert hint(run, position)["finishes"] == [h for h in range(1, HOLES + 1)
+        assert hint(run, position).finishes == [h for h in range(1, HOLES + 1)
                                                    if can_finish(pegs, h)], (level, sorted(pegs))
         for hole in range(1, HOLES + 1):
-            document = hint(run, position, hole)
+            document = hint(run, position, hole).as_document()
             assert document["winnable"] == can_finish(pegs, hole), (level, sorted(pegs), hole)
             assert {j["jump"]: j["winnable"] for j in document["jumps"]} == \
                 {jump: can_finish(after, hole) for jump, after in jumps_of(pegs)}
@@ -304,7 +304,7 @@ def test_a_board_reduced_run_knows_images_of_another_class_unreachable(tmp_path:
             for perm in reduced.board.symmetries:
                 image = image_of_position(perm, position)
                 try:
-                    assert hint(reduced, image)["reachable"]
+                    assert hint(reduced, image).reachable
                     assert class_of(image, invariants(reduced.board)) == \
                         class_of(position, invariants(reduced.board))
                 except NotFound as unreachable:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
-from pegsearch.answers.shapes import BY, Found, Solution, steps
+from pegsearch.answers.shapes import BY, Found, Hint, HintJump, Solution, steps
 from pegsearch.answers.solver import (
     LANES,
     LOST_WORD,
@@ -90,8 +90,8 @@ def solution_by_solver(board: Board, start: tuple[int, ...], finish: int | None,
 
 def hint_by_solver(board: Board, position: int, finish: int | None, seconds: float,
                    solver: Solver, from_start: bool = False, stop: threading.Event | None = None
-                   ) -> dict:
-    """`hint.hint`'s document for any position of a board, by the solver: whether it can still be
+                   ) -> Hint:
+    """`hint.hint`'s answer for any position of a board, by the solver: whether it can still be
     won, each legal jump won, lost or undecided, and the holes the last peg can still reach.
 
     The position is asked alone first (lost: so is every jump); then it and each child share the
@@ -109,10 +109,6 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     if finish is not None:
         board.hole_of(finish, "finish")
     pegs = position.bit_count()
-    document = {"board": board.name, "position": holes_with_pegs(position),
-                "picture": render(board, position), "pegs": pegs, "finish": finish, "by": BY}
-    if from_start:
-        document["level"] = board.holes - len(board.empty) - pegs
     moves = legal_jumps(board, position)
     question = solver.ask(board, position, finish)
     question.warm()
@@ -155,18 +151,17 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
             more, open_ = {}, _other_holes(board, position, ends)
     if stopped(stop):
         raise Stopped
-    jumps = [{"jump": str(jump), "winnable": _verdict(answer.outcome), "outcome": answer.outcome,
-              "position": holes_with_pegs(child)}
-             for (jump, child), answer in zip(moves, after, strict=True)]
-    possible = sorted(ends | set(more))
-    open_ = [hole for hole in open_ if hole not in ends]
-    document.update(reachable=True if from_start else None, exact=True,
-                    winnable=_verdict(itself.outcome), outcome=itself.outcome,
-                    finishes=possible, finishes_undecided=list(open_), jumps=jumps)
-    if not itself.won:
-        stuck = not moves and itself.outcome == LOST_WORD and itself.how != "class"
-        document["note"] = "no jump is left" if stuck else why(itself)
-    return document
+    jumps = tuple(HintJump(str(jump), _verdict(answer.outcome), holes_with_pegs(child),
+                           outcome=answer.outcome)
+                  for (jump, child), answer in zip(moves, after, strict=True))
+    stuck = not moves and itself.outcome == LOST_WORD and itself.how != "class"
+    return Hint(board.name, holes_with_pegs(position), render(board, position), pegs, finish,
+                reachable=True if from_start else None, exact=True,
+                winnable=_verdict(itself.outcome), finishes=sorted(ends | set(more)), jumps=jumps,
+                level=board.holes - len(board.empty) - pegs if from_start else None, by=BY,
+                outcome=itself.outcome,
+                finishes_undecided=[hole for hole in open_ if hole not in ends],
+                note=None if itself.won else "no jump is left" if stuck else why(itself))
 
 
 def open_starts(board: Board) -> dict:

@@ -16,7 +16,7 @@ from pegsearch.answers import SURVEY_WHOLE
 from pegsearch.answers.by_solver import hint_by_solver, solution_by_solver
 from pegsearch.answers.documents import require_complete, solution_document
 from pegsearch.answers.hint import hint
-from pegsearch.answers.shapes import Solution
+from pegsearch.answers.shapes import Hint, Solution
 from pegsearch.answers.solve import WalkProgress
 from pegsearch.answers.solver import Solver
 from pegsearch.board.geometry import Board
@@ -93,8 +93,8 @@ def shared_solver(memory: str | int | None = None) -> Solver:
 
 
 def hint_of(question: Asked, position: int, finish: int | None, seconds: float, solver: Solver,
-            from_start: bool = False, stop: threading.Event | None = None) -> dict:
-    """The hint document for a position: the run's, read from its kept winnable sets, or the
+            from_start: bool = False, stop: threading.Event | None = None) -> Hint:
+    """The hint for a position: the run's, read from its kept winnable sets, or the
     solver's within `seconds` (`stop` ends it early: its asker went away)."""
     if question.run is None:
         return hint_by_solver(question.board, position, finish, seconds, solver, from_start, stop)

@@ -27,6 +27,7 @@ import re
 
 import numpy as np
 
+from pegsearch.answers.shapes import Hint, HintJump
 from pegsearch.answers.winnable import kept_sets
 from pegsearch.board.classes import class_of, invariants
 from pegsearch.board.geometry import EMPTY, PEG, Board, Jump, legal_jumps
@@ -106,7 +107,7 @@ def _from_jumps(board: Board, start: tuple[int, ...], pieces: list[str]) -> int:
     return position
 
 
-def hint(run: Run, position: int, finish: int | None = None, from_start: bool = False) -> dict:
+def hint(run: Run, position: int, finish: int | None = None, from_start: bool = False) -> Hint:
     """What a player asks of `position`: whether the run reaches it, whether it can still be won
     (down to one peg, on `finish` when given), and each legal jump with whether it keeps it so.
     `from_start`: the position was written as jumps from the start (see `played`), so it is
@@ -116,9 +117,6 @@ def hint(run: Run, position: int, finish: int | None = None, from_start: bool = 
         board.hole_of(finish, "finish")
     pegs = position.bit_count()
     level = board.holes - len(run.start) - pegs
-    document = {"board": board.name, "position": holes_with_pegs(position),
-                "picture": render(board, position), "pegs": pegs, "level": level,
-                "finish": finish}
     if not 0 <= level < len(run.levels):
         raise _unreachable(run, position, f"positions with {pegs} pegs are not in it")
     start = board.start_position(run.start)
@@ -143,34 +141,31 @@ def hint(run: Run, position: int, finish: int | None = None, from_start: bool = 
     reaches = [bool(hit) and (finish is None or finish in holes)
                for hit, holes in zip([found[0], *after], ends, strict=True)]
     winnable, keeps = reaches[0], np.array(reaches[1:], dtype=bool)
-    document["finishes"] = sorted(ends[0]) if found[0] else []
     # Solutions or moves left are kept per signature, so per finishing hole only where the
     # symmetries keep that hole (see the module notes).
     exact_finish = finish is None or orbit(run.spec.signing, finish) == (finish,)
     carry = run.carry if exact_finish else Carry.NOTHING
-    values = after_values = np.zeros((len(held), 2), dtype=np.uint64)
+    values, after_values = np.zeros((1, 2), dtype=np.uint64), np.zeros((len(moves), 2), dtype=np.uint64)
     if carry:
         kept_sets(run, finish)
         values = _look_up(run, finish, level, signs[:1], carry)[1]
         after_values = _look_up(run, finish, level + 1, signs[1:], carry)[1]
     fixed = from_start or all(image_of_position(perm, start) == start for perm in run.spec.signing)
-    jumps = [{"jump": str(jump), "winnable": bool(good), "position": holes_with_pegs(child)}
-             for (jump, child), good in zip(moves, keeps, strict=True)]
-    document.update(reachable=True, exact=fixed, winnable=winnable, jumps=jumps)
-    if carry is Carry.PATHS:
-        document["solutions"] = as_int(values[0])
-        for jump, left in zip(jumps, after_values, strict=True):
-            jump["solutions"] = as_int(left)
-    elif carry is Carry.MOVES and winnable:
-        document["moves_left"] = int(values[0, 1])
-        for jump, (move, _), frame, left, good in zip(jumps, moves, frames[1:], after_values, keeps,
-                                                       strict=True):
-            if good:
-                jump["moves_left"] = _moves_after(tables, move, int(frame), left)
-    if not fixed:
-        document["note"] = ("reachable from the start or from one of its images under the run's"
-                            " symmetries: the run is reduced by symmetries that move the start")
-    return document
+    paths, fewest = carry is Carry.PATHS, carry is Carry.MOVES and winnable
+    jumps = tuple(HintJump(str(jump), bool(good), holes_with_pegs(child),
+                           solutions=as_int(left) if paths else None,
+                           moves_left=_moves_after(tables, jump, int(frame), left)
+                           if fewest and good else None)
+                  for (jump, child), good, frame, left in zip(moves, keeps, frames[1:], after_values,
+                                                              strict=True))
+    return Hint(board.name, holes_with_pegs(position), render(board, position), pegs, finish,
+                reachable=True, exact=fixed, winnable=winnable,
+                finishes=sorted(ends[0]) if found[0] else [], jumps=jumps, level=level,
+                solutions=as_int(values[0]) if paths else None,
+                moves_left=int(values[0, 1]) if fewest else None,
+                note=None if fixed else ("reachable from the start or from one of its images under"
+                                         " the run's symmetries: the run is reduced by symmetries"
+                                         " that move the start"))
 
 
 def _moves_after(tables: BoardTables, jump: Jump, frame: int, left: np.ndarray) -> int:

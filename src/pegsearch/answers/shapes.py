@@ -8,7 +8,7 @@ A board's own document is here too: every answer that draws the board carries it
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from pegsearch.answers.fewest import move_numbers
 from pegsearch.board.geometry import Board, Jump
@@ -93,3 +93,59 @@ class Solution:
         if self.found is not None:
             document |= self.found.as_document()
         return document
+
+
+def _present(answer: object) -> dict:
+    """An answer's fields as a document: every field but the optional ones not given (None), which
+    are left out rather than sent as null (each says which kind of run or answer has it)."""
+    return {f.name: getattr(answer, f.name) for f in fields(answer)  # type: ignore[arg-type]
+            if f.name not in answer.OPTIONAL or getattr(answer, f.name) is not None}
+
+
+@dataclass(frozen=True)
+class HintJump:
+    """One legal jump of a hinted position: whether the game can still be won after it (None: the
+    solver's bound left it undecided), and what a counting run keeps of the position after it."""
+
+    OPTIONAL = frozenset({"outcome", "solutions", "moves_left"})
+
+    jump: str  # FROM-OVER-TO
+    winnable: bool | None
+    position: list[int]  # the holes with pegs after it
+    outcome: str | None = None  # by the solver: won, lost or undecided
+    solutions: int | None = None  # a --count-paths run, the finish exact: sequences left
+    moves_left: int | None = None  # a --fewest-moves run, the finish exact, a winnable jump
+
+    def as_document(self) -> dict:
+        return _present(self)
+
+
+@dataclass(frozen=True)
+class Hint:
+    """What a player asks of a position (hint.hint from a run's kept sets, by_solver.hint_by_solver
+    by the solver): whether it is reached and can still be won, on which holes the last peg can
+    end, and each legal jump's verdict. The service's schema.Hint describes the same document."""
+
+    OPTIONAL = frozenset({"level", "by", "outcome", "finishes_undecided", "solutions", "moves_left",
+                          "note"})
+
+    board: str
+    position: list[int]  # the holes with pegs
+    picture: str
+    pegs: int
+    finish: int | None  # won means one peg on this hole (None: anywhere)
+    reachable: bool | None  # None: the solver was given holes, not jumps, and does not say
+    exact: bool  # False: the run is reduced by symmetries moving the start (see `note`)
+    winnable: bool | None  # None: the solver's bound left it undecided
+    finishes: list[int]
+    jumps: tuple[HintJump, ...]
+    level: int | None = None  # the jumps played to reach it (the solver knows it from jumps only)
+    by: str | None = None  # BY: the solver's answer
+    outcome: str | None = None  # by the solver: won, lost or undecided
+    finishes_undecided: list[int] | None = None  # by the solver: the holes its bound left open
+    solutions: int | None = None  # a --count-paths run, the finish exact
+    moves_left: int | None = None  # a --fewest-moves run, the finish exact, a winnable position
+    note: str | None = None
+
+    def as_document(self) -> dict:
+        return _present(self) | {"jumps": [jump.as_document() for jump in self.jumps]}

@@ -165,8 +165,8 @@ def command_hint(args: argparse.Namespace) -> int:
             and sys.stderr.isatty():
         print("keeping the run's winnable sets first (once a run; later hints read them)",
               file=sys.stderr)
-    document = hint_of(question, position, args.finish, seconds,
-                       board_solver(question.board, args.memory), from_start=played(args.position))
+    found = hint_of(question, position, args.finish, seconds,
+                    board_solver(question.board, args.memory), from_start=played(args.position))
     if question.run is None:
         print(f"pegsearch: answered by the depth-first solver ({question.reason})", file=sys.stderr)
         heading = (f"{question.board.name} ({question.board.holes} holes), answered by the"
@@ -174,33 +174,32 @@ def command_hint(args: argparse.Namespace) -> int:
     else:
         heading = run_heading(question.run)
     if args.json:
-        print(json.dumps({**document, "location": question.location}, indent=1))
+        print(json.dumps({**found.as_document(), "location": question.location}, indent=1))
         return 0
     print(heading)
-    after = f" (after {plural(document['level'], 'jump')})" if "level" in document else ""
-    print(f"{plural(document['pegs'], 'peg')}{after}: pegs on"
-          f" {', '.join(map(str, document['position']))}")
-    print(document["picture"])
+    after = f" (after {plural(found.level, 'jump')})" if found.level is not None else ""
+    print(f"{plural(found.pegs, 'peg')}{after}: pegs on {', '.join(map(str, found.position))}")
+    print(found.picture)
     goal = "one peg" if args.finish is None else f"one peg on hole {args.finish}"
-    left = (f": {plural(document['solutions'], 'solution')} from here" if "solutions" in document
-            else f": {plural(document['moves_left'], 'move')} at fewest from here"
-            if "moves_left" in document else "")
+    left = (f": {plural(found.solutions, 'solution')} from here" if found.solutions is not None
+            else f": {plural(found.moves_left, 'move')} at fewest from here"
+            if found.moves_left is not None else "")
     state = {True: "can still be won", False: "cannot be won any more", None: "undecided"}
-    print(f"{state[document['winnable']]} ({goal}){left}")
-    if document.get("note"):
-        print(f"{'reachable' if 'by' not in document else 'why'}: {document['note']}")
-    if "finishes_undecided" in document and document["winnable"] is not False:
-        possible = ", ".join(map(str, document["finishes"])) or "none found"
-        open_ = document["finishes_undecided"]
+    print(f"{state[found.winnable]} ({goal}){left}")
+    if found.note:
+        print(f"{'reachable' if found.by is None else 'why'}: {found.note}")
+    if found.finishes_undecided is not None and found.winnable is not False:
+        possible = ", ".join(map(str, found.finishes)) or "none found"
+        open_ = found.finishes_undecided
         print(f"the last peg can still end on: {possible}"
               + (f" (undecided: {', '.join(map(str, open_))})" if open_ else ""))
     words = {True: "keeps it winnable", False: "loses", None: "undecided"}
-    for jump in document["jumps"]:
-        after = (f", {plural(jump['solutions'], 'solution')} left" if "solutions" in jump else
-                 f", {plural(jump['moves_left'], 'move')} left at fewest" if "moves_left" in jump
+    for jump in found.jumps:
+        after = (f", {plural(jump.solutions, 'solution')} left" if jump.solutions is not None else
+                 f", {plural(jump.moves_left, 'move')} left at fewest" if jump.moves_left is not None
                  else "")
-        print(f"  {jump['jump']:>10}  {words[jump['winnable']]}{after}")
-    if not document["jumps"]:
+        print(f"  {jump.jump:>10}  {words[jump.winnable]}{after}")
+    if not found.jumps:
         print("no jump is left")
     return 0
 

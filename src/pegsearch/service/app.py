@@ -275,8 +275,9 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         if question.run is None:
             return await hints.hint(question, at, finish, bound, played(position),
                                     request.is_disconnected)
-        return await run_in_threadpool(door.hint_of, question, at, finish, bound, hints.solver,
-                                       played(position))
+        found = await run_in_threadpool(door.hint_of, question, at, finish, bound, hints.solver,
+                                        played(position))
+        return found.as_document()
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,
              responses=answers(schema.LevelParts, 404))

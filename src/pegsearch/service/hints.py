@@ -57,8 +57,9 @@ class Hints:
                    from_start: bool, gone: Callable[[], Awaitable[bool]]) -> dict:
         """The hint document by the solver (see `answer`)."""
         return await self.answer(("hint", question.board.digest, position, finish, from_start),
-                                 partial(hint_of, question, position, finish, seconds, self.solver,
-                                         from_start), _hint_decided, gone)
+                                 lambda stop: hint_of(question, position, finish, seconds,
+                                                      self.solver, from_start, stop).as_document(),
+                                 _hint_decided, gone)
 
     async def solution(self, question: Asked, finish: int | None, seconds: float,
                        gone: Callable[[], Awaitable[bool]]) -> dict:
