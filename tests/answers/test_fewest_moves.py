@@ -8,9 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pegsearch.answers.documents import moves_document, survey_document
+from pegsearch.answers.documents import moves_document
 from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.hint import hint
+from pegsearch.answers.shapes import Survey
 from pegsearch.answers.solve import solve
 from pegsearch.answers.survey import survey
 from pegsearch.board.files import load_board
@@ -87,7 +88,7 @@ def test_surveys_give_oeis_a127500_for_triangles_of_side_4_5_6(published: dict, 
     for side in (4, 5, 6):
         board = load_board(f"triangle-{side}")
         results = survey(board, tmp_path / str(side), LocalEngine, fewest_moves=True)
-        document = survey_document(board, results, "local")
+        document = Survey(board, tuple(results), "local").as_document()
         assert document["fewest_moves"] == expected[str(side)], side
         assert f"single vacancy: {expected[str(side)]}" in document["verdict"]
 

@@ -2,7 +2,7 @@
 
 A board whose search does not fit (or a run not yet complete) has no levels to read; the solver
 (answers.solver) answers the same questions one at a time instead. The documents are the run's
-own (`solution_document`, `hint`, `survey_document`), with `"by": "depth-first"` and what the
+own (`solution_document`, `hint`, `Survey`), with `"by": "depth-first"` and what the
 solver adds: each answer's outcome (won, lost, undecided), how a loss was proved or which bound
 stopped it, and the positions it examined. So the service, the Play page and scripts read both.
 

@@ -7,15 +7,11 @@ arguments or a request in, text or JSON out.
 
 from __future__ import annotations
 
-import time
-
 from pegsearch.answers.finishes import FinishClass, exact_per_hole, finishes
 from pegsearch.answers.shapes import Solution, steps
 from pegsearch.answers.solve import WalkProgress, solve
-from pegsearch.answers.survey import StartResult
 from pegsearch.answers.verdict import require_complete, verdict
 from pegsearch.answers.winnable import winnable_per_level
-from pegsearch.board.geometry import Board
 from pegsearch.board.pictures import holes_with_pegs, render
 from pegsearch.errors import InputError, NotFound, UsageError
 from pegsearch.kernel.path_counts import as_int
@@ -130,34 +126,6 @@ def solution_document(run: Run, finish: int | None = None,
     line = solve(run, finish, progress)
     return Solution(line.solved, line.note, finish, line.moves is not None, steps(line.jumps),
                     (line.start, *line.positions), run.board)
-
-
-def survey_document(board: Board, results: list[StartResult], engine: str) -> dict:
-    """A survey of every start hole: what was asked (kept with the survey's folder, which says it
-    to a reader that did not ask), one row per hole, and how many holes can be played down to one
-    peg."""
-    solvable = sum(result.solvable for result in results)
-    document = {"board": board.name, "holes": board.holes,
-                "count_paths": results[0].solutions is not None, "engine": engine,
-                "by": "breadth-first" if results[0].lines is None else "depth-first",
-                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "starts": [result.document() for result in results], "solvable_starts": solvable,
-                "verdict": f"one peg is reachable from {solvable} of {len(results)} start holes"}
-    open_ = [result.start for result in results if result.undecided]
-    if open_:
-        pairs = sum(len(result.undecided) for result in results)
-        document["verdict"] += (f"; {pairs} start-to-finish pair{'s' if pairs > 1 else ''} from"
-                                f" {len(open_)} start hole{'s' if len(open_) > 1 else ''} undecided"
-                                " (a time bound was reached)")
-    fewest = [r.fewest_moves for r in results if r.fewest_moves is not None]
-    if fewest:
-        moves = min(fewest)
-        best = [r.start for r in results if r.fewest_moves == moves]
-        document["fewest_moves"] = moves
-        document["fewest_moves_starts"] = best
-        document["verdict"] += (f"; the fewest moves to one peg from a single vacancy: {moves}"
-                                f" (from hole{'s' if len(best) > 1 else ''} {', '.join(map(str, best))})")
-    return document
 
 
 def files_document(run: Run, level: int | None = None) -> dict:

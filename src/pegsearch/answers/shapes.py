@@ -8,9 +8,11 @@ A board's own document is here too: every answer that draws the board carries it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import time
+from dataclasses import dataclass, field, fields
 
 from pegsearch.answers.fewest import move_numbers
+from pegsearch.answers.survey import StartResult
 from pegsearch.board.geometry import Board, Jump
 from pegsearch.board.pictures import holes_with_pegs, render
 
@@ -149,3 +151,54 @@ class Hint:
 
     def as_document(self) -> dict:
         return _present(self) | {"jumps": [jump.as_document() for jump in self.jumps]}
+
+
+@dataclass(frozen=True)
+class Survey:
+    """A survey of every start hole (answers.survey's searches, or by_solver.survey_by_solver's
+    pairs): one result a start hole, how many can be played down to one peg, and its verdict in a
+    sentence. Its document is kept with the survey's folder, which says to a reader that did not
+    ask what was asked."""
+
+    board: Board
+    results: tuple[StartResult, ...]
+    engine: str  # the engine that searched, or BY
+    created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+
+    @property
+    def solvable(self) -> int:
+        return sum(result.solvable for result in self.results)
+
+    @property
+    def fewest_moves(self) -> int | None:
+        """The fewest moves to one peg from any single vacancy (None: not asked, or none)."""
+        return min((r.fewest_moves for r in self.results if r.fewest_moves is not None), default=None)
+
+    @property
+    def verdict(self) -> str:
+        said = f"one peg is reachable from {self.solvable} of {len(self.results)} start holes"
+        open_ = [result.start for result in self.results if result.undecided]
+        if open_:
+            pairs = sum(len(result.undecided) for result in self.results)
+            said += (f"; {pairs} start-to-finish pair{'s' if pairs > 1 else ''} from"
+                     f" {len(open_)} start hole{'s' if len(open_) > 1 else ''} undecided"
+                     " (a time bound was reached)")
+        if self.fewest_moves is not None:
+            best = self._fewest_starts()
+            said += (f"; the fewest moves to one peg from a single vacancy: {self.fewest_moves}"
+                     f" (from hole{'s' if len(best) > 1 else ''} {', '.join(map(str, best))})")
+        return said
+
+    def _fewest_starts(self) -> list[int]:
+        return [r.start for r in self.results if r.fewest_moves == self.fewest_moves]
+
+    def as_document(self) -> dict:
+        document = {"board": self.board.name, "holes": self.board.holes,
+                    "count_paths": self.results[0].solutions is not None, "engine": self.engine,
+                    "by": "breadth-first" if self.results[0].lines is None else BY,
+                    "created": self.created, "starts": [r.document() for r in self.results],
+                    "solvable_starts": self.solvable, "verdict": self.verdict}
+        if self.fewest_moves is not None:
+            document |= {"fewest_moves": self.fewest_moves,
+                         "fewest_moves_starts": self._fewest_starts()}
+        return document

@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from pegsearch.answers.by_solver import BY, survey_by_solver
+from pegsearch.answers.by_solver import survey_by_solver
 from pegsearch.answers.documents import (
     counts_document,
     files_document,
@@ -25,11 +25,11 @@ from pegsearch.answers.documents import (
     positions_document,
     require_complete,
     search_document,
-    survey_document,
 )
 from pegsearch.answers.door import asked, board_solver, hint_of, solution_of, solution_solver, survey_reason
 from pegsearch.answers.hint import played, read_position
 from pegsearch.answers.listing import runs_document
+from pegsearch.answers.shapes import BY, Survey
 from pegsearch.answers.solver import time_bound
 from pegsearch.answers.survey import store_answers, survey
 from pegsearch.answers.verify import against, recompute, same_signatures, verify
@@ -245,18 +245,17 @@ def command_survey(args: argparse.Namespace) -> int:
     results = survey(board, out, lambda: _engine(args), args.count_paths,
                      progress=survey_progress if sys.stderr.isatty() else None,
                      fewest_moves=args.fewest_moves)
-    document = survey_document(board, results, args.engine)
-    store_answers(Location.parse(out), document)
-    document = {**document, "location": str(out)}
+    surveyed = Survey(board, tuple(results), args.engine)
+    store_answers(Location.parse(out), surveyed.as_document())
     if args.json:
-        print(json.dumps(document, indent=1))
+        print(json.dumps({**surveyed.as_document(), "location": str(out)}, indent=1))
         return 0
     print(f"survey of {board.name} ({board.holes} holes) into {out}: one search per class of start"
           " holes, reduced only by the symmetries fixing the start, so the holes listed are exact")
     print("(searched: the start whose search answers the row; a hole symmetric to it takes its"
           " answer through the symmetry)")
     print(survey_table(results))
-    print(document["verdict"])
+    print(surveyed.verdict)
     return 0
 
 
@@ -271,7 +270,8 @@ def _survey_by_solver(board: Board, args: argparse.Namespace, why: str) -> int:
           file=sys.stderr)
     results = survey_by_solver(board, seconds, board_solver(board, args.memory),
                                pair_progress if sys.stderr.isatty() else None)
-    document = survey_document(board, results, BY)
+    surveyed = Survey(board, tuple(results), BY)
+    document = surveyed.as_document()
     if folder is not None:
         folder.make()
         store_answers(folder, document)
@@ -283,7 +283,7 @@ def _survey_by_solver(board: Board, args: argparse.Namespace, why: str) -> int:
           " hole to every finishing hole its position class allows, each solvable pair with a"
           " solution replayed")
     print(survey_table(results))
-    print(document["verdict"])
+    print(surveyed.verdict)
     return 0
 
 

@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 
 from pegsearch import interrupts
-from pegsearch.answers.documents import survey_document
+from pegsearch.answers.shapes import Survey
 from pegsearch.answers.survey import store_answers, survey
 from pegsearch.board.files import board_from_definition
 from pegsearch.board.spec import SearchSpec
@@ -50,7 +50,7 @@ def run_search(root: Location, records: Records, search_id: str) -> None:
     if record.survey:
         results = survey(board, root / search_id, lambda: make_engine(record.engine, **record.settings),
                          record.count_paths, fewest_moves=record.fewest_moves)
-        store_answers(root / search_id, survey_document(board, results, record.engine))
+        store_answers(root / search_id, Survey(board, tuple(results), record.engine).as_document())
         return
     spec = SearchSpec.asked(board, record.start, record.symmetry, record.count_paths,
                             record.fewest_moves)
