@@ -169,10 +169,14 @@ def test_inline_runner_reduces_by_the_runs_group(symmetry: str, tmp_path: Path) 
 @pytest.mark.slow  # 38-116 s on 2 cores: too long for the quick suite
 def test_local_runner_counts_paths_like_local_engine(triangle_5: Run, published: dict,
                                                     tmp_path: Path) -> None:
-    """Every task a subprocess running the job's module file, lines through Hadoop-like sorting."""
+    """Every task a subprocess running the job's module file, lines through Hadoop-like sorting:
+    levels 1-5 on mrjob's local runner (each some 10 s of subprocesses here), the rest resumed by
+    the local engine, path counts carried across, every level and the last count equal."""
     board = load_board("triangle-5")
-    run = search(SearchSpec(board, board.empty, count_paths=True), tmp_path / "run",
-                 make_engine("mrjob", runner="local", mrjob_conf=CONF))
+    spec = SearchSpec(board, board.empty, count_paths=True)
+    search(spec, tmp_path / "run", make_engine("mrjob", runner="local", mrjob_conf=CONF), until=5)
+    run = search(spec, tmp_path / "run", LocalEngine(), resume=True)
+    assert [record["engine"] for record in run.levels[1:7]] == ["mrjob"] * 5 + ["local"]
     assert_same_levels(run, triangle_5)
     bill = published["triangle5_solutions"]["by_start_hole"][str(board.empty[0])]
     assert int(run.levels[-1]["paths"]) == bill
