@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field, fields
 
 from pegsearch.answers.fewest import move_numbers
+from pegsearch.answers.solver import UNDECIDED
 from pegsearch.answers.survey import StartResult
 from pegsearch.board.geometry import Board, Jump
 from pegsearch.board.pictures import holes_with_pegs, render
@@ -85,6 +86,11 @@ class Solution:
     def moves(self) -> int:
         return self.steps[-1].move if self.steps else 0
 
+    @property
+    def decided(self) -> bool:
+        """Whether asking again could say more: not when read from a run, or won or proved lost."""
+        return self.found is None or self.found.outcome != UNDECIDED
+
     def as_document(self) -> dict:
         document = {"solved": self.solved, "note": self.note, "finish": self.finish,
                     "moves": self.moves, "fewest_moves": self.fewest_moves,
@@ -148,6 +154,12 @@ class Hint:
     solutions: int | None = None  # a --count-paths run, the finish exact
     moves_left: int | None = None  # a --fewest-moves run, the finish exact, a winnable position
     note: str | None = None
+
+    @property
+    def decided(self) -> bool:
+        """Whether every verdict in it is known (asking again could decide no more)."""
+        return self.winnable is not None and not self.finishes_undecided and \
+            all(jump.winnable is not None for jump in self.jumps)
 
     def as_document(self) -> dict:
         return _present(self) | {"jumps": [jump.as_document() for jump in self.jumps]}

@@ -21,20 +21,24 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
+from typing import TypeVar
 
 from pegsearch.answers.door import Asked, hint_of, solution_of
-from pegsearch.answers.solver import UNDECIDED, Solver
+from pegsearch.answers.shapes import Hint, Solution
+from pegsearch.answers.solver import Solver
 from pegsearch.errors import Busy
 from pegsearch.kernel.threads import WORKERS
 
 HINT_SECONDS = 3.0  # the solver's bound on one hint, unless the request asks for another
 SOLUTION_SECONDS = 10.0  # and on one solution
 MAX_SECONDS = 60.0  # the most a request may ask for (it holds one of the pool's threads as long)
-KEPT = 4096  # decided documents kept
+KEPT = 4096  # decided answers kept
 # Hints solved at once (each on every core already: more only share the cores), and waiting.
 AT_ONCE = max(2, WORKERS // 2)
 WAITING = 8 * AT_ONCE
 LOOK = 0.2  # seconds between looks at whether a waiting client is still there
+
+Answer = TypeVar("Answer", Hint, Solution)
 
 
 class Gone(Exception):
@@ -46,7 +50,7 @@ class Hints:
 
     def __init__(self, solver: Solver, at_once: int = AT_ONCE, waiting: int = WAITING) -> None:
         self.solver = solver
-        self.kept: OrderedDict[tuple, dict] = OrderedDict()
+        self.kept: OrderedDict[tuple, Hint | Solution] = OrderedDict()
         self.lock = threading.Lock()
         self.pool = ThreadPoolExecutor(at_once, thread_name_prefix="pegsearch-hints")
         self.most = at_once + waiting
@@ -54,26 +58,25 @@ class Hints:
         self.stops: set[threading.Event] = set()  # each running or waiting hint's
 
     async def hint(self, question: Asked, position: int, finish: int | None, seconds: float,
-                   from_start: bool, gone: Callable[[], Awaitable[bool]]) -> dict:
-        """The hint document by the solver (see `answer`)."""
+                   from_start: bool, gone: Callable[[], Awaitable[bool]]) -> Hint:
+        """The hint by the solver (see `answer`)."""
         return await self.answer(("hint", question.board.digest, position, finish, from_start),
                                  lambda stop: hint_of(question, position, finish, seconds,
-                                                      self.solver, from_start, stop).as_document(),
-                                 _hint_decided, gone)
+                                                      self.solver, from_start, stop), gone)
 
     async def solution(self, question: Asked, finish: int | None, seconds: float,
-                       gone: Callable[[], Awaitable[bool]]) -> dict:
-        """The solution document by the solver (see `answer`)."""
+                       gone: Callable[[], Awaitable[bool]]) -> Solution:
+        """The solution by the solver (see `answer`)."""
         key = ("solution", question.board.digest, question.board.start_position(question.start), finish)
         return await self.answer(key, lambda _stop: solution_of(question, finish, seconds,
-                                                                 self.solver).as_document(),
-                                 lambda document: document["outcome"] != UNDECIDED, gone)
+                                                                 self.solver), gone)
 
-    async def answer(self, key: tuple, work: Callable[[threading.Event], dict],
-                     decided: Callable[[dict], bool], gone: Callable[[], Awaitable[bool]]) -> dict:
-        """The document kept under `key`, or made by `work(stop)` on the pool; `gone` says whether
+    async def answer(self, key: tuple, work: Callable[[threading.Event], Answer],
+                     gone: Callable[[], Awaitable[bool]]) -> Answer:
+        """The answer kept under `key`, or made by `work(stop)` on the pool; `gone` says whether
         the client has hung up (then the work is stopped, and `Gone` is raised). Busy when the
-        pool's queue is full. A `decided` document is kept."""
+        pool's queue is full. A decided answer is kept (one undecided is asked again, when the
+        tables may settle it)."""
         with self.lock:
             if key in self.kept:
                 self.kept.move_to_end(key)
@@ -100,13 +103,13 @@ class Hints:
             future.cancel()  # one still waiting for the pool never starts
             waiting.add_done_callback(_unread)
             raise
-        document = waiting.result()
-        if decided(document):
+        found = waiting.result()
+        if found.decided:
             with self.lock:
-                self.kept[key] = document
+                self.kept[key] = found
                 while len(self.kept) > KEPT:
                     self.kept.popitem(last=False)
-        return document
+        return found
 
     def _release(self, stop: threading.Event, _future: Future | None) -> None:
         with self.lock:
@@ -126,7 +129,3 @@ def _unread(waiting: asyncio.Future) -> None:
     if not waiting.cancelled():
         waiting.exception()
 
-
-def _hint_decided(document: dict) -> bool:
-    return document["winnable"] is not None and not document["finishes_undecided"] and \
-        all(jump["winnable"] is not None for jump in document["jumps"])
