@@ -533,8 +533,11 @@ def test_the_mrjob_local_runner_leaves_no_lock_files_in_tmp(tmp_path: Path) -> N
     pytest.importorskip("mrjob")
     tmp = Path("/tmp")
     before = set(tmp.glob("wrapper.lock.*"))
-    result = run_pegsearch("run", "triangle-5", "--engine", "mrjob", "--runner", "local",
-                           "--out", str(tmp_path / "run"))
+    # Levels 1-3 on the local runner (each a dozen task processes, some 10 s), the rest resumed.
+    made = run_pegsearch("run", "triangle-5", "--engine", "mrjob", "--runner", "local", "--until",
+                         "3", "--out", str(tmp_path / "run"))
+    assert made.returncode == 0, made.stderr
+    result = run_pegsearch("run", "triangle-5", "--resume", "--out", str(tmp_path / "run"))
     assert result.returncode == 0, result.stderr
     assert "one peg is reachable: 3 one-peg positions after 13 jumps" in result.stdout
     assert set(tmp.glob("wrapper.lock.*")) - before == set()
