@@ -104,13 +104,11 @@ def report(board: str, walls: dict[str, float], manifests: list[list[dict]]) -> 
 
 
 def free_ports(count: int) -> list[int]:
-    """`count` distinct ports free now: every probe is held open until all are chosen (closed one
-    at a time, the kernel may hand the same port out twice: two daemons then race for it)."""
-    with contextlib.ExitStack() as stack:
-        probes = [stack.enter_context(socket.socket()) for _ in range(count)]
-        for probe in probes:
-            probe.bind(("127.0.0.1", 0))
-        return [probe.getsockname()[1] for probe in probes]
+    """`count` distinct free ports: the probes all held until every port is read (this script
+    stands alone, so not tests/helpers/serving.py's)."""
+    with contextlib.ExitStack() as held:
+        return [held.enter_context(socket.create_server(("127.0.0.1", 0))).getsockname()[1]
+                for _ in range(count)]
 
 
 if __name__ == "__main__":
