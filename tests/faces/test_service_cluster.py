@@ -77,7 +77,8 @@ def test_a_service_runs_its_searches_on_a_cluster_into_s3(s3: str, tmp_path: Pat
     from tests.helpers.cluster import standalone_cluster
 
     root = f"{s3}/cluster-service"
-    with standalone_cluster(tmp_path / "cluster", workers=2) as cluster:
+    # One worker: a second's JVM took a core of CI's two, and nothing here kills one.
+    with standalone_cluster(tmp_path / "cluster", workers=1) as cluster:
         options = ("--engine", "spark", "--master", cluster["url"], "--state", str(tmp_path / "state"))
         first = Server(root, *options, logs=tmp_path, env=cluster["env"])
         try:
