@@ -375,23 +375,25 @@ def test_local2_searches_a_run_on_s3_like_the_local_engine(s3: str, tmp_path: Pa
 
 @pytest.mark.slow
 def test_a_spark_run_on_s3_killed_then_resumed_on_spark(s3: str, tmp_path: Path) -> None:
+    """triangle-6 on local[2], every level a Spark job, the run on S3: the driver and its JVM
+    killed after level 8, the run left interrupted, resumed on Spark to the local engine's levels."""
     uri = f"{s3}/spark-resumed"
-    command = [sys.executable, "-m", "pegsearch", "run", "skippy-xl", "--engine", "spark",
+    command = [sys.executable, "-m", "pegsearch", "run", "triangle-6", "--engine", "spark",
                "--master", "local[2]", "--driver-below", "0", "--out", uri]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)
     try:
-        wait_until(lambda: committed_levels(uri) >= 12 or process.poll() is not None, 300,
-                   "level 11 to be committed")
+        wait_until(lambda: committed_levels(uri) >= 9 or process.poll() is not None, 300,
+                   "level 8 to be committed")
         assert process.poll() is None, "the search ended before it could be killed"
     finally:
         os.killpg(process.pid, signal.SIGKILL)  # the driver and the JVM it started
         process.wait()
-    assert Run.open(uri).status == "interrupted" and len(Run.open(uri).levels) < 26  # writer gone
-    resumed = pegsearch("run", "skippy-xl", *LOCAL2,
+    assert Run.open(uri).status == "interrupted" and len(Run.open(uri).levels) < 20  # writer gone
+    resumed = pegsearch("run", "triangle-6", *LOCAL2,
                         "--out", uri, "--resume")
     assert resumed.returncode == 0, resumed.stderr
-    assert_same_levels(Run.open(uri), local_run("skippy-xl", tmp_path / "local"))
+    assert_same_levels(Run.open(uri), local_run("triangle-6", tmp_path / "local"))
     assert pegsearch("verify", uri).returncode == 0
 
 
