@@ -246,9 +246,10 @@ def command_survey(args: argparse.Namespace) -> int:
                      progress=survey_progress if sys.stderr.isatty() else None,
                      fewest_moves=args.fewest_moves)
     surveyed = Survey(board, tuple(results), args.engine)
-    store_answers(Location.parse(out), surveyed.as_document())
+    document = surveyed.as_document()
+    store_answers(Location.parse(out), document)
     if args.json:
-        print(json.dumps({**surveyed.as_document(), "location": str(out)}, indent=1))
+        print(json.dumps({**document, "location": str(out)}, indent=1))
         return 0
     print(f"survey of {board.name} ({board.holes} holes) into {out}: one search per class of start"
           " holes, reduced only by the symmetries fixing the start, so the holes listed are exact")

@@ -3,9 +3,5 @@ both, so neither imports the other for it."""
 
 from pathlib import Path
 
-from pegsearch.answers import SURVEY_WHOLE
-
-__all__ = ["RUNS", "SURVEY_WHOLE"]
-
 # Where runs go, are listed and are resumed from when no folder is named: `runs/` here.
 RUNS = Path("runs")

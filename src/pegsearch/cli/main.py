@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import NoReturn
 
 from pegsearch import __version__
+from pegsearch.answers import SURVEY_WHOLE
 from pegsearch.board.files import load_board, shipped_boards
 from pegsearch.board.numbers import hole
 from pegsearch.board.pictures import render
 from pegsearch.board.spec import KEEPS, SYMMETRY_MODES
-from pegsearch.cli.defaults import RUNS, SURVEY_WHOLE
+from pegsearch.cli.defaults import RUNS
 from pegsearch.cli.text import boards_table
 from pegsearch.engines import ENGINES
 from pegsearch.errors import failure

@@ -158,10 +158,9 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         the last peg can still end on. `seconds` bounds the solver (default 3, at most 60); 503
         while the solver has as many hints as it takes, and a hint whose client hangs up stops."""
         question = asked(_shipped(name))
-        found = await hints.hint(question, read_position(question.board, question.start, position),
-                                 finish, _seconds(seconds, HINT_SECONDS), played(position),
-                                 request.is_disconnected)
-        return found.as_document()
+        return await hints.hint(question, read_position(question.board, question.start, position),
+                                finish, _seconds(seconds, HINT_SECONDS), played(position),
+                                request.is_disconnected)
 
     @app.get("/api/boards/{name}/starts", response_model=None, responses=answers(schema.Starts, 404))
     def board_starts(name: str) -> dict:
@@ -248,10 +247,9 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         question = await run_in_threadpool(_asked_of_search, searches, search_id)
         bound = _seconds(seconds, SOLUTION_SECONDS)
         if question.run is None:
-            found = await hints.solution(question, finish, bound, request.is_disconnected)
-        else:
-            found = await run_in_threadpool(solution_of, question, finish, bound, hints.solver)
-        return found.as_document()
+            return await hints.solution(question, finish, bound, request.is_disconnected)
+        solution = await run_in_threadpool(solution_of, question, finish, bound, hints.solver)
+        return solution.as_document()
 
     @app.get("/api/searches/{search_id}/board", response_model=None,
              responses=answers(schema.Board, 404))
@@ -275,11 +273,10 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         at = read_position(question.board, question.start, position)
         bound = _seconds(seconds, HINT_SECONDS)
         if question.run is None:
-            found = await hints.hint(question, at, finish, bound, played(position),
-                                     request.is_disconnected)
-        else:
-            found = await run_in_threadpool(door.hint_of, question, at, finish, bound, hints.solver,
-                                            played(position))
+            return await hints.hint(question, at, finish, bound, played(position),
+                                    request.is_disconnected)
+        found = await run_in_threadpool(door.hint_of, question, at, finish, bound, hints.solver,
+                                        played(position))
         return found.as_document()
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,

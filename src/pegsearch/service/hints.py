@@ -21,7 +21,6 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
-from typing import TypeVar
 
 from pegsearch.answers.door import Asked, hint_of, solution_of
 from pegsearch.answers.shapes import Hint, Solution
@@ -32,14 +31,11 @@ from pegsearch.kernel.threads import WORKERS
 HINT_SECONDS = 3.0  # the solver's bound on one hint, unless the request asks for another
 SOLUTION_SECONDS = 10.0  # and on one solution
 MAX_SECONDS = 60.0  # the most a request may ask for (it holds one of the pool's threads as long)
-KEPT = 4096  # decided answers kept
+KEPT = 4096  # decided answers' documents kept
 # Hints solved at once (each on every core already: more only share the cores), and waiting.
 AT_ONCE = max(2, WORKERS // 2)
 WAITING = 8 * AT_ONCE
 LOOK = 0.2  # seconds between looks at whether a waiting client is still there
-
-Answer = TypeVar("Answer", Hint, Solution)
-
 
 class Gone(Exception):
     """The client hung up before its hint was made: nothing is sent."""
@@ -50,7 +46,7 @@ class Hints:
 
     def __init__(self, solver: Solver, at_once: int = AT_ONCE, waiting: int = WAITING) -> None:
         self.solver = solver
-        self.kept: OrderedDict[tuple, Hint | Solution] = OrderedDict()
+        self.kept: OrderedDict[tuple, dict] = OrderedDict()
         self.lock = threading.Lock()
         self.pool = ThreadPoolExecutor(at_once, thread_name_prefix="pegsearch-hints")
         self.most = at_once + waiting
@@ -58,25 +54,26 @@ class Hints:
         self.stops: set[threading.Event] = set()  # each running or waiting hint's
 
     async def hint(self, question: Asked, position: int, finish: int | None, seconds: float,
-                   from_start: bool, gone: Callable[[], Awaitable[bool]]) -> Hint:
-        """The hint by the solver (see `answer`)."""
+                   from_start: bool, gone: Callable[[], Awaitable[bool]]) -> dict:
+        """The hint's document by the solver (see `answer`)."""
         return await self.answer(("hint", question.board.digest, position, finish, from_start),
                                  lambda stop: hint_of(question, position, finish, seconds,
                                                       self.solver, from_start, stop), gone)
 
     async def solution(self, question: Asked, finish: int | None, seconds: float,
-                       gone: Callable[[], Awaitable[bool]]) -> Solution:
-        """The solution by the solver (see `answer`)."""
+                       gone: Callable[[], Awaitable[bool]]) -> dict:
+        """The solution's document by the solver (see `answer`)."""
         key = ("solution", question.board.digest, question.board.start_position(question.start), finish)
         return await self.answer(key, lambda _stop: solution_of(question, finish, seconds,
                                                                  self.solver), gone)
 
-    async def answer(self, key: tuple, work: Callable[[threading.Event], Answer],
-                     gone: Callable[[], Awaitable[bool]]) -> Answer:
-        """The answer kept under `key`, or made by `work(stop)` on the pool; `gone` says whether
-        the client has hung up (then the work is stopped, and `Gone` is raised). Busy when the
-        pool's queue is full. A decided answer is kept (one undecided is asked again, when the
-        tables may settle it)."""
+    async def answer(self, key: tuple, work: Callable[[threading.Event], Hint | Solution],
+                     gone: Callable[[], Awaitable[bool]]) -> dict:
+        """The document kept under `key`, or made by `work(stop)` on the pool (its document too,
+        pictures and all, there rather than on the server's event loop, and once); `gone` says
+        whether the client has hung up (then the work is stopped, and `Gone` is raised). Busy when
+        the pool's queue is full. A decided answer's document is kept (one undecided is asked
+        again, when the tables may settle it)."""
         with self.lock:
             if key in self.kept:
                 self.kept.move_to_end(key)
@@ -86,7 +83,7 @@ class Hints:
             self.held += 1
         stop = threading.Event()
         try:
-            future = self.pool.submit(work, stop)
+            future = self.pool.submit(_documented, work, stop)
         except BaseException:
             self._release(stop, None)
             raise
@@ -103,13 +100,13 @@ class Hints:
             future.cancel()  # one still waiting for the pool never starts
             waiting.add_done_callback(_unread)
             raise
-        found = waiting.result()
-        if found.decided:
+        decided, document = waiting.result()
+        if decided:
             with self.lock:
-                self.kept[key] = found
+                self.kept[key] = document
                 while len(self.kept) > KEPT:
                     self.kept.popitem(last=False)
-        return found
+        return document
 
     def _release(self, stop: threading.Event, _future: Future | None) -> None:
         with self.lock:
@@ -122,6 +119,13 @@ class Hints:
             for stop in self.stops:
                 stop.set()
         self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _documented(work: Callable[[threading.Event], Hint | Solution], stop: threading.Event
+                ) -> tuple[bool, dict]:
+    """What `work` answers, as whether it is decided and its document (on the pool's thread)."""
+    found = work(stop)
+    return found.decided, found.as_document()
 
 
 def _unread(waiting: asyncio.Future) -> None:
