@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pegsearch.answers.documents import moves_document
+from pegsearch.answers.documents import moves_counts
 from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.hint import hint
 from pegsearch.answers.shapes import Survey
@@ -168,7 +168,7 @@ def test_a_board_reduced_run_answers_a_hole_only_where_its_class_minimum_lies(tm
 
 def test_counts_by_moves_sum_to_the_runs_positions(tmp_path: Path) -> None:
     run = moves_run("triangle-5", (1,), "board", tmp_path / "t5")
-    document = moves_document(run)
+    document = moves_counts(run).as_document()
     assert document["positions"] == sum(r["states"] for r in run.levels)
     expected: dict[int, int] = {}
     for level in range(len(run.levels)):

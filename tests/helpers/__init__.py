@@ -34,10 +34,11 @@ def pegsearch(*args: str, cwd: Path | None = None, timeout: float = 600,
 
 
 def local_run(board: str, out: Path, start: tuple[int, ...] | None = None,
-              reduced: bool = True) -> Run:
+              reduced: bool = True, count_paths: bool = False, fewest_moves: bool = False) -> Run:
     """Search a board with the local engine in this process."""
     loaded = load_board(board)
-    spec = SearchSpec(loaded, start or loaded.empty, "board" if reduced else "none")
+    spec = SearchSpec(loaded, start or loaded.empty, "board" if reduced else "none", count_paths,
+                      fewest_moves)
     return search(spec, out, LocalEngine())
 
 

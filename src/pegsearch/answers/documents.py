@@ -1,14 +1,17 @@
-"""The answers as documents: the one shape the command line's `--json` and the service both send.
+"""A run's answers (its counts, a solution, its files and positions): the one shape the command
+line's `--json` and the service both send (a typed answer's `as_document()`, or a document).
 
-Each document is built here once, with its preconditions (a complete run, a hole that exists), so a
+Each is built here once, with its preconditions (a complete run, a hole that exists), so a
 script reads the CLI and the API alike and the two cannot drift apart. The faces only translate:
 arguments or a request in, text or JSON out.
 """
 
 from __future__ import annotations
 
-from pegsearch.answers.finishes import FinishClass, exact_per_hole, finishes
-from pegsearch.answers.shapes import Solution, steps
+from dataclasses import replace
+
+from pegsearch.answers.finishes import exact_per_hole, finishes
+from pegsearch.answers.shapes import ByMoves, Counts, InProgress, LevelCount, Solution, steps
 from pegsearch.answers.solve import WalkProgress, solve
 from pegsearch.answers.verdict import require_complete, verdict
 from pegsearch.answers.winnable import winnable_per_level
@@ -18,50 +21,55 @@ from pegsearch.kernel.path_counts import as_int
 from pegsearch.store import Run
 
 
-def search_document(run: Run, winnable: list[int] | None = None, answers: bool = True) -> dict:
+def run_counts(run: Run, winnable: list[int] | None = None, answers: bool = True) -> Counts:
     """A run: what was searched, its levels (with winnable positions when walked) and, once it is
     complete, its verdict; with `answers`, also where the last peg stands (reads the last level)."""
-    levels = [level_document(record) for record in run.levels]
-    for document, count in zip(levels, winnable or [], strict=False):
-        document["winnable"] = count
-    document = {"board": run.board.name, "holes": run.board.holes,
-                "symmetries": run.manifest["symmetries"], "start": list(run.start),
-                "reduced": run.reduced, "symmetry": run.spec.symmetry, "count_paths": run.count_paths,
-                "fewest_moves": run.fewest_moves, "engine": run.manifest["engine"],
-                "created": run.manifest["created"],
-                "status": run.status, "levels": levels}
+    column = winnable or [None] * len(run.levels)
+    levels = tuple(_level(record, count) for record, count in zip(run.levels, column, strict=True))
     checkpoint = run.in_progress
-    if checkpoint is not None:
-        document["in_progress"] = {key: checkpoint[key] for key in
-                                   ("level", "pegs", "states", "passes_done", "passes")}
-        document["in_progress"]["note"] = run.passes_note()
-    if run.status == "complete":
-        found = verdict(run)
-        document.update(verdict=found.sentence(), solvable=found.solvable)
-        if found.moves is not None:
-            document["moves"] = found.moves
-        if answers:
-            exact = exact_per_hole(run)
-            document.update(finishes_exact_per_hole=exact,
-                            finishes=finish_documents(finishes(run), exact))
-    return document
+    progress = None if checkpoint is None else InProgress(
+        **{key: checkpoint[key] for key in ("level", "pegs", "states", "passes_done", "passes")},
+        note=run.passes_note())
+    counts = Counts(run.board.name, run.board.holes, run.manifest["symmetries"], list(run.start),
+                    run.reduced, run.spec.symmetry, run.count_paths, run.fewest_moves,
+                    run.manifest["engine"], run.manifest["created"], run.status, levels, progress)
+    if run.status != "complete":
+        return counts
+    found = verdict(run)
+    counts = replace(counts, verdict=found.sentence(), solvable=found.solvable, moves=found.moves)
+    if not answers:
+        return counts
+    return replace(counts, finishes_exact_per_hole=exact_per_hole(run),
+                   finishes=tuple(finishes(run)))
 
 
-def level_document(record: dict) -> dict:
-    """One committed level as clients see it: level, pegs, states (and its path total, or the
-    fewest moves reaching any of its positions), and the engine that made it (a resumed run may
-    have changed engines; the Spark engine makes small levels in its driver)."""
-    document = {"level": record["level"], "pegs": record["pegs"], "states": record["states"]}
-    if "engine" in record:
-        document["engine"] = record["engine"]
-    if "paths" in record:
-        document["paths"] = int(record["paths"])
-    if "moves" in record:
-        document["moves"] = record["moves"]
-    return document
+def _level(record: dict, winnable: int | None) -> LevelCount:
+    """One committed level's record as its count."""
+    return LevelCount(record["level"], record["pegs"], record["states"], record.get("engine"),
+                      int(record["paths"]) if "paths" in record else None, record.get("moves"),
+                      winnable)
 
 
-def by_moves(run: Run) -> dict[int, int]:
+def counts_answer(run: Run, winnable: bool = False, finish: int | None = None,
+                  engine: str | None = None, master: str | None = None,
+                  answers: bool = True) -> Counts:
+    """The level table, with the positions per level that can still reach one peg (on `finish`)
+    when `winnable` is asked; `engine` walks the levels back (default: in this process); with
+    `answers`, where the last peg stands (see `run_counts`)."""
+    if finish is not None:
+        run.board.hole_of(finish, "finish")
+        if not winnable:
+            raise UsageError("a finishing hole applies to winnable positions: ask for both"
+                             " (--winnable --finish HOLE, or winnable=true&finish=HOLE)")
+    if (engine or master) and not winnable:
+        raise UsageError("an engine or master applies to winnable positions: ask for them too")
+    if not winnable:
+        return run_counts(run, answers=answers)
+    require_complete(run, "winnable positions")
+    return run_counts(run, winnable_per_level(run, finish, engine, master), answers)
+
+
+def moves_counts(run: Run) -> ByMoves:
     """How many positions of the run need exactly n moves at fewest, for every n (from the
     manifest: each level's record counts its positions by moves)."""
     if not run.fewest_moves:
@@ -71,49 +79,8 @@ def by_moves(run: Run) -> dict[int, int]:
     for record in run.levels:
         for moves, positions in record.get("by_moves", {}).items():
             counts[int(moves)] = counts.get(int(moves), 0) + positions
-    return dict(sorted(counts.items()))
-
-
-def finish_documents(classes: list[FinishClass], exact: bool) -> list[dict]:
-    """Where the last peg stands (with its paths, or its fewest moves): one entry per hole when
-    exact, else per class of holes."""
-    def values(c: FinishClass, paths: int | None) -> dict:
-        return {**({"paths": paths} if paths is not None else {}),
-                **({"moves": c.moves} if c.moves is not None else {})}
-
-    if exact:
-        return sorted(({"hole": h, **values(c, c.per_hole)} for c in classes for h in c.holes),
-                      key=lambda entry: entry["hole"])
-    return [{"holes": list(c.holes), **values(c, c.paths)} for c in classes]
-
-
-def counts_document(run: Run, winnable: bool = False, finish: int | None = None,
-                    engine: str | None = None, master: str | None = None,
-                    answers: bool = True) -> dict:
-    """The level table, with the positions per level that can still reach one peg (on `finish`)
-    when `winnable` is asked; `engine` walks the levels back (default: in this process); with
-    `answers`, where the last peg stands (see `search_document`)."""
-    if finish is not None:
-        run.board.hole_of(finish, "finish")
-        if not winnable:
-            raise UsageError("a finishing hole applies to winnable positions: ask for both"
-                             " (--winnable --finish HOLE, or winnable=true&finish=HOLE)")
-    if (engine or master) and not winnable:
-        raise UsageError("an engine or master applies to winnable positions: ask for them too")
-    if not winnable:
-        return search_document(run, answers=answers)
-    require_complete(run, "winnable positions")
-    return search_document(run, winnable_per_level(run, finish, engine, master), answers)
-
-
-def moves_document(run: Run) -> dict:
-    """The run's positions counted by the fewest moves reaching them (not by jumps: a level holds
-    positions of many move counts, and one move count spans many levels)."""
-    counts = by_moves(run)
-    return {"board": run.board.name, "start": list(run.start), "symmetry": run.spec.symmetry,
-            "status": run.status,
-            "by_moves": [{"moves": moves, "positions": count} for moves, count in counts.items()],
-            "positions": sum(counts.values())}
+    return ByMoves(run.board.name, list(run.start), run.spec.symmetry, run.status,
+                   dict(sorted(counts.items())))
 
 
 def solution_document(run: Run, finish: int | None = None,

@@ -9,9 +9,10 @@ A board's own document is here too: every answer that draws the board carries it
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 
 from pegsearch.answers.fewest import move_numbers
+from pegsearch.answers.finishes import FinishClass
 from pegsearch.answers.solver import UNDECIDED
 from pegsearch.answers.survey import StartResult
 from pegsearch.board.geometry import Board, Jump
@@ -214,3 +215,116 @@ class Survey:
             document |= {"fewest_moves": self.fewest_moves,
                          "fewest_moves_starts": self._fewest_starts()}
         return document
+
+
+@dataclass(frozen=True)
+class LevelCount:
+    """One committed level as clients see it: its positions (and path total, or the fewest moves
+    reaching any of them), the positions that can still be won when walked back, and the engine
+    that made it (a resumed run may have changed engines; the Spark engine makes small levels in
+    its driver; level 0 has none)."""
+
+    OPTIONAL = frozenset({"engine", "paths", "moves", "winnable"})
+
+    level: int
+    pegs: int
+    states: int
+    engine: str | None = None
+    paths: int | None = None  # a --count-paths run
+    moves: int | None = None  # a --fewest-moves run
+    winnable: int | None = None  # asked for: walked back from one peg (on a hole)
+
+    def as_document(self) -> dict:
+        return _present(self)
+
+
+@dataclass(frozen=True)
+class InProgress:
+    """The level a run is making in passes, as far as its committed passes (checkpoints) go."""
+
+    level: int
+    pegs: int
+    states: int  # in the passes committed so far
+    passes_done: int
+    passes: int  # planned, re-estimated after each pass
+    note: str
+
+
+@dataclass(frozen=True)
+class Counts:
+    """A run's counts (`pegsearch run` and `counts`, a search of the service): what was searched,
+    its levels, and once complete its verdict and, when asked, where the last peg stands (one
+    class of holes a row, or one hole a row when `finishes_exact_per_hole`)."""
+
+    OPTIONAL = frozenset({"in_progress", "verdict", "solvable", "moves", "finishes_exact_per_hole",
+                          "finishes"})
+
+    board: str
+    holes: int
+    symmetries: int
+    start: list[int]
+    reduced: bool
+    symmetry: str
+    count_paths: bool
+    fewest_moves: bool
+    engine: str
+    created: str
+    status: str
+    levels: tuple[LevelCount, ...]
+    in_progress: InProgress | None = None  # a level made in passes, not yet committed
+    verdict: str | None = None  # complete runs
+    solvable: bool | None = None  # complete runs
+    moves: int | None = None  # complete fewest-moves runs: the fewest moves to the fewest pegs
+    finishes_exact_per_hole: bool | None = None  # asked for: see `finishes`
+    finishes: tuple[FinishClass, ...] | None = None
+
+    @property
+    def winnable(self) -> list[int] | None:
+        """The winnable column when it was asked for."""
+        if not self.levels or self.levels[0].winnable is None:
+            return None
+        return [level.winnable for level in self.levels]
+
+    def as_document(self) -> dict:
+        document = _present(self) | {"levels": [level.as_document() for level in self.levels]}
+        if self.in_progress is not None:
+            document["in_progress"] = asdict(self.in_progress)
+        if self.finishes is not None:
+            document["finishes"] = _finish_rows(self.finishes, self.finishes_exact_per_hole)
+        return document
+
+
+def _finish_rows(classes: tuple[FinishClass, ...], exact: bool) -> list[dict]:
+    """Where the last peg stands (with its paths, or its fewest moves): one entry per hole when
+    exact, else per class of holes."""
+    def values(c: FinishClass, paths: int | None) -> dict:
+        return {**({"paths": paths} if paths is not None else {}),
+                **({"moves": c.moves} if c.moves is not None else {})}
+
+    if exact:
+        return sorted(({"hole": h, **values(c, c.per_hole)} for c in classes for h in c.holes),
+                      key=lambda entry: entry["hole"])
+    return [{"holes": list(c.holes), **values(c, c.paths)} for c in classes]
+
+
+@dataclass(frozen=True)
+class ByMoves:
+    """A run's positions counted by the fewest moves reaching them (not by jumps: a level holds
+    positions of many move counts, and one move count spans many levels)."""
+
+    board: str
+    start: list[int]
+    symmetry: str
+    status: str
+    by_moves: dict[int, int]  # moves: positions
+
+    @property
+    def positions(self) -> int:
+        return sum(self.by_moves.values())
+
+    def as_document(self) -> dict:
+        return {"board": self.board, "start": self.start, "symmetry": self.symmetry,
+                "status": self.status,
+                "by_moves": [{"moves": moves, "positions": count}
+                             for moves, count in self.by_moves.items()],
+                "positions": self.positions}

@@ -19,12 +19,12 @@ from pathlib import Path
 
 from pegsearch.answers.by_solver import survey_by_solver
 from pegsearch.answers.documents import (
-    counts_document,
+    counts_answer,
     files_document,
-    moves_document,
+    moves_counts,
     positions_document,
     require_complete,
-    search_document,
+    run_counts,
 )
 from pegsearch.answers.door import asked, board_solver, hint_of, solution_of, solution_solver, survey_reason
 from pegsearch.answers.hint import played, read_position
@@ -81,7 +81,7 @@ def command_run(args: argparse.Namespace) -> int:
         print(f"{doing} {spec.describe()} with the {engine.name} engine into {out}", file=sys.stderr)
     run = search(spec, out, engine, resume=args.resume, until=args.until, keep=args.keep,
                  progress=TerminalProgress() if sys.stderr.isatty() else say_continuing)
-    print_run(run, {**search_document(run), "location": run.uri} if args.json else None)
+    print_run(run, run_counts(run, answers=args.json), args.json)
     # Said on stderr whatever stdout is (a file, a pipe, JSON), so a user always learns where it is.
     print(f"pegsearch: the {run.status} run is in {run.uri}", file=sys.stderr)
     return 0
@@ -100,17 +100,14 @@ def command_counts(args: argparse.Namespace) -> int:
     if args.plot:
         check_picture_path(args.plot)
         require_complete(run, "a plot", every_level=False)
-    # The text prints where the last peg stands itself (as a table), so only JSON asks for it here.
-    document = counts_document(run, args.winnable, args.finish, args.engine, args.master,
-                               answers=args.json)
-    winnable = [level["winnable"] for level in document["levels"]] if args.winnable else None
-    print_run(run, {**document, "location": run.uri} if args.json else None, winnable,
-              finish_classes=True)
+    counts = counts_answer(run, args.winnable, args.finish, args.engine, args.master)
+    print_run(run, counts, args.json)
+    winnable = counts.winnable
     if winnable is not None and not args.json:
         print(f"winnable: {_winnable_meaning(run, args.finish)}")
     if args.plot:
         level_plot(args.plot, f"{run.board.name}, start: hole {', '.join(map(str, run.start))}",
-                   [r["states"] for r in run.levels], winnable,
+                   [level.states for level in counts.levels], winnable,
                    "winnable" if args.finish is None else f"winnable to hole {args.finish}")
     return 0
 
@@ -120,12 +117,12 @@ def _print_by_moves(run: Run, args: argparse.Namespace) -> int:
     if args.winnable or args.plot or args.finish is not None or args.engine or args.master:
         raise UsageError("--by-moves is a table of its own: drop --winnable, --finish, --engine,"
                          " --master and --plot, or ask for them without --by-moves")
-    document = moves_document(run)
+    counted = moves_counts(run)
     if args.json:
-        print(json.dumps({**document, "location": run.uri}, indent=1))
+        print(json.dumps({**counted.as_document(), "location": run.uri}, indent=1))
     else:
         print(run_heading(run))
-        print(moves_table(document))
+        print(moves_table(counted))
     return 0
 
 

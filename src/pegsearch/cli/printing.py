@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 
 from pegsearch.answers.fewest import move_numbers
-from pegsearch.answers.finishes import exact_per_hole, finishes
-from pegsearch.answers.shapes import Solution
-from pegsearch.answers.verdict import verdict
+from pegsearch.answers.shapes import Counts, Solution
 from pegsearch.board.geometry import Jump
 from pegsearch.board.pictures import render
 from pegsearch.cli.text import finish_table, grouped_jumps, level_table, run_heading
@@ -19,28 +17,27 @@ from pegsearch.store import Run
 from pegsearch.words import levels_named
 
 
-def print_run(run: Run, document: dict | None, winnable: list[int] | None = None,
-               finish_classes: bool = False) -> None:
-    """The run's document as JSON when given, else the level table and verdict as text;
-    `finish_classes` adds where the last peg stands."""
-    if document is not None:
-        print(json.dumps(document, indent=1))
+def print_run(run: Run, counts: Counts, as_json: bool = False) -> None:
+    """A run's counts as JSON (with where the run is), or as text: its level table, verdict and,
+    when the answer holds them, where the last peg stands; or how to continue it."""
+    if as_json:
+        print(json.dumps({**counts.as_document(), "location": run.uri}, indent=1))
         return
     print(run_heading(run))
-    print(level_table(run, winnable))
+    print(level_table(counts))
     if run.dropped():
         print(f"kept: the last level's parts only (--keep last); {levels_named(run.dropped())}"
               " dropped, their counts and digests kept")
-    if run.status == "complete":
-        print(verdict(run).sentence())
-        if finish_classes:
-            print(finish_table(finishes(run), exact_per_hole(run)))
-    else:
-        paused = f" after level {len(run.levels) - 1}" if run.status == "paused" else ""
-        if run.in_progress is not None:
-            print(f"{run.passes_note()}: --resume continues it at the next pass")
-        print(f"incomplete run ({run.status}{paused}): continue it with"
-              f" `pegsearch run {run.board.name} --out {run.uri} --resume [--until LEVEL]`")
+    if counts.verdict is not None:
+        print(counts.verdict)
+        if counts.finishes is not None:
+            print(finish_table(counts.finishes, counts.finishes_exact_per_hole))
+        return
+    paused = f" after level {counts.levels[-1].level}" if counts.status == "paused" else ""
+    if counts.in_progress is not None:
+        print(f"{counts.in_progress.note}: --resume continues it at the next pass")
+    print(f"incomplete run ({counts.status}{paused}): continue it with"
+          f" `pegsearch run {counts.board} --out {run.uri} --resume [--until LEVEL]`")
 
 
 def print_solution(heading: str, solution: Solution) -> None:

@@ -10,6 +10,7 @@ from pegsearch.words import levels_named, readable
 
 if TYPE_CHECKING:  # types only: `pegsearch boards` draws its table without the search machinery
     from pegsearch.answers.finishes import FinishClass
+    from pegsearch.answers.shapes import ByMoves, Counts
     from pegsearch.answers.survey import StartResult
     from pegsearch.board.geometry import Board, Jump
     from pegsearch.cli.bench import Measurement, Pair
@@ -28,18 +29,20 @@ def run_heading(run: Run) -> str:
             f"{'s' if len(run.start) > 1 else ''} {', '.join(map(str, run.start))}, {symmetry}")
 
 
-def level_table(run: Run, winnable: list[int] | None = None) -> str:
+def level_table(counts: Counts) -> str:
     """The per-level table: level, pegs left, states (and paths when counted, or the fewest moves
     reaching any position of the level, winnable when walked), and the totals."""
-    value = "paths" if run.count_paths else "fewest moves" if run.fewest_moves else ""
+    levels = counts.levels
+    value = "paths" if counts.count_paths else "fewest moves" if counts.fewest_moves else ""
     rows = [("level", "pegs", "states", value)]
-    rows += [(str(r["level"]), str(r["pegs"]), f"{r['states']:,}",
-              f"{int(r['paths']):,}" if run.count_paths else str(r.get("moves", "")))
-             for r in run.levels]
-    rows.append(("total", "", f"{sum(r['states'] for r in run.levels):,}",
-                 f"{sum(int(r['paths']) for r in run.levels):,}" if run.count_paths else ""))
+    rows += [(str(r.level), str(r.pegs), f"{r.states:,}",
+              f"{r.paths:,}" if counts.count_paths else "" if r.moves is None else str(r.moves))
+             for r in levels]
+    rows.append(("total", "", f"{sum(r.states for r in levels):,}",
+                 f"{sum(r.paths for r in levels):,}" if counts.count_paths else ""))
     if not value:
         rows = [row[:3] for row in rows]
+    winnable = counts.winnable
     if winnable is not None:
         column = ["winnable", *(f"{n:,}" for n in winnable), f"{sum(winnable):,}"]
         rows = [(*row, cell) for row, cell in zip(rows, column, strict=True)]
@@ -53,7 +56,7 @@ EXACT = ("(exact: the symmetries the run's positions are reduced by, those keepi
          " position class, all fix the start)")
 
 
-def finish_table(classes: list[FinishClass], exact: bool) -> str:
+def finish_table(classes: tuple[FinishClass, ...], exact: bool) -> str:
     """Where the last peg stands, with path counts when counted (or fewest moves): per hole, or
     per symmetry class."""
     if not classes:
@@ -79,7 +82,7 @@ def finish_table(classes: list[FinishClass], exact: bool) -> str:
     return heading + "\n" + aligned(rows)
 
 
-def _finish_moves(classes: list[FinishClass], exact: bool) -> str:
+def _finish_moves(classes: tuple[FinishClass, ...], exact: bool) -> str:
     """Where the last peg stands, and the fewest moves to it: per hole, or per symmetry class."""
     if exact:
         rows = sorted((h, c.moves) for c in classes for h in c.holes)
@@ -118,11 +121,11 @@ def survey_table(results: list[StartResult]) -> str:
                      for line, holes in zip(aligned(rows).splitlines(), finishing, strict=True))
 
 
-def moves_table(document: dict) -> str:
-    """The positions of a run by the fewest moves reaching them (`answers.documents.moves_document`)."""
+def moves_table(counted: ByMoves) -> str:
+    """The positions of a run by the fewest moves reaching them."""
     rows = [("moves", "positions")]
-    rows += [(str(row["moves"]), f"{row['positions']:,}") for row in document["by_moves"]]
-    rows.append(("total", f"{document['positions']:,}"))
+    rows += [(str(moves), f"{positions:,}") for moves, positions in counted.by_moves.items()]
+    rows.append(("total", f"{counted.positions:,}"))
     return ("positions by the fewest moves reaching them (a move: one or more jumps in a row by"
             " one peg)\n" + aligned(rows))
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pegsearch import __version__
 from pegsearch.answers import door
 from pegsearch.answers.by_solver import open_starts
-from pegsearch.answers.documents import moves_document
+from pegsearch.answers.documents import moves_counts
 from pegsearch.answers.door import Asked, asked, shared_solver, solution_of
 from pegsearch.answers.hint import played, read_position
 from pegsearch.answers.shapes import board_document
@@ -234,7 +234,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         if by_moves:
             if winnable or finish is not None:
                 raise UsageError("by_moves is a table of its own: drop winnable and finish")
-            return moves_document(searches.complete_run(search_id))
+            return moves_counts(searches.complete_run(search_id)).as_document()
         return searches.counts(search_id, winnable, finish)
 
     @app.get("/api/searches/{search_id}/solution", response_model=None,

@@ -1,16 +1,16 @@
 """The searches of a runs root as the service shows them: run directories, records and the queue.
 
-Framework-free on purpose: the application only routes requests here. The documents themselves come
-from `pegsearch.answers.documents`, the same as the command line's `--json`, so scripts read the API
-and the CLI alike; what is added here is what only the service knows (ids, queue status, settings,
-why a search failed).
+Framework-free on purpose: the application only routes requests here. The documents themselves are
+the typed answers of `pegsearch.answers.documents`, the same as the command line's `--json`, so
+scripts read the API and the CLI alike; what is added here is what only the service knows (ids,
+queue status, settings, why a search failed).
 """
 
 from __future__ import annotations
 
 import time
 
-from pegsearch.answers.documents import counts_document, search_document
+from pegsearch.answers.documents import counts_answer, run_counts
 from pegsearch.board.files import board_from_definition
 from pegsearch.errors import Conflict, NotFound, UsageError
 from pegsearch.service.jobs import Jobs
@@ -77,12 +77,12 @@ class Searches:
             return self._survey(search_id, record, status)
         damage = run.first_damage() if run is not None else None
         if damage is not None and status not in WRITING:
-            document = _with_status(search_document(run, answers=False), "damaged")
+            document = _with_status(run_counts(run, answers=False).as_document(), "damaged")
             document["levels"] = document["levels"][:damage.level]
             return {"id": search_id, "kind": "search", **document,
                     "error": without_root(self.root, damage.line())}
         if run is not None:
-            document = search_document(run, answers=answers and status == "complete")
+            document = run_counts(run, answers=answers and status == "complete").as_document()
             if damage is not None:  # a writer at work: the levels before what it is changing
                 document["levels"] = document["levels"][:damage.level]
         else:
@@ -113,8 +113,8 @@ class Searches:
         run.check_parts()
         if status != "complete" and winnable:
             raise Conflict(f"search {search_id} is {status}: winnable positions need a complete run")
-        return _with_status(counts_document(run, winnable, finish, answers=status == "complete"),
-                            status)
+        counts = counts_answer(run, winnable, finish, answers=status == "complete")
+        return _with_status(counts.as_document(), status)
 
     def _survey(self, search_id: str, record: Record | None, status: str) -> dict:
         """A survey: what was asked, and once finished, the answer for every start hole. One made
