@@ -11,14 +11,23 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pegsearch.answers.finishes import exact_per_hole, finishes
-from pegsearch.answers.shapes import ByMoves, Counts, InProgress, LevelCount, Solution, steps
+from pegsearch.answers.shapes import (
+    ByMoves,
+    Counts,
+    InProgress,
+    LevelCount,
+    Solution,
+    WinnableSets,
+    steps,
+)
 from pegsearch.answers.solve import WalkProgress, solve
 from pegsearch.answers.verdict import require_complete, verdict
-from pegsearch.answers.winnable import winnable_per_level
+from pegsearch.answers.winnable import kept_sets, winnable_per_level
 from pegsearch.board.pictures import holes_with_pegs, render
 from pegsearch.errors import InputError, NotFound, UsageError
 from pegsearch.kernel.path_counts import as_int
 from pegsearch.store import Run
+from pegsearch.store.sets import stored_sets
 
 
 def run_counts(run: Run, winnable: list[int] | None = None, answers: bool = True) -> Counts:
@@ -67,6 +76,21 @@ def counts_answer(run: Run, winnable: bool = False, finish: int | None = None,
         return run_counts(run, answers=answers)
     require_complete(run, "winnable positions")
     return run_counts(run, winnable_per_level(run, finish, engine, master), answers)
+
+
+def winnable_answer(run: Run, finish: int | None = None, engine: str | None = None,
+                    master: str | None = None) -> WinnableSets:
+    """The run's winnable sets for `finish`: read when kept, else walked back (on `engine`) and
+    kept with the run first."""
+    require_complete(run, "winnable positions")
+    if finish is not None:
+        run.board.hole_of(finish, "finish")
+    walked = stored_sets(run, finish) is None
+    record = kept_sets(run, finish, engine, master)
+    levels = sorted(record["levels"], key=lambda level: level["level"])
+    return WinnableSets(finish, tuple(level["states"] for level in levels),
+                        sum(f["bytes"] for level in levels for f in level["files"]),
+                        record["seconds"], walked, record)
 
 
 def moves_counts(run: Run) -> ByMoves:

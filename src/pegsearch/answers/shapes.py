@@ -328,3 +328,21 @@ class ByMoves:
                 "by_moves": [{"moves": moves, "positions": count}
                              for moves, count in self.by_moves.items()],
                 "positions": self.positions}
+
+
+@dataclass(frozen=True)
+class WinnableSets:
+    """A run's winnable sets as kept beside its levels (`pegsearch winnable`): per level, the
+    positions from which one peg (on `finish`) can still be reached, the bytes they take in the
+    store, and whether this asking walked them back or found them kept. Its document is the
+    manifest's record of them, which a reader of the run finds there too."""
+
+    finish: int | None
+    states: tuple[int, ...]  # per level, level 0 first
+    stored: int  # bytes
+    seconds: float  # the walk back's, when it was made
+    walked: bool  # walked back by this asking (False: kept already)
+    record: dict
+
+    def as_document(self) -> dict:
+        return self.record

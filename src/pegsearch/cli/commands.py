@@ -25,6 +25,7 @@ from pegsearch.answers.documents import (
     positions_document,
     require_complete,
     run_counts,
+    winnable_answer,
 )
 from pegsearch.answers.door import asked, board_solver, hint_of, solution_of, solution_solver, survey_reason
 from pegsearch.answers.hint import played, read_position
@@ -33,7 +34,6 @@ from pegsearch.answers.shapes import BY, Survey
 from pegsearch.answers.solver import time_bound
 from pegsearch.answers.survey import store_answers, survey
 from pegsearch.answers.verify import against, recompute, same_signatures, verify
-from pegsearch.answers.winnable import kept_sets
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import Board
 from pegsearch.board.plots import board_strip, check_picture_path, level_plot
@@ -137,20 +137,15 @@ def _winnable_meaning(run: Run, finish: int | None) -> str:
 
 
 def command_winnable(args: argparse.Namespace) -> int:
-    run = require_complete(open_run(args.run), "winnable positions")
-    if args.finish is not None:
-        run.board.hole_of(args.finish, "finish")
-    kept = stored_sets(run, args.finish) is not None
-    record = kept_sets(run, args.finish, args.engine, args.master)
+    run = open_run(args.run)
+    kept = winnable_answer(run, args.finish, args.engine, args.master)
     if args.json:
-        print(json.dumps({"location": run.uri, **record}, indent=1))
+        print(json.dumps({"location": run.uri, **kept.as_document()}, indent=1))
         return 0
     print(run_heading(run))
-    states = sum(level["states"] for level in record["levels"])
-    stored = sum(f["bytes"] for level in record["levels"] for f in level["files"])
-    how = "were kept already" if kept else f"walked back in {record['seconds']:.1f} s and kept"
-    print(f"winnable {_winnable_meaning(run, args.finish)}: {states:,} over"
-          f" {len(record['levels'])} levels, {stored:,} bytes; {how}")
+    how = f"walked back in {kept.seconds:.1f} s and kept" if kept.walked else "were kept already"
+    print(f"winnable {_winnable_meaning(run, args.finish)}: {sum(kept.states):,} over"
+          f" {len(kept.states)} levels, {kept.stored:,} bytes; {how}")
     return 0
 
 
