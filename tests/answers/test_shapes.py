@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from pegsearch.answers.documents import counts_answer, moves_counts, run_counts
+from pegsearch.answers.documents import counts_answer, moves_counts, run_counts, winnable_answer
 from pegsearch.answers.door import asked, board_solver, hint_of, solution_of, solution_solver
 from pegsearch.answers.shapes import InProgress
 from pegsearch.board.files import load_board
@@ -67,7 +67,7 @@ def test_a_runs_counts_have_exactly_the_schemas_fields(tmp_path: Path) -> None:
         for finish in document.get("finishes", []):
             assert set(finish) <= set(schema.Finish.model_fields)
     assert set(fields) - set().union(*documents) == {
-        "in_progress", "settings", "starts", "solvable_starts", "fewest_moves_starts", "error"}
+        "in_progress", "settings", "by", "starts", "solvable_starts", "fewest_moves_starts", "error"}
     assert set().union(*(level for d in documents for level in d["levels"])) == \
         set(schema.Level.model_fields)
     assert {f.name for f in dataclasses.fields(InProgress)} == set(schema.InProgress.model_fields)
@@ -75,3 +75,6 @@ def test_a_runs_counts_have_exactly_the_schemas_fields(tmp_path: Path) -> None:
     counted = moves_counts(moves).as_document()
     assert set(counted) == set(schema.MovesCount.model_fields)
     assert counted["positions"] == sum(level["states"] for level in documents[1]["levels"])
+    kept = winnable_answer(paths)  # kept by the counts with winnable positions above
+    assert not kept.walked and list(kept.states) == [level["winnable"] for level in documents[0]["levels"]]
+    assert kept.as_document()["levels"][0]["states"] == 1 and kept.stored > 0

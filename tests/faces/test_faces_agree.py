@@ -70,6 +70,29 @@ def test_a_survey_is_the_same_from_both_faces(server: Server, tmp_path: Path) ->
     assert from_cli["solvable_starts"] == sum(row["solvable"] for row in from_cli["starts"]) > 0
 
 
+def test_a_survey_by_the_solver_is_the_same_from_both_faces(server: Server) -> None:
+    """`survey --depth-first` and a service survey with `depth_first` both ask the solver every
+    (start, finish) pair (`answers.door` decides, for a board past 40 holes without being asked):
+    the same verdict, pair for pair, and each refuses path counts in its own words."""
+    from_cli = cli_json("survey", "triangle-5", "--depth-first")
+    search_id = server.submit({"board": "triangle-5", "survey": True, "depth_first": True})
+    from_service = server.wait(search_id)
+    assert from_service["status"] == "complete" and from_service["by"] == from_cli["by"] == "depth-first"
+    for field in ("board", "holes", "solvable_starts", "verdict"):
+        assert from_service[field] == from_cli[field], field
+    fields = ("start", "searched", "solvable", "finishes", "undecided")
+    assert [{f: row[f] for f in fields} for row in from_service["starts"]] == \
+        [{f: row[f] for f in fields} for row in from_cli["starts"]]
+    assert from_cli["solvable_starts"] == sum(row["solvable"] for row in from_cli["starts"]) > 0
+    refused = pegsearch("survey", "triangle-5", "--depth-first", "--count-paths")
+    status, answer = server.json("POST", "/api/searches", {"board": "triangle-5", "survey": True,
+                                                           "depth_first": True, "count_paths": True})
+    assert refused.returncode == 2 and status == 400
+    assert refused.stderr.strip().replace("--depth-first", "depth_first").replace(
+        "--count-paths", "count_paths").replace("--fewest-moves", "fewest_moves") == \
+        f"pegsearch: error: {answer['error']}"
+
+
 def test_refusals_are_the_same_line_from_both_faces(server: Server, tmp_path: Path) -> None:
     """A request that is wrong the same way is refused with the same line (exit 2, HTTP 400),
     each face naming the field and where to look in its own words."""

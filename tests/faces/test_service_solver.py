@@ -4,6 +4,7 @@ no search needed; the same answers as the command line's; bad requests in one li
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -56,3 +57,19 @@ def test_bad_board_hints_are_one_line(server: Server, query: str, status: int, f
     assert got == status and fragment in document["error"] and "\n" not in document["error"]
 
 
+
+
+def test_a_survey_past_40_holes_is_the_solvers_and_a_cancel_ends_it_at_once(server: Server) -> None:
+    """A survey of wiegleb-45 (45 holes: no search per start fits) is asked of the solver pair by
+    pair without being told to, as the command line does, and refuses path counts; cancelled while
+    its pairs are searched (each may take a minute), its worker ends within seconds, not pairs."""
+    status, refused = server.json("POST", "/api/searches", {"board": "wiegleb-45", "survey": True,
+                                                            "count_paths": True})
+    assert status == 400 and "count_paths and fewest_moves need a search per start" in refused["error"]
+    search_id = server.submit({"board": "wiegleb-45", "survey": True})
+    server.wait(search_id, until=("running",))
+    time.sleep(3)  # its first pairs under way
+    asked = time.monotonic()
+    assert server.json("POST", f"/api/searches/{search_id}/cancel")[0] == 200
+    ended = server.wait(search_id, until=("interrupted",), timeout=60)
+    assert time.monotonic() - asked < 20 and ended["kind"] == "survey" and "starts" not in ended

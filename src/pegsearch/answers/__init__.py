@@ -6,3 +6,5 @@ both call this layer; neither keeps its own copy of it."""
 # the largest searched whole here has 37. Here, below every face, since the command line's parser
 # names it in its help without importing the door (and numba with it).
 SURVEY_WHOLE = 40
+# The time bound of each (start, finish) pair of a survey by the solver, unless asked otherwise.
+PAIR_SECONDS = 60

@@ -277,18 +277,26 @@ def survey_by_solver(board: Board, seconds: float, solver: Solver,
     """Every single vacancy of `board` to one peg on every hole, by the solver: one start per
     class of holes, one finishing hole per class under the symmetries fixing that start, each
     decided in at most `seconds`, a pair a core at once (they share the solver's tables); every
-    hole takes its class's answers through a symmetry."""
+    hole takes its class's answers through a symmetry. Stopped (a signal, a cancel), the pairs
+    being searched end at their next step and those waiting never start: a survey of 70 pairs
+    does not search on for an hour after its asker went away."""
     pairs = [(holes[0], finish) for holes in hole_classes(board)
              for finish in _finishes_up_to_symmetry(board, holes[0])]
 
+    stop = threading.Event()
+
     def decided(pair: tuple[int, int]) -> Answer:
-        answer = solver.answer(board, board.start_position((pair[0],)), pair[1], seconds)
+        answer = solver.answer(board, board.start_position((pair[0],)), pair[1], seconds, stop=stop)
         if progress:
             progress(*pair, answer)
         return answer
 
     with ThreadPoolExecutor(WORKERS, thread_name_prefix="pegsearch-survey") as pool:
-        found = dict(zip(pairs, pool.map(decided, pairs), strict=True))
+        try:
+            found = dict(zip(pairs, pool.map(decided, pairs), strict=True))
+        except BaseException:
+            stop.set()  # the pairs under way end at their next step (map cancels those waiting)
+            raise
     results: dict[int, StartResult] = {}
     for holes in hole_classes(board):
         searched = holes[0]

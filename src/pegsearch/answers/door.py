@@ -20,7 +20,7 @@ from pegsearch.answers.shapes import Hint, Solution
 from pegsearch.answers.solve import WalkProgress
 from pegsearch.answers.solver import Solver
 from pegsearch.board.geometry import Board
-from pegsearch.errors import UsageError
+from pegsearch.errors import InputError, UsageError
 from pegsearch.store import Run
 
 # Goals whose tables one board's solver keeps: a hint and a survey ask for one peg anywhere and
@@ -67,12 +67,12 @@ def survey_reason(board: Board, depth_first: bool, count_paths: bool = False,
     if not depth_first and board.holes <= SURVEY_WHOLE:
         return None
     if count_paths or fewest_moves:
-        raise UsageError("--depth-first finds one solution per pair: drop --count-paths and"
-                         " --fewest-moves, or survey by searching (without --depth-first)"
+        raise InputError("{depth_first} finds one solution per pair: drop {count_paths} and"
+                         " {fewest_moves}, or survey by searching (without {depth_first})"
                          if depth_first else
-                         f"--count-paths and --fewest-moves need a search per start, which"
-                         f" {board.name} is too large for here: survey without them (the solver"
-                         " finds one solution per pair)")
+                         "{count_paths} and {fewest_moves} need a search per start, which"
+                         " {name} is too large for here: survey without them (the solver"
+                         " finds one solution per pair)", name=board.name)
     return "--depth-first" if depth_first else f"{board.holes} holes: its searches do not fit"
 
 

@@ -167,12 +167,12 @@ class Solver:
         self.lock = threading.Lock()  # the service asks from many threads
 
     def answer(self, board: Board, position: int, finish: int | None, seconds: float,
-               dual: bool = True) -> Answer:
+               dual: bool = True, stop: threading.Event | None = None) -> Answer:
         """Can `position` be played down to one peg (on `finish` when given)? First a pagoda
         function fitted to the position by linear programming (one program, a few milliseconds:
         for a survey's pair or a solve; a hint's many questions skip it), then searched for at
-        most `seconds`; `dual`: a single vacancy to a single hole is searched both ways (module
-        notes)."""
+        most `seconds` (undecided at once when `stop` is set); `dual`: a single vacancy to a single
+        hole is searched both ways (module notes)."""
         goal = goal_holes(board, position, finish)
         if goal and pagoda_against(board, position, goal):  # one program, before any search
             return Answer(LOST_WORD, position, finish, how="pagoda")
@@ -180,8 +180,8 @@ class Solver:
         if dual and finish is not None and vacancy.bit_count() == 1 and vacancy != 1 << (finish - 1) \
                 and goal_holes(board, position, finish):
             return self._both_ways(board, position, finish, vacancy.bit_length(),
-                                   time.perf_counter() + seconds)
-        return self.ask(board, position, finish).go(seconds)
+                                   time.perf_counter() + seconds, stop)
+        return self.ask(board, position, finish).go(seconds, stop=stop)
 
     def ask(self, board: Board, position: int, finish: int | None) -> Question:
         """A question to search for a while, and again later where it left off (`Question.go`)."""
@@ -222,16 +222,17 @@ class Solver:
         return dict(sorted(lines.items())), open_
 
     def _both_ways(self, board: Board, position: int, finish: int, start: int,
-                   deadline: float) -> Answer:
+                   deadline: float, stop: threading.Event | None = None) -> Answer:
         """A single vacancy `start` to one peg on `finish`, searched with its reverse (from a
         vacancy at `finish` to one peg on `start`) turn about, each turn twice as long."""
         reverse = ((1 << board.holes) - 1) ^ (1 << (finish - 1))
         sides = [Question(self, board, position, finish), Question(self, board, reverse, start)]
         slice_ = FIRST_TURN
         while True:
-            answers = [side.go(min(slice_, max(0.0, deadline - time.perf_counter())))
+            answers = [side.go(min(slice_, max(0.0, deadline - time.perf_counter())), stop=stop)
                        for side in sides]
-            if any(answer.decided for answer in answers) or time.perf_counter() >= deadline:
+            if any(answer.decided for answer in answers) or time.perf_counter() >= deadline \
+                    or stopped(stop):
                 break
             slice_ *= 2
         examined = sum(answer.examined for answer in answers)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from pegsearch import __version__
-from pegsearch.answers import SURVEY_WHOLE
+from pegsearch.answers import PAIR_SECONDS, SURVEY_WHOLE
 from pegsearch.board.files import load_board, shipped_boards
 from pegsearch.board.numbers import hole
 from pegsearch.board.pictures import render
@@ -271,9 +271,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="answer by the depth-first solver, one (start, finish) pair at a time,"
                              f" rather than a search per start (the default above {SURVEY_WHOLE}"
                              " holes, whose searches do not fit one machine)")
-    survey.add_argument("--seconds", default="60", metavar="S",
+    survey.add_argument("--seconds", default=str(PAIR_SECONDS), metavar="S",
                         help="with the solver: the time bound of each (start, finish) pair"
-                             " (default 60); a pair not decided in it is named undecided")
+                             f" (default {PAIR_SECONDS}); a pair not decided in it is named"
+                             " undecided")
     _add_engine_arguments(survey)
     survey.set_defaults(handler="command_survey")
 

@@ -23,7 +23,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from pegsearch import __version__
-from pegsearch.answers import door
+from pegsearch.answers import PAIR_SECONDS, SURVEY_WHOLE, door
 from pegsearch.answers.by_solver import open_starts
 from pegsearch.answers.documents import moves_counts
 from pegsearch.answers.door import Asked, asked, shared_solver, solution_of
@@ -89,6 +89,10 @@ class SearchRequest(BaseModel):
                         " --engine`)", json_schema_extra={"enum": sorted(ENGINES)})
     settings: dict[str, str | int] = {}
     survey: bool = False
+    depth_first: bool = Field(False, description="with survey: every (start, finish) pair by the"
+                              f" depth-first solver, each within {PAIR_SECONDS} s, rather than a"
+                              f" search per start (always, for boards past {SURVEY_WHOLE} holes,"
+                              " whose searches do not fit one machine)")
     keep: Literal["all", "last"] = Field("all", description="what the run keeps: every level's parts"
                                          " (all), or only the last level's (last: counts, not"
                                          " solutions or hints; disk for two levels)")
@@ -394,6 +398,7 @@ def _record(request: SearchRequest, defaults: Defaults) -> Record:
         board = load_board(request.board)
     else:
         board = _uploaded(request.board_file)
+    by_solver = False  # a survey's pairs by the solver (answers.door decides, as for the CLI)
     if request.survey:
         given = sorted({"start", "symmetry"} & request.model_fields_set)
         if given:
@@ -402,6 +407,11 @@ def _record(request: SearchRequest, defaults: Defaults) -> Record:
         start = []
         if request.keep != "all":
             raise UsageError("a survey keeps every level of its searches: drop 'keep'")
+        by_solver = door.survey_reason(board, request.depth_first, request.count_paths,
+                                       request.fewest_moves) is not None
+    elif request.depth_first:
+        raise UsageError("'depth_first' applies to a survey: a search's hints and solutions are"
+                         " asked of the solver where its run cannot answer them; drop it")
     else:
         start = list(SearchSpec.asked(board, request.start, request.symmetry).start)
     check_values(request.count_paths, request.fewest_moves)
@@ -423,7 +433,8 @@ def _record(request: SearchRequest, defaults: Defaults) -> Record:
                             request.fewest_moves),
                   board=board.definition(), start=start, symmetry=request.symmetry,
                   count_paths=request.count_paths, engine=engine, settings=settings,
-                  survey=request.survey, fewest_moves=request.fewest_moves, keep=request.keep)
+                  survey=request.survey, fewest_moves=request.fewest_moves, keep=request.keep,
+                  depth_first=by_solver)
 
 
 async def _stream(searches: Searches, search_id: str) -> AsyncIterator[str]:

@@ -42,7 +42,8 @@ def new_id(board: Board, start: list[int], symmetry: str, count_paths: bool, sur
 class Record:
     """One submitted search: the request, whether it should run, and its failure if it failed.
 
-    A `survey` searches every class of start holes (`start` is then empty) into one folder.
+    A `survey` searches every class of start holes (`start` is then empty) into one folder, or
+    with `depth_first` asks the solver every (start, finish) pair.
     """
 
     id: str
@@ -58,6 +59,7 @@ class Record:
     survey: bool = False
     fewest_moves: bool = False
     keep: str = "all"  # what the run keeps of its levels (board.spec.KEEPS)
+    depth_first: bool = False  # a survey by the solver, pair by pair (answers.door.survey_reason)
 
 
 class Records:

@@ -120,6 +120,8 @@ class RunDocument(Document):
     moves: int | None = None
     finishes_exact_per_hole: bool | None = None
     finishes: list[Finish] | None = None
+    by: str | None = Field(None, description="a survey's: breadth-first (a search per start) or"
+                                             " depth-first (the solver, pair by pair)")
     starts: list[SurveyStart] | None = None
     solvable_starts: int | None = None
     fewest_moves_starts: list[int] | None = None

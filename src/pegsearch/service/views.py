@@ -133,7 +133,7 @@ class Searches:
                     "status": status}
         if results is not None:
             document.update({key: value for key, value in results.items()
-                             if key in ("starts", "solvable_starts", "verdict", "fewest_moves",
+                             if key in ("by", "starts", "solvable_starts", "verdict", "fewest_moves",
                                         "fewest_moves_starts")})
         if status == "failed":
             document["error"] = self._error(search_id, record)

@@ -25,7 +25,10 @@ from functools import partial
 from pathlib import Path
 
 from pegsearch import interrupts
-from pegsearch.answers.shapes import Survey
+from pegsearch.answers import PAIR_SECONDS
+from pegsearch.answers.by_solver import survey_by_solver
+from pegsearch.answers.door import board_solver
+from pegsearch.answers.shapes import BY, Survey
 from pegsearch.answers.survey import store_answers, survey
 from pegsearch.board.files import board_from_definition
 from pegsearch.board.spec import SearchSpec
@@ -47,6 +50,11 @@ def run_search(root: Location, records: Records, search_id: str) -> None:
     if record is None:
         raise UsageError(f"no record of search {search_id}")
     board = board_from_definition(record.board, f"search {search_id} (board)")
+    if record.survey and record.depth_first:
+        (root / search_id).make()
+        results = survey_by_solver(board, PAIR_SECONDS, board_solver(board))
+        store_answers(root / search_id, Survey(board, tuple(results), BY).as_document())
+        return
     if record.survey:
         results = survey(board, root / search_id, lambda: make_engine(record.engine, **record.settings),
                          record.count_paths, fewest_moves=record.fewest_moves)
