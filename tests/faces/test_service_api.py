@@ -221,6 +221,22 @@ def test_a_search_that_cannot_run_fails_with_one_line_and_can_be_retried(server:
     assert server.wait("foreign-engine", ("failed",))["error"] == document["error"]
 
 
+def test_a_search_without_a_run_still_draws_its_board(tmp_path: Path) -> None:
+    """A queued search has no run yet: its board is drawn from its record, not answered 404
+    (Schemathesis found it: created, then not found)."""
+    server = Server(tmp_path / "runs", "--jobs", "1")
+    try:
+        running = server.submit({"board": "skippy-xl", "settings": {"memory": "64M"}})
+        queued = server.submit({"board": "triangle-6", "start": [4]})
+        assert server.get(f"/api/searches/{queued}")["status"] == "queued"
+        board = server.get(f"/api/searches/{queued}/board")
+        assert board["name"] == "triangle-6" and board["holes"] == 21
+        for search_id in (queued, running):
+            assert server.json("POST", f"/api/searches/{search_id}/cancel")[0] == 200
+    finally:
+        server.stop()
+
+
 def test_a_survey_answers_every_start_hole(server: Server, published: dict) -> None:
     status, answer = server.json("POST", "/api/searches",
                                  {"board": "triangle-5", "survey": True, "count_paths": True})

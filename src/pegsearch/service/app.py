@@ -30,7 +30,7 @@ from pegsearch.answers.door import Asked, asked, shared_solver, solution_of
 from pegsearch.answers.hint import played, read_position
 from pegsearch.answers.shapes import board_document
 from pegsearch.answers.solver import time_bound
-from pegsearch.board.files import load_board, parse_board, shipped_boards
+from pegsearch.board.files import board_from_definition, load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
 from pegsearch.board.spec import SearchSpec, check_values
 from pegsearch.engines import ENGINES, make_engine
@@ -259,11 +259,15 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
              responses=answers(schema.Board, 404))
     def board_of(search_id: str) -> dict:
         """The board the search was made on, drawn as GET /api/boards/{name} draws a shipped one
-        (an uploaded board's too)."""
-        run, _ = searches.find(search_id)
-        if run is None:
-            raise NotFound(f"search {search_id} has no run yet")
-        return board_document(run.board)
+        (an uploaded board's too): its run's, or before it has one (queued, or failed before its
+        first level), its record's."""
+        run, record = searches.find(search_id)
+        if run is not None:
+            return board_document(run.board)
+        if record is None:  # a survey the command line made: its document names the board
+            raise NotFound(f"search {search_id} is a survey made by the command line: see its"
+                           " document's 'board'")
+        return board_document(board_from_definition(record.board, f"search {search_id} (board)"))
 
     @app.get("/api/searches/{search_id}/hint", response_model=None,
              responses=answers(schema.Hint, 404, 409, 503))
