@@ -67,7 +67,7 @@ def test_a_survey_past_40_holes_is_the_solvers_and_a_cancel_ends_it_at_once(serv
                                                             "count_paths": True})
     assert status == 400 and "count_paths and fewest_moves need a search per start" in refused["error"]
     search_id = server.submit({"board": "wiegleb-45", "survey": True})
-    server.wait(search_id, until=("running",))
+    assert server.wait(search_id, until=("running",))["by"] == "depth-first"
     time.sleep(3)  # its first pairs under way
     asked = time.monotonic()
     assert server.json("POST", f"/api/searches/{search_id}/cancel")[0] == 200

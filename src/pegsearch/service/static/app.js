@@ -203,7 +203,7 @@ function renderHeading() {
   $("search-title").textContent = surveying ? `survey of ${d.board}, every start hole`
     : d.board ? `${d.board}, start: hole${d.start.length > 1 ? "s" : ""} ${d.start.join(", ")}`
     : `${current.id}: ${d.error}`;
-  $("search-settings").textContent = `${current.id} · ${surveying ? "" : `symmetry ${d.symmetry} · `}${d.count_paths ? "paths counted · " : ""}${d.fewest_moves ? "fewest moves · " : ""}engine ${d.engine}${settingsText(d.settings)}`;
+  $("search-settings").textContent = `${current.id} · ${surveying ? "" : `symmetry ${d.symmetry} · `}${d.count_paths ? "paths counted · " : ""}${d.fewest_moves ? "fewest moves · " : ""}${d.by === "depth-first" ? "by the depth-first solver, pair by pair" : `engine ${d.engine}${settingsText(d.settings)}`}`;
   $("level-cards").hidden = surveying;
   $("survey-card").hidden = !(surveying && d.starts);
   if (surveying && d.starts) renderStarts(d);
