@@ -22,7 +22,7 @@ from pegsearch.answers.shapes import (
 )
 from pegsearch.answers.solve import WalkProgress, solve
 from pegsearch.answers.verdict import require_complete, verdict
-from pegsearch.answers.winnable import kept_sets, winnable_per_level
+from pegsearch.answers.winnable import kept_sets
 from pegsearch.board.pictures import holes_with_pegs, render
 from pegsearch.errors import InputError, NotFound, UsageError
 from pegsearch.kernel.path_counts import as_int
@@ -74,8 +74,7 @@ def counts_answer(run: Run, winnable: bool = False, finish: int | None = None,
         raise UsageError("an engine or master applies to winnable positions: ask for them too")
     if not winnable:
         return run_counts(run, answers=answers)
-    require_complete(run, "winnable positions")
-    return run_counts(run, winnable_per_level(run, finish, engine, master), answers)
+    return run_counts(run, winnable_answer(run, finish, engine, master).states, answers)
 
 
 def winnable_answer(run: Run, finish: int | None = None, engine: str | None = None,
@@ -86,11 +85,7 @@ def winnable_answer(run: Run, finish: int | None = None, engine: str | None = No
     if finish is not None:
         run.board.hole_of(finish, "finish")
     walked = stored_sets(run, finish) is None
-    record = kept_sets(run, finish, engine, master)
-    levels = sorted(record["levels"], key=lambda level: level["level"])
-    return WinnableSets(finish, tuple(level["states"] for level in levels),
-                        sum(f["bytes"] for level in levels for f in level["files"]),
-                        record["seconds"], walked, record)
+    return WinnableSets(kept_sets(run, finish, engine, master), walked)
 
 
 def moves_counts(run: Run) -> ByMoves:

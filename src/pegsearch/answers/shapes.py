@@ -337,12 +337,23 @@ class WinnableSets:
     store, and whether this asking walked them back or found them kept. Its document is the
     manifest's record of them, which a reader of the run finds there too."""
 
-    finish: int | None
-    states: tuple[int, ...]  # per level, level 0 first
-    stored: int  # bytes
-    seconds: float  # the walk back's, when it was made
+    record: dict  # the manifest's: finish, engine, values, seconds, created, levels (level 0 first)
     walked: bool  # walked back by this asking (False: kept already)
-    record: dict
+
+    @property
+    def states(self) -> list[int]:
+        """Per level, level 0 first, the positions kept."""
+        return [level["states"] for level in self.record["levels"]]
+
+    @property
+    def stored(self) -> int:
+        """The bytes the sets take in the store."""
+        return sum(f["bytes"] for level in self.record["levels"] for f in level["files"])
+
+    @property
+    def seconds(self) -> float:
+        """The walk back's, when it was made."""
+        return self.record["seconds"]
 
     def as_document(self) -> dict:
         return self.record

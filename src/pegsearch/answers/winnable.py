@@ -240,13 +240,6 @@ def read_sets(run: Run, finish: int | None = None) -> Iterator[tuple[int, np.nda
         yield level["level"], np.concatenate(pieces) if pieces else np.empty(0, dtype=np.uint64)
 
 
-def winnable_per_level(run: Run, finish: int | None = None, engine: str | None = None,
-                       master: str | None = None) -> list[int]:
-    """Per level, how many stored positions can still be played down to one peg (on `finish`),
-    from the kept sets (walked back and kept first when there are none)."""
-    return [level["states"] for level in kept_sets(run, finish, engine, master)["levels"]]
-
-
 @contextmanager
 def walker(run: Run, engine: str | None, master: str | None) -> Iterator[WinnableStep | None]:
     """The step that walks the levels back: this process's unless `engine` names one with a
