@@ -19,6 +19,7 @@ from pegsearch.board.geometry import Board, Jump
 from pegsearch.board.pictures import holes_with_pegs, render
 
 BY = "depth-first"  # an answer's `by`: found by the solver, not read from a run's levels
+SEARCHED = "breadth-first"  # a survey's `by`: a search per start
 
 
 def board_document(board: Board) -> dict:
@@ -208,7 +209,7 @@ class Survey:
     def as_document(self) -> dict:
         document = {"board": self.board.name, "holes": self.board.holes,
                     "count_paths": self.results[0].solutions is not None, "engine": self.engine,
-                    "by": "breadth-first" if self.results[0].lines is None else BY,
+                    "by": SEARCHED if self.results[0].lines is None else BY,
                     "created": self.created, "starts": [r.document() for r in self.results],
                     "solvable_starts": self.solvable, "verdict": self.verdict}
         if self.fewest_moves is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from pegsearch.answers.documents import counts_answer, run_counts
-from pegsearch.answers.shapes import BY
+from pegsearch.answers.shapes import BY, SEARCHED
 from pegsearch.board.files import board_from_definition
 from pegsearch.errors import Conflict, NotFound, UsageError
 from pegsearch.service.jobs import Jobs
@@ -125,7 +125,7 @@ class Searches:
             board = board_from_definition(record.board, f"search {record.id} (board)")
             asked = {"board": board.name, "holes": board.holes, "count_paths": record.count_paths,
                      "fewest_moves": record.fewest_moves, "engine": record.engine,
-                     "by": BY if record.depth_first else "breadth-first",
+                     "by": BY if record.depth_first else SEARCHED,
                      "settings": record.settings, "created": _created(record)}
         else:
             asked = {key: results.get(key) for key in ("board", "holes", "count_paths", "engine",
