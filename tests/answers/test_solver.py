@@ -30,7 +30,7 @@ from tests.answers.test_survey import (
 from tests.helpers import assert_one_line_error, cell, local_run, pegsearch
 from tests.helpers.order import plain_scores
 
-AGREEMENT = Path(__file__).parents[2] / "cluster" / "solver_agreement.py"
+AGREEMENT = Path(__file__).parents[2] / "bench" / "solver_agreement.py"
 
 
 def replayed(side: int, start: set[int], jumps: list[str]) -> set[int]:
@@ -49,7 +49,7 @@ def replayed(side: int, start: set[int], jumps: list[str]) -> set[int]:
 
 
 def test_verdicts_equal_the_winnable_sets_on_random_positions(tmp_path: Path) -> None:
-    """cluster/solver_agreement.py on triangles 5 and 6: random stored positions of every level,
+    """bench/solver_agreement.py on triangles 5 and 6: random stored positions of every level,
     both outcomes, one peg anywhere and on a hole: no difference, none undecided."""
     result = subprocess.run([sys.executable, str(AGREEMENT), "--boards", "triangle-5", "triangle-6",
                              "--positions", "400", "--work", str(tmp_path)],

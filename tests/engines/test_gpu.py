@@ -14,7 +14,7 @@ behind; SIGTERM's one line.
 Without a GPU the CUDA kernels run in numba's simulator (NUMBA_ENABLE_CUDASIM=1, set here before
 numba.cuda is first imported), slowly: the quick tests stay on small boards and few levels. Where
 a CUDA driver lists a GPU, nothing is forced and the same tests run on it. What is not covered
-here: the kernel compiled for a real GPU and its speed (cluster/gpu.sh, on an H100 or H200).
+here: the kernel compiled for a real GPU and its speed (bench/gpu.sh, on an H100 or H200).
 """
 
 from __future__ import annotations

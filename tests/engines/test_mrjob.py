@@ -117,7 +117,7 @@ def test_inline_runner_counts_durango_bills_solutions(hole: int, published: dict
 
 def test_batch_size_does_not_change_a_level(triangle_5: Run, tmp_path: Path) -> None:
     """Batches of 7 split the parents of a level anywhere: the sums must not depend on where.
-    (Batches of 1 are checked by cluster/mrjob_batching_benchmark.py, which times them.)"""
+    (Batches of 1 are checked by bench/mrjob_batching_benchmark.py, which times them.)"""
     board = load_board("triangle-5")
     run = search(SearchSpec(board, board.empty, count_paths=True), tmp_path / "run",
                  make_engine("mrjob", runner="inline", batch_size=7))

@@ -1,7 +1,7 @@
 """`pegsearch estimate`, through the real CLI: from a run (its measured levels are its own), from a
 board (measured a few seconds first), and bad input refused in one line.
 
-Whether its projections and seconds are right is cluster/estimate_check.py's question (a whole
+Whether its projections and seconds are right is bench/estimate_check.py's question (a whole
 triangle-8 search); here: the figures it rests on are the run's, and the totals add up.
 """
 
@@ -51,7 +51,7 @@ def test_a_board_is_measured_then_projected() -> None:
 
 def test_the_projection_meets_triangle_8s_counts_from_its_first_levels() -> None:
     """Triangle-8's levels 13-34 projected from its levels 0-12 (and skippy-xl's shape): the
-    check cluster/estimate_check.py makes with a run, on the counts alone."""
+    check bench/estimate_check.py makes with a run, on the counts alone."""
     counts = list(REFERENCES["triangle-8"])
     shape = Shape.of(SearchSpec.asked(load_board("triangle-8"), None, "board", False, False))
     projected = projected_states(counts[:13], shape, "skippy-xl", len(counts) - 1)

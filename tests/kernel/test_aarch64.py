@@ -1,6 +1,6 @@
 """The kernels on ARM64 (Graviton, Apple silicon): run under Debian's qemu-user on this x86-64
 machine, in an arm64 Debian root with PyPI's aarch64 wheels of numpy, numba and pyarrow
-(cluster/aarch64.sh builds it, about 6 minutes the first time, then reuses it). The counts must be
+(tests/helpers/aarch64.sh builds it, about 6 minutes the first time, then reuses it). The counts must be
 the published ones, and equal to this machine's own."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers import local_run
 
-SCRIPT = Path(__file__).parents[2] / "cluster" / "aarch64.sh"
+SCRIPT = Path(__file__).parents[1] / "helpers" / "aarch64.sh"
 
 # Opt-in: building the arm64 root is 6 minutes of Debian's mirror and emulated dpkg, which CI's
 # 90 minutes no longer hold beside the clusters (docs/tests.md says when it last ran).

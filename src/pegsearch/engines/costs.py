@@ -25,7 +25,7 @@ and says where it does not:
 - stored bytes: a part drained from a bitmap stores its positions' gaps, so its bytes a position
   grow with log2(1 / density); the run's last sizable level fixes the constant.
 
-Checked by cluster/estimate_check.py against a whole triangle-8 search made afterwards.
+Checked by bench/estimate_check.py against a whole triangle-8 search made afterwards.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from pegsearch.store import MANIFEST, Location, Run
 # The GPU's share a run takes by default (engines.gpu.GPU_SHARE) of an H100's memory as nvidia-smi
 # reports it (81,559 MiB on the device machine here, 2026-11-13).
 DEFAULT_GPU_MEMORY = int(0.9 * 81_559 * 2**20)
-UNMEASURED = ("unmeasured: no GPU run to calibrate from and none measured to ship (cluster/gpu.sh"
+UNMEASURED = ("unmeasured: no GPU run to calibrate from and none measured to ship (bench/gpu.sh"
               " makes one on an H100 or H200: give it as --gpu GPU-RUN)")
 
 

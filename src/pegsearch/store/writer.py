@@ -5,6 +5,8 @@ manifest lists them only when the driver commits the level (Run.commit_level) or
 (Run.commit_pass). Until then they are this attempt's alone: `discard` drops them, `--resume`
 removes whatever no manifest lists. `guard` words a store's refusal of a write (no space,
 read-only) as one line, for the writer's writes and the run's own (its folder, lock and manifest).
+The writer knows its run only as a RunToCommit, so the run (store.run) imports the writer and not
+the other way round.
 """
 
 from __future__ import annotations
@@ -12,20 +14,44 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import Protocol, TypeVar
 
 import numpy as np
 
 from pegsearch.errors import UsageError
-from pegsearch.kernel.values import NO_VALUES, merge_summaries
+from pegsearch.kernel.values import NO_VALUES, Carry, merge_summaries
 from pegsearch.store.location import Location, reason
 from pegsearch.store.manifest import summary_from_json
 from pegsearch.store.parts import new_attempt, part_name, write_part
 
-if TYPE_CHECKING:
-    from pegsearch.store.run import Run
-
 T = TypeVar("T")
+
+
+class RunToCommit(Protocol):
+    """What a level writer needs of the run it writes for (store.run's Run): where the level's
+    parts go and what they carry, the levels and the checkpoint the manifest lists, and the run's
+    own checkpoint commit."""
+
+    @property
+    def location(self) -> Location: ...
+
+    @property
+    def carry(self) -> Carry: ...
+
+    @property
+    def levels(self) -> list[dict]: ...
+
+    @property
+    def in_progress(self) -> dict | None: ...
+
+    def level_folder(self, level: int) -> Location: ...
+
+    def part_metadata(self, level: int) -> dict[str, str]: ...
+
+    def commit_pass(self, writer: LevelWriter, done: int, passes: int, cut: dict,
+                    seconds: float) -> None: ...
+
+    def drop_in_progress(self) -> None: ...
 
 
 class LevelWriter:
@@ -35,7 +61,7 @@ class LevelWriter:
     of parts their tasks wrote into the level's folder (Spark).
     """
 
-    def __init__(self, run: Run, level: int) -> None:
+    def __init__(self, run: RunToCommit, level: int) -> None:
         self.run = run
         self.level = level
         self.folder = run.level_folder(level)
@@ -155,7 +181,7 @@ class LevelWriter:
     def _listed(self) -> set[str]:
         """The names of this level's parts the run's manifest lists, committed or checkpointed."""
         records = [self.run.levels[self.level]] if len(self.run.levels) > self.level else []
-        checkpoint = self.run.manifest.get("in_progress")
+        checkpoint = self.run.in_progress
         if checkpoint is not None and checkpoint["level"] == self.level:
             records.append(checkpoint)
         return {entry["name"] for record in records for entry in record["files"]}

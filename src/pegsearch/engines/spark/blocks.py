@@ -22,7 +22,7 @@ from pegsearch.kernel.values import NO_VALUES, Carry
 
 # zstd's level 3, not Arrow's default 1: on triangle-9's level 13 a map task's gaps take 0.28-0.29
 # bytes a set bit against 0.32-0.36, for 4 ns a set bit to compress against 3
-# (cluster/range_blocks.py).
+# (bench/range_blocks.py).
 CODEC = pa.Codec("zstd", compression_level=3)
 # Header words: a table block's rows, its gaps' bytes, and the compressed bytes of its gaps and of
 # its values; a range block's form, set bits, and the bytes of its payload raw and compressed.

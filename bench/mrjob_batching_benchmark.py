@@ -1,6 +1,6 @@
 """Time the mrjob engine's in-mapper batching: one kernel call per position against the default batch.
 
-    python cluster/mrjob_batching_benchmark.py [--boards triangle-5 triangle-6] [--runners inline local]
+    python bench/mrjob_batching_benchmark.py [--boards triangle-5 triangle-6] [--runners inline local]
 
 Every board is searched on every runner twice, in this process through the engine itself, with
 `batch_size=1` (the mapper calls the kernel once per position) and with the default batch size
@@ -28,7 +28,7 @@ from pegsearch.engines.driver import search
 from pegsearch.engines.mrjob.level_job import BATCH_SIZE
 from pegsearch.store import Run
 
-CONF = Path(__file__).resolve().parent / "mrjob.conf"
+CONF = Path(__file__).resolve().parents[1] / "cluster" / "mrjob.conf"
 
 
 def cpu_seconds() -> float:

@@ -1,8 +1,8 @@
 #!/bin/bash
-# How the local engine scales with threads: one level of a board made at 1, 2, 4, 8 and 16 threads
-# (`pegsearch run --threads N`), in one call, with the speed-up and efficiency against 1 thread.
+# How the local engine scales with threads: one level of a board made at 1, 2, 4, 8 and 16 threads.
+# Each a `pegsearch run --threads N`, in one call, with the speed-up and efficiency against 1 thread.
 #
-#   cluster/scaling.sh [BOARD] [LEVEL] [WORK] [THREADS...]
+#   bench/scaling.sh [BOARD] [LEVEL] [WORK] [THREADS...]
 #
 # Defaults: triangle-8, level 15 (546 M positions; a bitmap plane of about 230 MB a thread, so
 # 16 threads' planes still fit the default 4 GiB memory bound and the level is made in one step at

@@ -2,7 +2,7 @@
 # Run pegsearch's numba kernels on aarch64 (ARM64) on an x86_64 Debian 12 machine, under qemu-user
 # emulation, with the aarch64 wheels PyPI has for numpy, numba, llvmlite, pyarrow and tqdm.
 #
-#   cluster/aarch64.sh [ROOT] [-- COMMAND ...]
+#   tests/helpers/aarch64.sh [ROOT] [-- COMMAND ...]
 #
 # ROOT (default /tmp/pegsearch-arm64) is an arm64 Debian bookworm root built here with debootstrap;
 # it is reused when a previous run finished building it. With no COMMAND the script ends by printing
@@ -27,7 +27,7 @@ if [[ ${1:-} == -- ]]; then shift; fi
 ROOT=${ROOT%/}
 COMMAND=("$@")
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 STATE="$ROOT/.pegsearch-aarch64"   # markers of the steps already done in ROOT
 
 say() { echo "aarch64.sh: $*" >&2; }

@@ -1,5 +1,8 @@
 """The solver against the whole search: verdicts on random positions compared with winnable sets.
 
+    python bench/solver_agreement.py --boards english-33 triangle-5 triangle-6 skippy-xl \
+        --positions 5000 --work /tmp/agreement [--endgame-after 0]
+
 For each board, a run from the board's start (reduced by the board's symmetries) is searched and
 walked back (`answers.winnable`): a stored position is winnable to one peg exactly when its
 signature is in its level's set. Positions are drawn at random from every level, half from the
@@ -7,10 +10,6 @@ winnable sets and half from the rest where a level has both, and the depth-first
 each (one peg anywhere, and one peg on a finishing hole drawn at random: a run reduced by symmetries
 answers "on the hole or one symmetric to it", so the solver is asked for each hole of that orbit).
 Prints the positions checked, won and lost by each side, and every difference; exits 1 on any.
-
-    python cluster/solver_agreement.py --boards english-33 triangle-5 triangle-6 skippy-xl \
-        --positions 5000 --work /tmp/agreement [--endgame-after 0]
-
 `--endgame-after 0` starts each goal's endgame (kernel.endgame) at its first step of search (made
 beside it, in milliseconds on these boards), so the small boards are answered through it too.
 """

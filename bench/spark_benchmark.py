@@ -1,6 +1,6 @@
 """Time one board on the local engine, on Spark local[2] and on a 2-worker standalone cluster.
 
-    python cluster/spark_benchmark.py [BOARD] [--workers N] [--keep DIR]
+    python bench/spark_benchmark.py [BOARD] [--workers N] [--keep DIR]
 
 All four searches run in this one invocation, one after the other, through the real commands
 (`pegsearch run`, `spark-submit jobs/spark_search.py`), so their wall times are comparable: the
@@ -25,8 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+ROOT = Path(__file__).resolve().parents[1]
+CLUSTER = ROOT / "cluster"
 BIN = Path(sys.executable).parent
 SMALL_LEVEL = 10_000  # states: below this a level's time is Spark's per-job overhead
 
@@ -40,7 +40,7 @@ def main() -> int:
     folder = args.keep or Path(tempfile.mkdtemp(prefix="pegsearch-benchmark-"))
     folder.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PYSPARK_PYTHON": sys.executable, "SPARK_CONF_DIR": str(HERE / "spark-conf")}
+           "PYSPARK_PYTHON": sys.executable, "SPARK_CONF_DIR": str(CLUSTER / "spark-conf")}
     pegsearch = [sys.executable, "-m", "pegsearch", "run", args.board]
     load_before = os.getloadavg()
 
@@ -53,7 +53,7 @@ def main() -> int:
     master, webui = free_ports(2)
     cluster_env = {**env, "PEGSEARCH_SPARK_DIR": str(folder / "cluster-state"),
                    "SPARK_MASTER_PORT": str(master), "SPARK_MASTER_WEBUI_PORT": str(webui)}
-    script = ["bash", str(HERE / "spark-cluster.sh")]
+    script = ["bash", str(CLUSTER / "spark-cluster.sh")]
     try:
         url = subprocess.run([*script, "start", str(args.workers)], env=cluster_env, check=True,
                              capture_output=True, text=True).stdout.strip()

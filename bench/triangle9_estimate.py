@@ -1,8 +1,8 @@
-"""`pegsearch estimate` for triangle-9, from the levels measured in stages (docs/scale.md,
-"Triangle-9, in stages": AMD EPYC Zen 4, 2 cores, 2026-11-26), without their parts.
+"""`pegsearch estimate` for triangle-9, from the levels measured in stages, without their parts.
 
-    python cluster/triangle9_estimate.py [--measured 16] [-- ESTIMATE-OPTIONS...]
+    python bench/triangle9_estimate.py [--measured 16] [-- ESTIMATE-OPTIONS...]
 
+The levels are docs/scale.md's ("Triangle-9, in stages": AMD EPYC Zen 4, 2 cores, 2026-11-26).
 The measured run's parts are not on this machine; its figures are. This makes a run of triangle-9
 whose manifest records levels 0 to MEASURED as that run made them (positions, seconds, passes,
 bytes), their parts dropped as `--keep last` drops them, then runs `pegsearch estimate` on it with

@@ -1,7 +1,7 @@
 """Time hints over HTTP: random reachable positions of a stored run asked of a real `pegsearch serve`.
 
-    python cluster/hint_benchmark.py [BOARD] [--samples 1000] [--seed 1] [--s3] [--keep DIR]
-                                     [--levels FIRST LAST] [--every-finish] [--clients N]
+    python bench/hint_benchmark.py [BOARD] [--samples 1000] [--seed 1] [--s3] [--keep DIR]
+                                   [--levels FIRST LAST] [--every-finish] [--clients N]
 
 Makes the run (`pegsearch run BOARD`) and its winnable sets (`pegsearch winnable`) under a runs
 root, a local folder or, with `--s3`, a bucket of SeaweedFS started on 127.0.0.1 (the tests' S3

@@ -1,8 +1,8 @@
 #!/bin/bash
-# The GPU engine measured on one NVIDIA GPU (an H100 or H200 with 16 cores beside it), in one call:
-# issue 57's measurements, then their table (cluster/gpu_table.py).
+# The GPU engine measured on one NVIDIA GPU (an H100 or H200 with 16 cores beside it), in one call.
+# Issue 57's measurements, then their table (bench/gpu_table.py).
 #
-#   bash cluster/gpu.sh            (from anywhere; runs from the repository's root)
+#   bash bench/gpu.sh            (from anywhere; runs from the repository's root)
 #
 # Stages, in this order, each under what is left of BUDGET seconds (default 540: one 10-minute
 # device call with room to copy the results back), a stage that has not begun by then said skipped:
@@ -16,7 +16,7 @@
 #   t9-gpu    triangle-9 to level 15 on the GPU, --keep last (about 20 GB of disk at level 15), resumed
 #             when WORK already holds it (a second call on a warm machine goes on where it stopped);
 #   estimate  triangle-9 whole on this machine, the GPU's seconds calibrated on the t9-gpu run's
-#             levels (`cluster/triangle9_estimate.py -- --gpu RUN`: the CPU's from the measured run);
+#             levels (`bench/triangle9_estimate.py -- --gpu RUN`: the CPU's from the measured run);
 #   tests     tests/engines/test_gpu.py on the GPU (no simulator: the kernels compiled for it and
 #             checked against the local engine, digests included), last: the measurements are
 #             checked too (triangle-8's runs against each other, triangle-9's level 15's digest).
@@ -100,7 +100,7 @@ resume=()
 [ -f "$work/t9-gpu/manifest.json" ] && resume=(--resume)
 stage t9-gpu "$python" -m pegsearch run triangle-9 --engine gpu --threads 16 --memory 48G --keep last \
   --until 15 --out "$work/t9-gpu" "${resume[@]}"
-stage estimate "$python" cluster/triangle9_estimate.py -- --gpu "$work/t9-gpu" --cores 16 --memory 96G \
+stage estimate "$python" bench/triangle9_estimate.py -- --gpu "$work/t9-gpu" --cores 16 --memory 96G \
   --keep last
 stage tests "$python" -m pytest -q -x -p no:cacheprovider tests/engines/test_gpu.py
 
@@ -110,7 +110,7 @@ done
 for log in "$logs"/*.log; do echo "==== $log"; cat "$log"; done > "$results/stages.log" 2>/dev/null
 if [[ " $stages " == *" table "* ]]; then
   echo "== table"
-  { "$python" cluster/gpu_table.py "$work/t8-gpu" "$work/t8-cpu" "$work/t9-gpu" \
+  { "$python" bench/gpu_table.py "$work/t8-gpu" "$work/t8-cpu" "$work/t9-gpu" \
       "$(cat "$work/bandwidth" 2>/dev/null)"
     echo; echo "Stages (wall seconds, start-up and compiling included):"; cat "$walls"; } \
     | tee "$results/table.md"

@@ -1,8 +1,8 @@
 #!/bin/bash
-# A large search on the local engine one level a stage, with each level's time, peak resident
-# memory and disk: the showcase runs (triangle-9, the 41- and 45-hole boards) are made this way.
+# A large search on the local engine one level a stage: each level's time, peak memory and disk.
+# The showcase runs (triangle-9, the 41- and 45-hole boards) are made this way.
 #
-#   cluster/stages.sh BOARD FOLDER FIRST LAST [RUN-OPTIONS...]
+#   bench/stages.sh BOARD FOLDER FIRST LAST [RUN-OPTIONS...]
 #
 # Makes levels FIRST to LAST of BOARD's run in FOLDER (`pegsearch run BOARD --out FOLDER --until K`,
 # resumed for every K after the first stage), each stage in its own process under /usr/bin/time, and

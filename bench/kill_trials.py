@@ -1,6 +1,6 @@
 """kill -9 at random moments inside a level made in passes, then --resume: what a kill costs.
 
-    python cluster/kill_trials.py BASE BOARD LEVEL [--memory BYTES] [--trials 10] [--work DIR]
+    python bench/kill_trials.py BASE BOARD LEVEL [--memory BYTES] [--trials 10] [--work DIR]
 
 BASE is a run of BOARD paused before LEVEL (`pegsearch run BOARD --out BASE --until LEVEL-1`).
 The searches run the driver in a Python process of their own at a budget of --memory bytes (the

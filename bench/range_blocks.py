@@ -1,13 +1,13 @@
 """What a bitmap level's range blocks would shuffle, from a real run, without a cluster.
 
-    python cluster/range_blocks.py RUN LEVEL MAP-TASKS RANGE [RANGE ...]
+    python bench/range_blocks.py RUN LEVEL MAP-TASKS RANGE [RANGE ...]
 
 Cuts level LEVEL of RUN (sorted, as Spark's parts of a bitmap level are: contiguous rank ranges)
 into MAP-TASKS equal parts, expands each part into rank range RANGE of the next level's 16 with the
 shared kernel, as a Spark map task does, and prints for each range: the positions it holds, how
 many map tasks sent each (their overlap), and the bytes a position and a set bit its blocks take
 at zstd's levels 1 and 3 (the engine's), with the time to compress. cluster/spark.md quotes it
-for triangle-9's level 13 (`python cluster/range_blocks.py RUN 12 8 3 8`).
+for triangle-9's level 13 (`python bench/range_blocks.py RUN 12 8 3 8`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The table cluster/gpu.sh prints: the GPU engine's levels against the same machine's cores.
+"""The table bench/gpu.sh prints: the GPU engine's levels against the same machine's cores.
 
-    python cluster/gpu_table.py T8_GPU T8_CPU T9_GPU BANDWIDTH_GB_S
+    python bench/gpu_table.py T8_GPU T8_CPU T9_GPU BANDWIDTH_GB_S
 
 Read from the runs' manifests (a run not made, or not made whole, is said so): per level the
 device that made it, positions, seconds, positions a second, passes, and the GPU's share of the

@@ -1,20 +1,20 @@
-"""`pegsearch estimate` checked, not trusted: triangle-8 estimated from its levels 0-12, then searched
-whole on the same machine, wall time, CPU seconds and stored bytes compared (target: within 25 %).
+"""`pegsearch estimate` checked, not trusted: triangle-8's estimate against the whole search.
 
-    python cluster/estimate_check.py [--work DIR] [--board triangle-8] [--until 12] [--reuse]
+    python bench/estimate_check.py [--work DIR] [--board triangle-8] [--until 12] [--reuse]
 
-In DIR (default /tmp/estimate-check): `pegsearch run BOARD --until UNTIL --out DIR/base` (kept and
-reused when it is there), `pegsearch estimate DIR/base --json` (written to DIR/estimate.json), then
-`pegsearch run BOARD --out DIR/whole` from scratch, timed. With --reuse a complete DIR/whole is not
-made again: its figures are read from its manifest (levels' seconds and CPU seconds), so a changed
-estimate is checked against the same search. Prints both sides (wall and CPU seconds, stored bytes,
-positions), the ratios, whether the measured wall time fell in the estimate's range, the CPU model
-(lscpu), the compile target, and the load average before and after (the estimate assumes an idle
-machine: on a shared one the wall time stretches with the load, the CPU seconds much less, so read
-the CPU line there). Writes them to DIR/check.json. Triangle-8 whole takes 7-20 minutes on 2 cores (52
-minutes on 2 cores shared with other work):
-run it once. Runs `python -m pegsearch` with this interpreter. Not a test: a benchmark to run and
-report (docs/performance.md).
+Triangle-8 estimated from its levels 0-12, then searched whole on the same machine, wall time, CPU
+seconds and stored bytes compared (target: within 25 %). In DIR (default /tmp/estimate-check):
+`pegsearch run BOARD --until UNTIL --out DIR/base` (kept and reused when it is there), `pegsearch
+estimate DIR/base --json` (written to DIR/estimate.json), then `pegsearch run BOARD --out DIR/whole`
+from scratch, timed. With --reuse a complete DIR/whole is not made again: its figures are read from
+its manifest (levels' seconds and CPU seconds), so a changed estimate is checked against the same
+search. Prints both sides (wall and CPU seconds, stored bytes, positions), the ratios, whether the
+measured wall time fell in the estimate's range, the CPU model (lscpu), the compile target, and the
+load average before and after (the estimate assumes an idle machine: on a shared one the wall time
+stretches with the load, the CPU seconds much less, so read the CPU line there). Writes them to
+DIR/check.json. Triangle-8 whole takes 7-20 minutes on 2 cores (52 minutes on 2 cores shared with
+other work): run it once. Runs `python -m pegsearch` with this interpreter. Not a test: a benchmark
+to run and report (docs/performance.md).
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
-"""Time how soon a Spark search submitted to the service starts: the first after the server
-starts, then the later ones, which the server's kept Spark worker runs on the session it kept.
+"""Time how soon a Spark search submitted to the service starts: the server's first, then the others.
 
-    python cluster/service_spark_benchmark.py [BOARD] [--searches 5] [--master local[2]]
+    python bench/service_spark_benchmark.py [BOARD] [--searches 5] [--master local[2]]
 
-Starts `pegsearch serve --engine spark --master MASTER` (a real server on 127.0.0.1), submits
-SEARCHES raw searches of BOARD one after another (each waits for the one before), every level a
-Spark job (`driver_below` 0), and reports for each the seconds from the request to its level 1
-being committed (its first Spark job done) and to its end. The first pays for a JVM, a
-SparkContext and Python workers loading the kernels; the others find them running.
+The server's kept Spark worker runs the later ones on the session it kept. Starts `pegsearch serve
+--engine spark --master MASTER` (a real server on 127.0.0.1), submits SEARCHES raw searches of BOARD
+one after another (each waits for the one before), every level a Spark job (`driver_below` 0), and
+reports for each the seconds from the request to its level 1 being committed (its first Spark job
+done) and to its end. The first pays for a JVM, a SparkContext and Python workers loading the
+kernels; the others find them running.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 #!/bin/bash
-# A board's search on the local engine and on Spark local[2], alternated, side by side on one
-# machine (triangle-8 and triangle-9 in cluster/spark.md).
+# A board's search on the local engine and on Spark local[2], alternated, side by side on one machine.
+# Its figures: triangle-8 and triangle-9 in cluster/spark.md.
 #
-#   cluster/bench-spark.sh BOARD UNTIL ROUNDS [FOLDER]           fresh runs to level UNTIL
-#   RESUME=1 cluster/bench-spark.sh BOARD UNTIL ROUNDS [FOLDER]  the same runs resumed to UNTIL
+#   bench/bench-spark.sh BOARD UNTIL ROUNDS [FOLDER]           fresh runs to level UNTIL
+#   RESUME=1 bench/bench-spark.sh BOARD UNTIL ROUNDS [FOLDER]  the same runs resumed to UNTIL
 #
 # Extra `pegsearch run` options for both engines go in OPTIONS (e.g. OPTIONS="--memory 8G").
 # Runs go to FOLDER (default /tmp/pegsearch-bench-BOARD: triangle-8 takes about 6 GB a run to

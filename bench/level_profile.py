@@ -1,6 +1,6 @@
 """Where one level's time goes on the local engine: CPU nanoseconds per child for each phase.
 
-    python cluster/level_profile.py RUN LEVEL [--repeat N] [--reduce auto|bitmap|tables]
+    python bench/level_profile.py RUN LEVEL [--repeat N] [--reduce auto|bitmap|tables]
 
 Makes level LEVEL + 1 of a stored run again from level LEVEL, in memory, with the local engine's
 own plan for it (a bitmap over ranks or hash tables, as `--reduce` and the level's density choose)

@@ -1,6 +1,6 @@
 """Time one board on the local engine, on mrjob's hadoop runner (YARN) and on Spark on YARN.
 
-    python cluster/hadoop_benchmark.py [BOARD] [--until LEVEL] [--keep DIR]
+    python bench/hadoop_benchmark.py [BOARD] [--until LEVEL] [--keep DIR]
 
 The three searches run in this one invocation, one after the other, through `pegsearch run`, on
 Apache Hadoop's single-machine cluster (cluster/hadoop/up, started in the run folder and always
@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HADOOP = Path(__file__).resolve().parents[1] / "cluster" / "hadoop"
 SMALL_LEVEL = 10_000
 ENGINES = {"local": [],
            "mrjob hadoop (YARN)": ["--engine", "mrjob", "--runner", "hadoop"],
@@ -40,7 +40,7 @@ def main() -> int:
     folder = args.keep or Path(tempfile.mkdtemp(prefix="pegsearch-hadoop-benchmark-"))
     folder.mkdir(parents=True, exist_ok=True)
     cluster = folder / "cluster"
-    started = subprocess.run([str(HERE / "hadoop" / "up"), str(cluster)], check=True,
+    started = subprocess.run([str(HADOOP / "up"), str(cluster)], check=True,
                              capture_output=True, text=True)
     env = dict(os.environ)
     for line in started.stdout.splitlines():
@@ -62,7 +62,7 @@ def main() -> int:
                                           env=env, capture_output=True, text=True)
                 print(f"{name}: {compared.stdout.strip().splitlines()[-1]}")
     finally:
-        subprocess.run([str(HERE / "hadoop" / "down"), str(cluster)], check=False)
+        subprocess.run([str(HADOOP / "down"), str(cluster)], check=False)
     report(args.board, runs, walls)
     return 0
 

@@ -1,14 +1,15 @@
-"""A wide bitmap pass, side by side: routed (each child written to its partition's stretch, then
-its bit set) against one step into one shared bitmap (each core sets its children's bits itself).
+"""A wide bitmap pass, side by side: its children routed against one step into one shared bitmap.
 
-    python cluster/wide_pass.py RUN LEVEL [--every 60] [--rounds 3] [--memory 20G]
-                                [--ways routed,shared,planes]
+    python bench/wide_pass.py RUN LEVEL [--every 60] [--rounds 3] [--memory 20G]
+                              [--ways routed,shared,planes]
 
-Makes level LEVEL + 1 of a stored run from a sample of level LEVEL's parents (every EVERY-th chunk
-of a million, so the sample spans the level as a pass reads it) into the whole next level's bitmap,
-each way in turn, ROUNDS times, and prints the CPU microseconds a parent of each (this process's
-CPU time, summed over its threads) and their medians; every way must make the same positions.
-`planes` (a plane a core) needs the bitmap's memory once a core. Nothing is written.
+Routed: each child written to its partition's stretch, then its bit set; one step: each core sets
+its children's bits itself. Makes level LEVEL + 1 of a stored run from a sample of level LEVEL's
+parents (every EVERY-th chunk of a million, so the sample spans the level as a pass reads it) into
+the whole next level's bitmap, each way in turn, ROUNDS times, and prints the CPU microseconds a
+parent of each (this process's CPU time, summed over its threads) and their medians; every way must
+make the same positions. `planes` (a plane a core) needs the bitmap's memory once a core. Nothing is
+written.
 """
 
 from __future__ import annotations

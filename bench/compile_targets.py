@@ -1,6 +1,6 @@
 """The map's one step compiled for each of several targets on this machine, side by side.
 
-    python cluster/compile_targets.py [--rounds 5] MODEL[:FEATURES] ...
+    python bench/compile_targets.py [--rounds 5] MODEL[:FEATURES] ...
 
 e.g. ``znver4 haswell x86-64-v3 icelake-server znver3: haswell: generic:`` — a model alone keeps
 the host's features (what `pegsearch tune` compares); ``MODEL:`` takes the model's own features

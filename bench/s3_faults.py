@@ -1,6 +1,6 @@
 """The S3 gateway stopped mid-level and started again: trials of what a search makes of it.
 
-    python cluster/s3_faults.py [--trials 5] [--board english-33] [--down 10,20,30] [--folder DIR]
+    python bench/s3_faults.py [--trials 5] [--board english-33] [--down 10,20,30] [--folder DIR]
 
 Starts SeaweedFS on 127.0.0.1 (`weed`, from the `tests` extra, must be on PATH), searches BOARD
 on the local engine into s3://runs/trial-N, stops the server once a level drawn at random is

@@ -1,7 +1,7 @@
 """Time the solver's hints over HTTP: positions of random games asked of a real `pegsearch serve`.
 
-    python cluster/solver_hint_benchmark.py [BOARD] [--samples 200] [--jumps 5 35] [--seed 1]
-                                            [--seconds S]
+    python bench/solver_hint_benchmark.py [BOARD] [--samples 200] [--jumps 5 35] [--seed 1]
+                                          [--seconds S]
 
 Starts `pegsearch serve` on an empty runs root (no search: the board's hints come from the
 depth-first solver) and asks GET /api/boards/BOARD/hint for SAMPLES positions, each reached by a

@@ -1,17 +1,17 @@
-"""Compile the GPU engine's kernels for a GPU on a machine without one: PTX by NVVM, then ptxas's
-registers, stack and spills, where ptxas is found.
+"""The GPU engine's kernels compiled for a GPU on a machine without one: registers, stack, spills.
 
-    CUDA_HOME=DIR python cluster/gpu_ptx.py [CC]        (CC: 9.0 by default, an H100's and H200's)
+    CUDA_HOME=DIR python bench/gpu_ptx.py [CC]        (CC: 9.0 by default, an H100's and H200's)
 
-The simulator (the tests) runs the kernels' Python; this checks what it cannot: that numba's CUDA
-target compiles them, the CPU kernel's functions as device functions included. It needs libNVVM:
-a CUDA toolkit at CUDA_HOME, or the `nvidia-cuda-nvcc-cu12` wheel unpacked (CUDA_HOME=
-.../nvidia/cuda_nvcc, with nvvm/lib64/libnvvm.so linked as libnvvm.so.4, which numba looks for).
-With no GPU and no CUDA runtime, numba would ask a driver for the device's compute capability and
-the runtime for the ones it supports: both are answered here with CC. With numba 0.68's own
-numba.cuda, and with numba-cuda 0.30 (its CUDA runtime and NVRTC from the nvidia-cuda-runtime-cu12
-and nvidia-cuda-nvrtc-cu12 wheels on LD_LIBRARY_PATH), 2026-11-28: `_set_bits` in 72 registers, a
-640-byte stack, no spills, for sm_90. Not a test.
+PTX by NVVM, then ptxas's registers, stack and spills, where ptxas is found. The simulator (the
+tests) runs the kernels' Python; this checks what it cannot: that numba's CUDA target compiles them,
+the CPU kernel's functions as device functions included. It needs libNVVM: a CUDA toolkit at
+CUDA_HOME, or the `nvidia-cuda-nvcc-cu12` wheel unpacked (CUDA_HOME=.../nvidia/cuda_nvcc, with
+nvvm/lib64/libnvvm.so linked as libnvvm.so.4, which numba looks for). With no GPU and no CUDA
+runtime, numba would ask a driver for the device's compute capability and the runtime for the ones
+it supports: both are answered here with CC. With numba 0.68's own numba.cuda, and with numba-cuda
+0.30 (its CUDA runtime and NVRTC from the nvidia-cuda-runtime-cu12 and nvidia-cuda-nvrtc-cu12 wheels
+on LD_LIBRARY_PATH), 2026-11-28: `_set_bits` in 72 registers, a 640-byte stack, no spills, for
+sm_90. Not a test.
 """
 
 from __future__ import annotations

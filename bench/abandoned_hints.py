@@ -1,6 +1,6 @@
 """Abandoned hints against a real `pegsearch serve`: does the server stay fast?
 
-    python cluster/abandoned_hints.py [--hints 45] [--seconds 60] [--board wiegleb-45] [--leave 1]
+    python bench/abandoned_hints.py [--hints 45] [--seconds 60] [--board wiegleb-45] [--leave 1]
 
 Starts a server on a free port over a temporary runs root (two small searches in it, so the
 listing has rows), sends `--hints` solver hints each asking for `--seconds`, every one from a
