@@ -14,7 +14,7 @@ from pegsearch.answers.by_solver import hint_by_solver
 from pegsearch.answers.hint import read_position
 from pegsearch.answers.solver import Solver, Stopped
 from pegsearch.board.files import load_board
-from tests.helpers import pegsearch
+from tests.helpers import pegsearch, pegsearch_process
 
 AFTER_THREE = "4-2-1,6-5-4,13-9-6"  # triangle-9: every jump decided in about a second
 
@@ -23,7 +23,7 @@ def test_a_decided_hint_comes_at_once_whatever_its_bound() -> None:
     """A bound of 1e12 s: the jumps are decided in moments, and the answer comes then (it waited
     on its finishing holes for a share of the bound: for ever)."""
     began = time.monotonic()
-    result = pegsearch("hint", "triangle-9", AFTER_THREE, "--json", "--seconds", "1e12", timeout=240)
+    result = pegsearch_process("hint", "triangle-9", AFTER_THREE, "--json", "--seconds", "1e12", timeout=240)
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     assert document["winnable"] is True

@@ -66,7 +66,13 @@ from pegsearch.kernel.expand import expand  # noqa: E402
 from pegsearch.kernel.ranks import level_ranks, rank_all  # noqa: E402
 from pegsearch.kernel.tables import BoardTables  # noqa: E402
 from pegsearch.store import Run  # noqa: E402
-from tests.helpers import assert_one_line_error, level_sets, pegsearch, wait_for_levels  # noqa: E402
+from tests.helpers import (  # noqa: E402
+    assert_one_line_error,
+    level_sets,
+    pegsearch,
+    pegsearch_process,
+    wait_for_levels,
+)
 
 GpuEngine = gpu_engine.GpuEngine
 
@@ -199,7 +205,7 @@ def test_a_level_stopped_between_passes_resumes_on_the_local_engine(tmp_path: Pa
 
 def test_verify_against_a_local_run_says_identical(tmp_path: Path) -> None:
     """Through the command line: `--engine gpu` runs, and `verify --against` a local run agrees."""
-    made = pegsearch("run", "triangle-4", "--engine", "gpu", "--reduce", "bitmap", "--gpu-memory",
+    made = pegsearch_process("run", "triangle-4", "--engine", "gpu", "--reduce", "bitmap", "--gpu-memory",
                      "64M", "--out", str(tmp_path / "gpu"))
     assert made.returncode == 0, made.stderr
     local = pegsearch("run", "triangle-4", "--out", str(tmp_path / "local"))
@@ -228,7 +234,8 @@ def test_estimate_gpu_prices_passes_and_says_what_is_unmeasured(tmp_path: Path) 
     for record in manifest["levels"][11:]:
         record["device"] = "a test's GPU"
     (out / "manifest.json").write_text(json.dumps(manifest))
-    priced = json.loads(pegsearch("estimate", str(out), "--gpu", "--gpu-memory", "64M", "--json").stdout)
+    priced = json.loads(pegsearch("estimate", str(out), "--gpu", "--gpu-memory", "64M",
+                                          "--json").stdout)
     gpu = priced["gpu"]
     assert gpu["calibration"].startswith("measured on a test's GPU: levels 12, 13, 14 of ")
     largest = max(gpu["levels"], key=lambda level: level["bitmap_bytes"])
@@ -277,7 +284,7 @@ def test_the_command_line_without_a_gpu_says_so_and_leaves_no_run(tmp_path: Path
     """No simulator, no device visible: one line (which piece is missing depends on what is
     installed), exit 2, no run directory."""
     out = tmp_path / "run"
-    result = pegsearch("run", "triangle-5", "--engine", "gpu", "--out", str(out),
+    result = pegsearch_process("run", "triangle-5", "--engine", "gpu", "--out", str(out),
                        env={"NUMBA_ENABLE_CUDASIM": "0", "CUDA_VISIBLE_DEVICES": ""})
     assert_one_line_error(result, "the gpu engine ")
     assert "--engine local" in result.stderr
@@ -289,7 +296,7 @@ def test_a_board_past_64_holes_is_one_line(tmp_path: Path) -> None:
     rows = "\n".join(" ".join("o" * 13) for _ in range(5))
     board.write_text(f'name = "wide"\ngrid = "square"\nlayout = """\n{rows[:-1]}.\n"""\n')
     out = tmp_path / "run"
-    assert_one_line_error(pegsearch("run", str(board), "--engine", "gpu", "--out", str(out)),
+    assert_one_line_error(pegsearch_process("run", str(board), "--engine", "gpu", "--out", str(out)),
                           "65 holes; at most 64 fit")
     assert not out.exists()
 

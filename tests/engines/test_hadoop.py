@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import pegsearch
+from tests.helpers import pegsearch_process
 from tests.helpers.cluster import wait_until
 from tests.helpers.hadoop_cluster import HADOOP_BIN, UP, yarn_applications
 from tests.helpers.serving import Server, free_ports
@@ -32,13 +32,13 @@ TRIANGLE_5 = [1, 1, 4, 19, 62, 149, 268, 344, 317, 215, 112, 39, 10, 3]  # its l
 def local_triangle_5(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """triangle-5 searched whole by the local engine: what every Hadoop run is compared with."""
     out = tmp_path_factory.mktemp("local") / "triangle-5"
-    assert pegsearch("run", "triangle-5", "--out", str(out)).returncode == 0
+    assert pegsearch_process("run", "triangle-5", "--out", str(out)).returncode == 0
     return out
 
 
 def assert_identical(run: str, local: Path, env: dict[str, str]) -> None:
     """`verify RUN --against LOCAL`: every level equal, digest for digest."""
-    compared = pegsearch("verify", run, "--against", str(local), env=env)
+    compared = pegsearch_process("verify", run, "--against", str(local), env=env)
     assert compared.returncode == 0, compared.stdout + compared.stderr
     assert "identical: all 14 levels equal" in compared.stdout, compared.stdout
 
@@ -75,7 +75,7 @@ def test_a_resource_manager_nobody_answers_at_is_one_line(engine: tuple[str, ...
                                                           tmp_path: Path) -> None:
     out = tmp_path / "run"
     began = time.monotonic()
-    refused = pegsearch("run", "triangle-4", "--engine", *engine, "--out", str(out), env=nobody_home)
+    refused = pegsearch_process("run", "triangle-4", "--engine", *engine, "--out", str(out), env=nobody_home)
     one_line_refusal(refused, f"no YARN ResourceManager answers at {nobody_home['RM']}")
     assert time.monotonic() - began < 30
     assert not out.exists(), "nothing written before the cluster is known to answer"
@@ -86,7 +86,7 @@ def test_a_namenode_nobody_answers_at_is_one_line_for_every_command(nobody_home:
     where = f"{nobody_home['NN']}/runs/x"
     for command in (("run", "triangle-4", "--out", where), ("counts", where), ("verify", where)):
         began = time.monotonic()
-        refused = pegsearch(*command, env=nobody_home)
+        refused = pegsearch_process(*command, env=nobody_home)
         one_line_refusal(refused, "no NameNode answers at")
         assert time.monotonic() - began < 30, command
 
@@ -96,13 +96,13 @@ def test_a_namenode_nobody_answers_at_is_one_line_for_every_command(nobody_home:
     ("hdfs://127.0.0.1:8020/", "name a folder on the filesystem"),
 ])
 def test_a_malformed_hdfs_uri_is_one_line(uri: str, says: str) -> None:
-    one_line_refusal(pegsearch("counts", uri), says)
+    one_line_refusal(pegsearch_process("counts", uri), says)
 
 
 def test_the_hadoop_runner_without_a_cluster_configuration_is_one_line(tmp_path: Path) -> None:
     env = {"PATH": f"{HADOOP_BIN}{os.pathsep}{os.environ['PATH']}", "HADOOP_CONF_DIR": "",
            "YARN_CONF_DIR": "", "HADOOP_HOME": ""}
-    refused = pegsearch("run", "triangle-4", "--engine", "mrjob", "--runner", "hadoop",
+    refused = pegsearch_process("run", "triangle-4", "--engine", "mrjob", "--runner", "hadoop",
                         "--out", str(tmp_path / "run"), env=env)
     one_line_refusal(refused, "needs a Hadoop cluster's configuration")
 
@@ -116,11 +116,11 @@ def test_mrjob_hadoop_runner_on_yarn_equals_the_local_engine(hadoop: dict[str, s
     engine: the whole run identical to the local engine's, and YARN ran the jobs."""
     run = f"{hadoop['PEGSEARCH_HDFS']}/runs/mrjob-yarn"
     before = succeeded_jobs(hadoop)
-    made = pegsearch("run", "triangle-5", "--engine", "mrjob", "--runner", "hadoop", "--until", "2",
+    made = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "hadoop", "--until", "2",
                      "--out", run, env=hadoop, timeout=1500)
     assert made.returncode == 0, made.stderr[-3000:]
     assert succeeded_jobs(hadoop) - before == 2, "one streaming job on YARN a level"
-    resumed = pegsearch("run", "triangle-5", "--resume", "--out", run, env=hadoop)
+    resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=hadoop)
     assert resumed.returncode == 0, resumed.stderr
     assert_identical(run, local_triangle_5, hadoop)
 
@@ -132,12 +132,12 @@ def test_spark_on_yarn_equals_the_local_engine(hadoop: dict[str, str], local_tri
     executors in YARN containers reading and writing the run on HDFS themselves; the rest
     resumed by the local engine and the whole run compared."""
     run = f"{hadoop['PEGSEARCH_HDFS']}/runs/spark-yarn"
-    made = pegsearch("run", "triangle-5", "--engine", "spark", "--master", "yarn",
+    made = pegsearch_process("run", "triangle-5", "--engine", "spark", "--master", "yarn",
                      "--driver-below", "0", "--until", "7", "--out", run, env=hadoop, timeout=900)
     assert made.returncode == 0, made.stderr[-3000:]
     assert any(app[2].strip() == "SPARK" and app[6].strip() == "SUCCEEDED"
                for app in yarn_applications(hadoop))
-    resumed = pegsearch("run", "triangle-5", "--resume", "--out", run, env=hadoop)
+    resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=hadoop)
     assert resumed.returncode == 0, resumed.stderr
     assert_identical(run, local_triangle_5, hadoop)
 
@@ -148,7 +148,7 @@ def test_a_survey_by_the_services_spark_searches_runs_on_yarn(hadoop: dict[str, 
     """A service whose Spark searches go to YARN (`serve --engine spark --master yarn`) surveys
     triangle-4 on YARN and answers as the local engine's `survey` does. (A search of the command
     line on YARN: test_spark_on_yarn_equals_the_local_engine.)"""
-    made = pegsearch("survey", "triangle-4", "--json", "--out", str(tmp_path / "local-survey"))
+    made = pegsearch_process("survey", "triangle-4", "--json", "--out", str(tmp_path / "local-survey"))
     assert made.returncode == 0, made.stderr[-3000:]
     local = json.loads(made.stdout)
     before = sum(app[2].strip() == "SPARK" for app in yarn_applications(hadoop, "FINISHED"))
@@ -170,15 +170,16 @@ def test_every_command_reads_and_writes_a_run_on_hdfs(hadoop: dict[str, str],
     """run, resume, counts, verify, solve and the service's --runs on HDFS, as on local disk."""
     root = f"{hadoop['PEGSEARCH_HDFS']}/runs/commands"
     run = f"{root}/triangle-5"
-    assert pegsearch("run", "triangle-5", "--until", "5", "--out", run, env=hadoop).returncode == 0
-    resumed = pegsearch("run", "triangle-5", "--resume", "--out", run, env=hadoop)
+    assert pegsearch_process("run", "triangle-5", "--until", "5", "--out", run, env=hadoop).returncode == 0
+    resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=hadoop)
     assert resumed.returncode == 0, resumed.stderr
     assert_identical(run, local_triangle_5, hadoop)
-    counts = pegsearch("counts", run, "--json", env=hadoop)
-    local = pegsearch("counts", str(local_triangle_5), "--json")
+    counts = pegsearch_process("counts", run, "--json", env=hadoop)
+    local = pegsearch_process("counts", str(local_triangle_5), "--json")
     assert states(counts) == states(local) == TRIANGLE_5
-    solved = pegsearch("solve", run, env=hadoop)
-    assert solved.returncode == 0 and solved.stdout == pegsearch("solve", str(local_triangle_5)).stdout
+    solved = pegsearch_process("solve", run, env=hadoop)
+    assert solved.returncode == 0
+    assert solved.stdout == pegsearch_process("solve", str(local_triangle_5)).stdout
 
     server = Server(root, logs=tmp_path, env=hadoop)
     try:
@@ -193,7 +194,7 @@ def test_an_hdfs_folder_without_write_permission_is_one_line(hadoop: dict[str, s
     locked = f"{hadoop['PEGSEARCH_HDFS']}/locked"
     for args in (["-mkdir", "-p", "/locked"], ["-chmod", "755", "/locked"]):
         assert subprocess.run(["hadoop", "fs", *args], env=hadoop, timeout=120).returncode == 0
-    refused = pegsearch("run", "triangle-4", "--out", f"{locked}/run",
+    refused = pegsearch_process("run", "triangle-4", "--out", f"{locked}/run",
                         env={**hadoop, "HADOOP_USER_NAME": "alice"})
     one_line_refusal(refused, "Permission denied: user=alice, access=WRITE")
     assert "--out" in refused.stderr
@@ -226,7 +227,7 @@ def test_a_killed_map_task_is_retried_and_the_level_is_equal(hadoop: dict[str, s
     _, errors = searching.communicate(timeout=900)
     assert killed, "no map task was seen running"
     assert searching.returncode == 0, errors[-3000:]
-    resumed = pegsearch("run", "triangle-5", "--resume", "--out", run, env=hadoop)
+    resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=hadoop)
     assert resumed.returncode == 0, resumed.stderr
     assert_identical(run, local_triangle_5, hadoop)
 
@@ -262,7 +263,7 @@ def test_a_job_killed_on_yarn_leaves_a_run_that_resumes(hadoop: dict[str, str],
     _, errors = searching.communicate(timeout=600)
     assert searching.returncode == 2, errors[-3000:]
     assert "continue with --resume" in errors.strip().splitlines()[-1]
-    resumed = pegsearch("run", "triangle-5", "--resume", "--out", run, env=hadoop)
+    resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=hadoop)
     assert resumed.returncode == 0, resumed.stderr
     assert_identical(run, local_triangle_5, hadoop)
 
@@ -300,13 +301,13 @@ def test_a_datanode_stopped_for_10_s_mid_level(hadoop: dict[str, str], local_tri
         assert searching.returncode == 2, errors[-3000:]
         assert "continue with --resume" in errors.strip().splitlines()[-1]
         assert "Traceback" not in errors
-    resumed = pegsearch("run", "triangle-5", "--resume", "--out", run, env=hadoop)
+    resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=hadoop)
     assert resumed.returncode == 0, resumed.stderr
     assert_identical(run, local_triangle_5, hadoop)
 
 
 def levels_made(run: str, env: dict[str, str]) -> int:
-    counted = pegsearch("counts", run, "--json", env=env)
+    counted = pegsearch_process("counts", run, "--json", env=env)
     return len(json.loads(counted.stdout)["levels"]) if counted.returncode == 0 else 0
 
 

@@ -26,7 +26,7 @@ from pegsearch.engines.local import LocalEngine
 from pegsearch.errors import PathCountOverflow, UsageError
 from pegsearch.kernel.path_counts import LIMIT, as_int
 from pegsearch.store import Run
-from tests.helpers import level_sets, one_level_run, pegsearch, values_by_position, written
+from tests.helpers import level_sets, one_level_run, pegsearch_process, values_by_position, written
 
 pytest.importorskip("mrjob")
 
@@ -76,7 +76,7 @@ def assert_same_levels(run: Run, reference: Run) -> None:
 def test_inline_runner_through_the_cli_matches_local_engine(flags: list[str], triangle_5: Run,
                                                             published: dict, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    result = pegsearch("run", "triangle-5", "--engine", "mrjob", "--runner", "inline",
+    result = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "inline",
                        "--mrjob-conf", str(CONF), "--out", str(out), *flags)
     assert result.returncode == 0, result.stderr
     run = Run.open(out)
@@ -241,7 +241,7 @@ def test_triangle_6_on_inline_runner_matches_local_engine(tmp_path: Path) -> Non
 def test_unavailable_runner_fails_at_once_in_one_line(runner: str, says: str,
                                                       tmp_path: Path) -> None:
     out = tmp_path / "run"
-    result = pegsearch("run", "triangle-5", "--engine", "mrjob", "--runner", runner,
+    result = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", runner,
                        "--out", str(out))
     assert result.returncode == 2
     assert says in result.stderr
@@ -253,7 +253,7 @@ def test_failed_level_leaves_a_resumable_run(triangle_5: Run, tmp_path: Path) ->
     broken = tmp_path / "broken.conf"
     broken.write_text(json.dumps({"runners": {"local": {"setup": ["exit 1"]}}}))
     out = tmp_path / "run"
-    failed = pegsearch("run", "triangle-5", "--engine", "mrjob", "--runner", "local",
+    failed = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "local",
                        "--mrjob-conf", str(broken), "--out", str(out))
     assert failed.returncode == 2
     assert "level 1 failed on the mrjob local runner" in failed.stderr.splitlines()[-1]
@@ -261,7 +261,7 @@ def test_failed_level_leaves_a_resumable_run(triangle_5: Run, tmp_path: Path) ->
     interrupted = Run.open(out)
     assert (interrupted.status, len(interrupted.levels)) == ("interrupted", 1)
 
-    resumed = pegsearch("run", "triangle-5", "--engine", "mrjob", "--runner", "inline",
+    resumed = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "inline",
                         "--out", str(out), "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert_same_levels(Run.open(out), triangle_5)

@@ -44,6 +44,7 @@ from tests.helpers import (
     one_level_run,
     parts_of,
     pegsearch,
+    pegsearch_process,
     values_by_position,
     written,
 )
@@ -174,7 +175,7 @@ def test_a_path_count_past_the_limit_fails_never_wraps(engine: SparkEngine, hole
 def test_cli_counts_paths_like_local_engine_and_durango_bill(published: dict,
                                                             tmp_path: Path) -> None:
     out = tmp_path / "spark"
-    result = pegsearch("run", "triangle-5", *LOCAL2,
+    result = pegsearch_process("run", "triangle-5", *LOCAL2,
                        "--count-paths", "--out", str(out))
     assert result.returncode == 0, result.stderr
     run = Run.open(out)
@@ -187,7 +188,7 @@ def test_cli_counts_paths_like_local_engine_and_durango_bill(published: dict,
     assert int(run.levels[-1]["paths"]) == bill
     # `counts --winnable --engine spark` walks the run back on Spark (on the run's master); the
     # walk in this process (the default, as the service's) is the second computation.
-    on_spark = pegsearch("counts", str(out), "--winnable", "--engine", "spark", "--json")
+    on_spark = pegsearch_process("counts", str(out), "--winnable", "--engine", "spark", "--json")
     in_process = pegsearch("counts", str(out), "--winnable", "--json")
     assert on_spark.returncode == 0, on_spark.stderr
     spark_counts = [level["winnable"] for level in json.loads(on_spark.stdout)["levels"]]
@@ -218,7 +219,7 @@ def assert_one_line_error(result: subprocess.CompletedProcess, seconds: float, t
 
 def test_unreachable_master_is_one_line(tmp_path: Path) -> None:
     began = time.monotonic()
-    result = pegsearch("run", "triangle-5", "--engine", "spark", "--master",
+    result = pegsearch_process("run", "triangle-5", "--engine", "spark", "--master",
                        "spark://127.0.0.1:1", "--out", str(tmp_path / "run"), timeout=120)
     assert_one_line_error(result, time.monotonic() - began,
                           "no Spark master answers at spark://127.0.0.1:1")
@@ -345,7 +346,7 @@ def test_cluster_that_cannot_see_the_run_directory(tmp_path: Path) -> None:
                 env=cluster["env"], stdout=log, stderr=subprocess.STDOUT)
         try:
             began = time.monotonic()
-            result = pegsearch("run", "triangle-5", "--engine", "spark", "--master",
+            result = pegsearch_process("run", "triangle-5", "--engine", "spark", "--master",
                                cluster["url"], "--driver-below", "0", "--out", str(hidden / "run"),
                                timeout=300)
             seconds = time.monotonic() - began
@@ -364,7 +365,7 @@ def test_cluster_that_cannot_see_the_run_directory(tmp_path: Path) -> None:
 
 def test_local2_searches_a_run_on_s3_like_the_local_engine(s3: str, tmp_path: Path) -> None:
     uri = f"{s3}/spark-triangle-6"
-    result = pegsearch("run", "triangle-6", *LOCAL2,
+    result = pegsearch_process("run", "triangle-6", *LOCAL2,
                        "--count-paths", "--out", uri)
     assert result.returncode == 0, result.stderr
     reference = search(SearchSpec(load_board("triangle-6"), (1,), count_paths=True),
@@ -390,7 +391,7 @@ def test_a_spark_run_on_s3_killed_then_resumed_on_spark(s3: str, tmp_path: Path)
         os.killpg(process.pid, signal.SIGKILL)  # the driver and the JVM it started
         process.wait()
     assert Run.open(uri).status == "interrupted" and len(Run.open(uri).levels) < 20  # writer gone
-    resumed = pegsearch("run", "triangle-6", *LOCAL2,
+    resumed = pegsearch_process("run", "triangle-6", *LOCAL2,
                         "--out", uri, "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert_same_levels(Run.open(uri), local_run("triangle-6", tmp_path / "local"))

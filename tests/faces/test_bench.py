@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import pegsearch
+from tests.helpers import pegsearch_process
 
 
 def test_bench_measures_each_board_and_passes_run_options(published: dict) -> None:
-    result = pegsearch("bench", "--boards", "triangle-5", "--repeat", "2", "--json", "--", "--raw")
+    result = pegsearch_process("bench", "--boards", "triangle-5", "--repeat", "2", "--json", "--", "--raw")
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     [figures] = document["results"]
@@ -19,18 +19,18 @@ def test_bench_measures_each_board_and_passes_run_options(published: dict) -> No
 
 
 def test_bench_table_and_errors() -> None:
-    table = pegsearch("bench", "--boards", "triangle-5", "--repeat", "1").stdout.splitlines()
+    table = pegsearch_process("bench", "--boards", "triangle-5", "--repeat", "1").stdout.splitlines()
     assert table[0].startswith("machine: ")
     assert table[1].split() == ["board", "engine", "runs", "wall", "s", "CPU", "s", "states",
                                 "states/CPU-s", "peak", "MB"]
     assert table[2].split()[:3] == ["triangle-5", "local", "1"]
-    unknown = pegsearch("bench", "--boards", "nope")
+    unknown = pegsearch_process("bench", "--boards", "nope")
     assert unknown.returncode == 2 and "unknown board 'nope'" in unknown.stderr
-    assert pegsearch("bench", "--repeat", "0").returncode == 2
+    assert pegsearch_process("bench", "--repeat", "0").returncode == 2
 
 
 def test_compare_alternates_with_a_peer_and_reports_ratios(published: dict) -> None:
-    result = pegsearch("compare", "triangle-5", "--peer", "sleep 0.3", "--repeat", "2", "--json",
+    result = pegsearch_process("compare", "triangle-5", "--peer", "sleep 0.3", "--repeat", "2", "--json",
                        "--", "--raw")
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
@@ -45,9 +45,9 @@ def test_compare_alternates_with_a_peer_and_reports_ratios(published: dict) -> N
 
 
 def test_compare_refuses_a_failing_or_missing_peer() -> None:
-    failing = pegsearch("compare", "triangle-5", "--peer", "sh -c 'echo broken >&2; exit 3'",
+    failing = pegsearch_process("compare", "triangle-5", "--peer", "sh -c 'echo broken >&2; exit 3'",
                         "--repeat", "1")
     assert failing.returncode == 2 and failing.stderr.strip().endswith("(exit 3): broken")
-    missing = pegsearch("compare", "triangle-5", "--peer", "no-such-program-x", "--repeat", "1")
+    missing = pegsearch_process("compare", "triangle-5", "--peer", "no-such-program-x", "--repeat", "1")
     assert missing.returncode == 2 and "no program 'no-such-program-x'" in missing.stderr
     assert "Traceback" not in failing.stderr + missing.stderr

@@ -19,7 +19,7 @@ from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
 from pegsearch.store import MANIFEST, LevelWriter, Run
-from tests.helpers import assert_one_line_error, pegsearch, sha256_of, wait_for_levels
+from tests.helpers import assert_one_line_error, pegsearch, pegsearch_process, sha256_of, wait_for_levels
 
 
 def test_run_prints_table_and_verdict(tmp_path: Path) -> None:
@@ -358,7 +358,7 @@ def test_commands_that_search_nothing_load_no_search_machinery(argv: list[str]) 
 def test_a_store_patience_that_is_no_number_of_seconds_is_refused_before_a_local_run(
         patience: str, tmp_path: Path) -> None:
     """It was refused only once an object store was waited for; on local disk it was accepted."""
-    refused = pegsearch("run", "triangle-4", "--out", str(tmp_path / "run"),
-                        env={"PEGSEARCH_STORE_PATIENCE": patience})
+    refused = pegsearch_process("run", "triangle-4", "--out", str(tmp_path / "run"),
+                                env={"PEGSEARCH_STORE_PATIENCE": patience})
     assert_one_line_error(refused, f"PEGSEARCH_STORE_PATIENCE={patience}: not a number of seconds")
     assert not (tmp_path / "run").exists()

@@ -27,7 +27,7 @@ import pegsearch
 from pegsearch.interrupts import interruption
 from pegsearch.kernel.target import CHOSEN, COMPILING, FILE
 from pegsearch.store import MANIFEST, Run
-from tests.helpers import pegsearch as run_pegsearch
+from tests.helpers import pegsearch_process as run_pegsearch
 
 ROOT = Path(__file__).parents[2]
 BOARD = (ROOT / "boards" / "triangle-5.toml").read_text()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pegsearch.store import Location, Run
-from tests.helpers import local_run, pegsearch
+from tests.helpers import local_run, pegsearch, pegsearch_process
 from tests.helpers.serving import Server
 
 
@@ -62,7 +62,7 @@ def test_a_request_may_not_choose_the_servers_master(tmp_path: Path) -> None:
 
 
 def test_an_unreachable_store_root_is_refused_in_one_line(s3: str) -> None:
-    result = pegsearch("serve", "--runs", "s3://no-such-bucket/runs", timeout=120)
+    result = pegsearch_process("serve", "--runs", "s3://no-such-bucket/runs", timeout=120)
     assert result.returncode != 0
     assert result.stderr.strip().splitlines() == [
         "pegsearch: error: s3://no-such-bucket/runs: bucket 'no-such-bucket' does not exist;"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import pegsearch
+from tests.helpers import pegsearch_process
 from tests.helpers.serving import Server
 
 pytestmark = pytest.mark.slow
@@ -60,6 +60,6 @@ def test_spark_searches_share_one_kept_session_through_a_cancel(tmp_path: Path,
         assert server.stop() == 0
     with pytest.raises(ProcessLookupError):
         os.kill(workers[0], 0)  # the worker ended with its server
-    resumed = pegsearch("run", "skippy-xl", "--symmetry", "none", "--out",
+    resumed = pegsearch_process("run", "skippy-xl", "--symmetry", "none", "--out",
                         str(tmp_path / "runs" / long), "--resume", "--until", "6")
     assert resumed.returncode == 0, resumed.stderr

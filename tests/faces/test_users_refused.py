@@ -17,7 +17,7 @@ import pytest
 from pegsearch.answers.hint import read_position
 from pegsearch.board.files import load_board
 from pegsearch.errors import InputError
-from tests.helpers import assert_one_line_error, pegsearch
+from tests.helpers import assert_one_line_error, pegsearch_process
 from tests.helpers.serving import Server
 
 EMPTY_PICTURE = " ".join("." * 15)  # triangle-5, every hole empty
@@ -27,10 +27,10 @@ NO_PEG = "the picture has no peg; a position holds at least one peg"
 def test_a_position_with_no_pegs_is_refused_in_one_line(tmp_path: Path) -> None:
     """It was answered: exit 0, "0 pegs: pegs on" (and HTTP 200, "position": [] from the service,
     which reads positions with the same `read_position`)."""
-    assert_one_line_error(pegsearch("hint", "triangle-5", EMPTY_PICTURE), NO_PEG)
+    assert_one_line_error(pegsearch_process("hint", "triangle-5", EMPTY_PICTURE), NO_PEG)
     out = tmp_path / "run"
-    assert pegsearch("run", "triangle-5", "--out", str(out)).returncode == 0
-    assert_one_line_error(pegsearch("hint", str(out), EMPTY_PICTURE), NO_PEG)
+    assert pegsearch_process("run", "triangle-5", "--out", str(out)).returncode == 0
+    assert_one_line_error(pegsearch_process("hint", str(out), EMPTY_PICTURE), NO_PEG)
     board = load_board("triangle-5")
     with pytest.raises(InputError, match=NO_PEG):
         read_position(board, board.empty, EMPTY_PICTURE)
@@ -50,13 +50,13 @@ def test_a_name_that_is_no_board_and_no_run_lists_the_boards() -> None:
     """`solve nosuchboard` said "... does not exist; give the --out of a `pegsearch run`", where
     `survey nosuchboard` lists the boards."""
     for command in (("solve", "triangl-5"), ("hint", "triangl-5", "1,2")):
-        result = pegsearch(*command)
+        result = pegsearch_process(*command)
         assert_one_line_error(result, "'triangl-5' is neither a board nor a run: did you mean"
                                       " 'triangle-5'? use one of ")
         assert "english-33" in result.stderr and "--out of a `pegsearch run`" in result.stderr
-    assert_one_line_error(pegsearch("solve", "nosuchboard"), "use one of ")
+    assert_one_line_error(pegsearch_process("solve", "nosuchboard"), "use one of ")
     # A path is a run's place: it still says so.
-    assert_one_line_error(pegsearch("solve", "/nonexistent/run"), "/nonexistent/run does not exist")
+    assert_one_line_error(pegsearch_process("solve", "/nonexistent/run"), "/nonexistent/run does not exist")
 
 
 def test_a_hint_stopped_by_sigterm_says_so_without_levels_to_resume() -> None:
@@ -77,7 +77,8 @@ def test_a_survey_by_the_solver_names_its_undecided_pairs_and_positions_examined
     """Its text said "from 12 start holes, some finishing holes are undecided" without naming them
     (--json did), and called the solver's positions examined `states`."""
     out = tmp_path / "survey"
-    result = pegsearch("survey", "triangle-6", "--depth-first", "--seconds", "0.0001", "--out", str(out))
+    result = pegsearch_process("survey", "triangle-6", "--depth-first", "--seconds", "0.0001",
+                               "--out", str(out))
     assert result.returncode == 0, result.stderr
     document = json.loads((out / "survey.json").read_text())
     undecided = {start["start"]: start["undecided"] for start in document["starts"]}

@@ -5,7 +5,10 @@ emulator."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
+import io
 import json
 import os
 import subprocess
@@ -24,10 +27,33 @@ from pegsearch.store import MANIFEST, LevelWriter, Location, Run, level_name
 from pegsearch.store.parts import iter_parts
 
 
-def pegsearch(*args: str, cwd: Path | None = None, timeout: float = 600,
-              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """Run the `pegsearch` command as a user would, capturing its output; `env` sets variables
-    over this process's environment."""
+def pegsearch(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """The `pegsearch` command's answer, asked in this process: its exit code and what it printed,
+    as `pegsearch_process` would capture them, without a second of imports per call. For what a
+    command answers; where the process itself is tested (its signals, its environment, what it
+    prints before or after the command's own work, a JVM or threads of its own), `pegsearch_process`.
+    The garbage collector's freeze and the environment are undone after, as a process's end would."""
+    from pegsearch.cli.main import answer
+
+    out, err = io.StringIO(), io.StringIO()
+    environment = dict(os.environ)
+    with contextlib.chdir(cwd or Path.cwd()), contextlib.redirect_stdout(out), \
+            contextlib.redirect_stderr(err):
+        try:
+            code = answer(list(args))
+        except SystemExit as exc:  # argparse's refusals, --help and --version
+            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+        finally:
+            gc.unfreeze()
+            os.environ.clear()
+            os.environ.update(environment)
+    return subprocess.CompletedProcess(["pegsearch", *args], code, out.getvalue(), err.getvalue())
+
+
+def pegsearch_process(*args: str, cwd: Path | None = None, timeout: float = 600,
+                      env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run the `pegsearch` command as a user would, in a process of its own, capturing its
+    output; `env` sets variables over this process's environment."""
     return subprocess.run([sys.executable, "-m", "pegsearch", *args], capture_output=True,
                           text=True, cwd=cwd, timeout=timeout,
                           env=None if env is None else {**os.environ, **env})

@@ -71,8 +71,7 @@ VALUES_CHECKED = {Carry.NOTHING: "", Carry.PATHS: " and path totals",
 
 
 def command_run(args: argparse.Namespace) -> int:
-    spec = SearchSpec.asked(load_board(args.board), args.start, "none" if args.raw else args.symmetry,
-                            args.count_paths, args.fewest_moves)
+    spec = args.spec  # checked by cli.main before this module was imported
     out = args.out = args.out or (_newest_run(spec) if args.resume else str(RUNS / spec.name()))
     args.makes_levels = True  # a signal now keeps the levels made: main says how to resume
     engine = _engine(args)

@@ -24,7 +24,7 @@ from pegsearch.answers import PAIR_SECONDS, SURVEY_WHOLE
 from pegsearch.board.files import load_board, shipped_boards
 from pegsearch.board.numbers import hole
 from pegsearch.board.pictures import render
-from pegsearch.board.spec import KEEPS, SYMMETRY_MODES
+from pegsearch.board.spec import KEEPS, SYMMETRY_MODES, SearchSpec
 from pegsearch.cli.defaults import RUNS
 from pegsearch.cli.text import boards_table
 from pegsearch.engines import ENGINES
@@ -90,11 +90,21 @@ ABOUT = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: user errors become one line on stderr and exit code 2; SIGINT and SIGTERM one
-    line and 128 + the signal's number."""
+    """Entry point: SIGINT and SIGTERM end the command in one line and 128 + the signal's number;
+    the stores are closed before the process exits."""
     install()
+    try:
+        return answer(sys.argv[1:] if argv is None else list(argv))
+    finally:
+        if "pegsearch.store.location" in sys.modules:  # a command that opened no store has none
+            sys.modules["pegsearch.store.location"].close_stores()
+
+
+def answer(argv: list[str]) -> int:
+    """The command's work and its exit code, user errors as one line on stderr and exit code 2: all
+    of `main` but what belongs to the process (its signals, the stores shut before it exits, after
+    which none opens again), so a longer-lived caller, the tests' own process, gets the same answer."""
     parser = build_parser()
-    argv = sys.argv[1:] if argv is None else list(argv)
     run_options: list[str] = []
     if "--" in argv and argv[0] in ("bench", "compare"):  # elsewhere `--` is argparse's own
         cut = argv.index("--")
@@ -110,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         # Read once, when the kernels' module is imported (kernel.threads.WORKERS): set before.
         os.environ["NUMBA_NUM_THREADS"] = str(args.threads)
     try:
+        _check_search(args)
         return _handler(args.handler)(args)
     except BrokenPipeError:
         # The reader went away (`pegsearch counts RUN | head`): stop quietly, as Unix tools do.
@@ -121,9 +132,18 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"pegsearch: {'' if ended.interrupted else 'error: '}{ended.line}", file=sys.stderr)
         return ended.exit_code
-    finally:
-        if "pegsearch.store.location" in sys.modules:  # a command that opened no store has none
-            sys.modules["pegsearch.store.location"].close_stores()
+
+
+def _check_search(args: argparse.Namespace) -> None:
+    """The board and start holes a search names, checked before its handler's imports (numpy,
+    numba, the kernels: most of a second), so that a mistyped name or hole is refused at once;
+    `run` keeps the checked spec."""
+    if args.handler == "command_run":
+        args.spec = SearchSpec.asked(load_board(args.board), args.start,
+                                     "none" if args.raw else args.symmetry, args.count_paths,
+                                     args.fewest_moves)
+    elif args.handler == "command_survey":
+        load_board(args.board)
 
 
 def _handler(handler: str | Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
