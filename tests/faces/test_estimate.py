@@ -43,12 +43,12 @@ def test_a_complete_run_is_estimated_from_its_own_levels(tmp_path: Path) -> None
 
 
 def test_a_board_is_measured_then_projected() -> None:
-    """Every level is priced: triangle-5's whole search takes well under the 0.1 s its total is
-    rounded to (0.0 with the kernels already loaded), so the levels' own seconds are summed."""
+    """Triangle-5's whole search takes some 0.04 s with the kernels loaded: its total is given to
+    the millisecond, not rounded to 0.0 (issue 64: this failed on a fast, quiet machine)."""
     found = estimated("triangle-5")
     assert found["measured_levels"] >= 2
     assert len(found["levels"]) == 14  # 15 holes, one empty: levels 0 to 13
-    assert sum(level["seconds"] for level in found["levels"]) > 0 and found["stored_bytes"] > 0
+    assert found["seconds"] > 0 and found["stored_bytes"] > 0
 
 
 def test_the_projection_meets_triangle_8s_counts_from_its_first_levels() -> None:
