@@ -26,7 +26,8 @@ from pegsearch.board.symmetry import image_of_position
 from pegsearch.errors import NotFound
 from pegsearch.kernel.digest import as_text, combined
 from pegsearch.kernel.values import Carry
-from pegsearch.store import Run
+from pegsearch.store import Location, Run
+from pegsearch.store.lock import writer_of
 from pegsearch.store.parts import iter_parts, write_part
 from pegsearch.store.sets import set_folder, set_key
 from tests.answers.test_answers import triangle_run
@@ -137,7 +138,12 @@ def test_two_keeping_the_same_sets_at_once_leave_them_whole(tmp_path: Path) -> N
     run = local_run("english-33", tmp_path / "run")
     command = [sys.executable, "-m", "pegsearch", "winnable", run.uri]
     first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
+    # The second once the first holds the run (a fixed second was too short for a process
+    # starting on a loaded machine: the second, asked in this process, took the run first).
+    deadline = time.monotonic() + 120
+    while writer_of(Location.parse(run.uri)) is None and first.poll() is None:
+        assert time.monotonic() < deadline, "the first `winnable` never took the run"
+        time.sleep(0.01)
     second = pegsearch("winnable", run.uri)
     _, errors = first.communicate(timeout=600)
     assert first.returncode == 0, errors
