@@ -206,7 +206,7 @@ def test_a_level_stopped_between_passes_resumes_on_the_local_engine(tmp_path: Pa
 def test_verify_against_a_local_run_says_identical(tmp_path: Path) -> None:
     """Through the command line: `--engine gpu` runs, and `verify --against` a local run agrees."""
     made = pegsearch_process("run", "triangle-4", "--engine", "gpu", "--reduce", "bitmap", "--gpu-memory",
-                     "64M", "--out", str(tmp_path / "gpu"))
+                             "64M", "--out", str(tmp_path / "gpu"))
     assert made.returncode == 0, made.stderr
     local = pegsearch("run", "triangle-4", "--out", str(tmp_path / "local"))
     assert local.returncode == 0, local.stderr
@@ -235,7 +235,7 @@ def test_estimate_gpu_prices_passes_and_says_what_is_unmeasured(tmp_path: Path) 
         record["device"] = "a test's GPU"
     (out / "manifest.json").write_text(json.dumps(manifest))
     priced = json.loads(pegsearch("estimate", str(out), "--gpu", "--gpu-memory", "64M",
-                                          "--json").stdout)
+                                  "--json").stdout)
     gpu = priced["gpu"]
     assert gpu["calibration"].startswith("measured on a test's GPU: levels 12, 13, 14 of ")
     largest = max(gpu["levels"], key=lambda level: level["bitmap_bytes"])
@@ -285,7 +285,7 @@ def test_the_command_line_without_a_gpu_says_so_and_leaves_no_run(tmp_path: Path
     installed), exit 2, no run directory."""
     out = tmp_path / "run"
     result = pegsearch_process("run", "triangle-5", "--engine", "gpu", "--out", str(out),
-                       env={"NUMBA_ENABLE_CUDASIM": "0", "CUDA_VISIBLE_DEVICES": ""})
+                               env={"NUMBA_ENABLE_CUDASIM": "0", "CUDA_VISIBLE_DEVICES": ""})
     assert_one_line_error(result, "the gpu engine ")
     assert "--engine local" in result.stderr
     assert not out.exists()

@@ -103,7 +103,7 @@ def test_the_hadoop_runner_without_a_cluster_configuration_is_one_line(tmp_path:
     env = {"PATH": f"{HADOOP_BIN}{os.pathsep}{os.environ['PATH']}", "HADOOP_CONF_DIR": "",
            "YARN_CONF_DIR": "", "HADOOP_HOME": ""}
     refused = pegsearch_process("run", "triangle-4", "--engine", "mrjob", "--runner", "hadoop",
-                        "--out", str(tmp_path / "run"), env=env)
+                                "--out", str(tmp_path / "run"), env=env)
     one_line_refusal(refused, "needs a Hadoop cluster's configuration")
 
 
@@ -117,7 +117,7 @@ def test_mrjob_hadoop_runner_on_yarn_equals_the_local_engine(hadoop: dict[str, s
     run = f"{hadoop['PEGSEARCH_HDFS']}/runs/mrjob-yarn"
     before = succeeded_jobs(hadoop)
     made = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "hadoop", "--until", "2",
-                     "--out", run, env=hadoop, timeout=1500)
+                             "--out", run, env=hadoop, timeout=1500)
     assert made.returncode == 0, made.stderr[-3000:]
     assert succeeded_jobs(hadoop) - before == 2, "one streaming job on YARN a level"
     resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=hadoop)
@@ -133,7 +133,7 @@ def test_spark_on_yarn_equals_the_local_engine(hadoop: dict[str, str], local_tri
     resumed by the local engine and the whole run compared."""
     run = f"{hadoop['PEGSEARCH_HDFS']}/runs/spark-yarn"
     made = pegsearch_process("run", "triangle-5", "--engine", "spark", "--master", "yarn",
-                     "--driver-below", "0", "--until", "7", "--out", run, env=hadoop, timeout=900)
+                             "--driver-below", "0", "--until", "7", "--out", run, env=hadoop, timeout=900)
     assert made.returncode == 0, made.stderr[-3000:]
     assert any(app[2].strip() == "SPARK" and app[6].strip() == "SUCCEEDED"
                for app in yarn_applications(hadoop))
@@ -195,7 +195,7 @@ def test_an_hdfs_folder_without_write_permission_is_one_line(hadoop: dict[str, s
     for args in (["-mkdir", "-p", "/locked"], ["-chmod", "755", "/locked"]):
         assert subprocess.run(["hadoop", "fs", *args], env=hadoop, timeout=120).returncode == 0
     refused = pegsearch_process("run", "triangle-4", "--out", f"{locked}/run",
-                        env={**hadoop, "HADOOP_USER_NAME": "alice"})
+                                env={**hadoop, "HADOOP_USER_NAME": "alice"})
     one_line_refusal(refused, "Permission denied: user=alice, access=WRITE")
     assert "--out" in refused.stderr
 

@@ -77,7 +77,7 @@ def test_inline_runner_through_the_cli_matches_local_engine(flags: list[str], tr
                                                             published: dict, tmp_path: Path) -> None:
     out = tmp_path / "run"
     result = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "inline",
-                       "--mrjob-conf", str(CONF), "--out", str(out), *flags)
+                               "--mrjob-conf", str(CONF), "--out", str(out), *flags)
     assert result.returncode == 0, result.stderr
     run = Run.open(out)
     assert run.manifest["engine"] == "mrjob"
@@ -242,7 +242,7 @@ def test_unavailable_runner_fails_at_once_in_one_line(runner: str, says: str,
                                                       tmp_path: Path) -> None:
     out = tmp_path / "run"
     result = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", runner,
-                       "--out", str(out))
+                               "--out", str(out))
     assert result.returncode == 2
     assert says in result.stderr
     assert len(result.stderr.splitlines()) == 1, result.stderr
@@ -254,7 +254,7 @@ def test_failed_level_leaves_a_resumable_run(triangle_5: Run, tmp_path: Path) ->
     broken.write_text(json.dumps({"runners": {"local": {"setup": ["exit 1"]}}}))
     out = tmp_path / "run"
     failed = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "local",
-                       "--mrjob-conf", str(broken), "--out", str(out))
+                               "--mrjob-conf", str(broken), "--out", str(out))
     assert failed.returncode == 2
     assert "level 1 failed on the mrjob local runner" in failed.stderr.splitlines()[-1]
     assert "Traceback" not in failed.stderr
@@ -262,6 +262,6 @@ def test_failed_level_leaves_a_resumable_run(triangle_5: Run, tmp_path: Path) ->
     assert (interrupted.status, len(interrupted.levels)) == ("interrupted", 1)
 
     resumed = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "inline",
-                        "--out", str(out), "--resume")
+                                "--out", str(out), "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert_same_levels(Run.open(out), triangle_5)

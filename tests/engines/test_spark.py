@@ -176,7 +176,7 @@ def test_cli_counts_paths_like_local_engine_and_durango_bill(published: dict,
                                                             tmp_path: Path) -> None:
     out = tmp_path / "spark"
     result = pegsearch_process("run", "triangle-5", *LOCAL2,
-                       "--count-paths", "--out", str(out))
+                               "--count-paths", "--out", str(out))
     assert result.returncode == 0, result.stderr
     run = Run.open(out)
     board = load_board("triangle-5")
@@ -220,7 +220,7 @@ def assert_one_line_error(result: subprocess.CompletedProcess, seconds: float, t
 def test_unreachable_master_is_one_line(tmp_path: Path) -> None:
     began = time.monotonic()
     result = pegsearch_process("run", "triangle-5", "--engine", "spark", "--master",
-                       "spark://127.0.0.1:1", "--out", str(tmp_path / "run"), timeout=120)
+                               "spark://127.0.0.1:1", "--out", str(tmp_path / "run"), timeout=120)
     assert_one_line_error(result, time.monotonic() - began,
                           "no Spark master answers at spark://127.0.0.1:1")
 
@@ -347,8 +347,8 @@ def test_cluster_that_cannot_see_the_run_directory(tmp_path: Path) -> None:
         try:
             began = time.monotonic()
             result = pegsearch_process("run", "triangle-5", "--engine", "spark", "--master",
-                               cluster["url"], "--driver-below", "0", "--out", str(hidden / "run"),
-                               timeout=300)
+                                       cluster["url"], "--driver-below", "0", "--out", str(hidden / "run"),
+                                       timeout=300)
             seconds = time.monotonic() - began
         finally:
             worker.terminate()
@@ -366,7 +366,7 @@ def test_cluster_that_cannot_see_the_run_directory(tmp_path: Path) -> None:
 def test_local2_searches_a_run_on_s3_like_the_local_engine(s3: str, tmp_path: Path) -> None:
     uri = f"{s3}/spark-triangle-6"
     result = pegsearch_process("run", "triangle-6", *LOCAL2,
-                       "--count-paths", "--out", uri)
+                               "--count-paths", "--out", uri)
     assert result.returncode == 0, result.stderr
     reference = search(SearchSpec(load_board("triangle-6"), (1,), count_paths=True),
                        tmp_path / "local", LocalEngine())
@@ -392,7 +392,7 @@ def test_a_spark_run_on_s3_killed_then_resumed_on_spark(s3: str, tmp_path: Path)
         process.wait()
     assert Run.open(uri).status == "interrupted" and len(Run.open(uri).levels) < 20  # writer gone
     resumed = pegsearch_process("run", "triangle-6", *LOCAL2,
-                        "--out", uri, "--resume")
+                                "--out", uri, "--resume")
     assert resumed.returncode == 0, resumed.stderr
     assert_same_levels(Run.open(uri), local_run("triangle-6", tmp_path / "local"))
     assert pegsearch("verify", uri).returncode == 0

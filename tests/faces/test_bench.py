@@ -31,7 +31,7 @@ def test_bench_table_and_errors() -> None:
 
 def test_compare_alternates_with_a_peer_and_reports_ratios(published: dict) -> None:
     result = pegsearch_process("compare", "triangle-5", "--peer", "sleep 0.3", "--repeat", "2", "--json",
-                       "--", "--raw")
+                               "--", "--raw")
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     assert len(document["pairs"]) == 2
@@ -46,7 +46,7 @@ def test_compare_alternates_with_a_peer_and_reports_ratios(published: dict) -> N
 
 def test_compare_refuses_a_failing_or_missing_peer() -> None:
     failing = pegsearch_process("compare", "triangle-5", "--peer", "sh -c 'echo broken >&2; exit 3'",
-                        "--repeat", "1")
+                                "--repeat", "1")
     assert failing.returncode == 2 and failing.stderr.strip().endswith("(exit 3): broken")
     missing = pegsearch_process("compare", "triangle-5", "--peer", "no-such-program-x", "--repeat", "1")
     assert missing.returncode == 2 and "no program 'no-such-program-x'" in missing.stderr

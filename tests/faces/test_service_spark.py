@@ -61,5 +61,5 @@ def test_spark_searches_share_one_kept_session_through_a_cancel(tmp_path: Path,
     with pytest.raises(ProcessLookupError):
         os.kill(workers[0], 0)  # the worker ended with its server
     resumed = pegsearch_process("run", "skippy-xl", "--symmetry", "none", "--out",
-                        str(tmp_path / "runs" / long), "--resume", "--until", "6")
+                                str(tmp_path / "runs" / long), "--resume", "--until", "6")
     assert resumed.returncode == 0, resumed.stderr

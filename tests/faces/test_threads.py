@@ -35,5 +35,5 @@ def test_many_threads_read_and_expand_a_level_as_one_does(tmp_path: Path) -> Non
 @pytest.mark.parametrize("value", ["0", "-2", "many"])
 def test_bad_thread_counts_are_refused(tmp_path: Path, value: str) -> None:
     assert_one_line_error(pegsearch_process("run", "triangle-5", f"--threads={value}", "--out",
-                                    str(tmp_path / "run")), "--threads")
+                                            str(tmp_path / "run")), "--threads")
     assert not (tmp_path / "run").exists()

@@ -20,6 +20,7 @@ import numpy as np
 
 from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
+from pegsearch.cli.main import answer
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
 from pegsearch.kernel.path_counts import as_int
@@ -33,8 +34,6 @@ def pegsearch(*args: str, cwd: Path | None = None) -> subprocess.CompletedProces
     command answers; where the process itself is tested (its signals, its environment, what it
     prints before or after the command's own work, a JVM or threads of its own), `pegsearch_process`.
     The garbage collector's freeze and the environment are undone after, as a process's end would."""
-    from pegsearch.cli.main import answer
-
     out, err = io.StringIO(), io.StringIO()
     environment = dict(os.environ)
     with contextlib.chdir(cwd or Path.cwd()), contextlib.redirect_stdout(out), \
