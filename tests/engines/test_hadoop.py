@@ -3,9 +3,8 @@ Hadoop 3.5's own single-machine cluster (cluster/hadoop/up: HDFS and YARN on 127
 Maven Central), compared with the local engine level by level, digest for digest; and the one-line
 refusals of a cluster that is missing, down or forbids the path, which need no cluster.
 
-Maven Central serves no hadoop-streaming jar here, so each level's job is Hadoop Streaming as
-cluster/hadoop's own streaming-compatible job runs it (on a real cluster mrjob uses the cluster's
-own streaming jar): mrjob's real hadoop runner submits it to YARN with `hadoop jar`.
+Each level's job is Apache's own Hadoop Streaming (hadoop-streaming 3.4.2 from Maven Central, the
+newest it serves), which mrjob's real hadoop runner submits to YARN with `hadoop jar`.
 """
 
 from __future__ import annotations
@@ -20,12 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import pegsearch_process
+from tests.helpers import pegsearch, pegsearch_process, sigint_as_from_a_terminal
 from tests.helpers.cluster import wait_until
 from tests.helpers.hadoop_cluster import HADOOP_BIN, UP, yarn_applications
 from tests.helpers.serving import Server, free_ports
+from tests.helpers.streaming_probe import StreamingProbe
 
 TRIANGLE_5 = [1, 1, 4, 19, 62, 149, 268, 344, 317, 215, 112, 39, 10, 3]  # its levels' states
+LEVEL_JOB = "pegsearch triangle-5 level "  # how YARN names a level's job
 
 
 @pytest.fixture(scope="module")
@@ -99,6 +100,14 @@ def test_a_malformed_hdfs_uri_is_one_line(uri: str, says: str) -> None:
     one_line_refusal(pegsearch_process("counts", uri), says)
 
 
+@pytest.mark.parametrize("uri", ["hdfs:/runs/x", "HDFS:runs/x", "s3:/bucket/x", "file:/tmp/x"])
+def test_a_uri_with_one_slash_is_refused_not_made_a_local_folder(uri: str, tmp_path: Path) -> None:
+    """`--out hdfs:/runs/x` once wrote a local folder ./hdfs:/runs/x and exited 0."""
+    refused = pegsearch("run", "triangle-4", "--out", uri, cwd=tmp_path)
+    one_line_refusal(refused, "a URI needs two slashes after")
+    assert not list(tmp_path.iterdir()), "nothing is made"
+
+
 def test_the_hadoop_runner_without_a_cluster_configuration_is_one_line(tmp_path: Path) -> None:
     env = {"PATH": f"{HADOOP_BIN}{os.pathsep}{os.environ['PATH']}", "HADOOP_CONF_DIR": "",
            "YARN_CONF_DIR": "", "HADOOP_HOME": ""}
@@ -123,6 +132,68 @@ def test_mrjob_hadoop_runner_on_yarn_equals_the_local_engine(hadoop: dict[str, s
     resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=hadoop)
     assert resumed.returncode == 0, resumed.stderr
     assert_identical(run, local_triangle_5, hadoop)
+
+
+@pytest.mark.slow
+def test_counters_and_job_settings_reach_an_mrjob_job_as_on_any_cluster(
+        hadoop: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Apache's streaming jar passes a task's counter lines to the job's counters and the job's
+    settings into the task's environment, where mrjob's `increment_counter` and `jobconf_from_env`
+    read them (a streaming job of pegsearch's own, before, dropped both)."""
+    lines = tmp_path / "lines.txt"
+    lines.write_text("one\ntwo\n")
+    for name in ("HADOOP_CONF_DIR", "PATH", "PEGSEARCH_PYTHON"):
+        monkeypatch.setenv(name, hadoop[name])
+    job = StreamingProbe(args=["--runner", "hadoop", "--no-conf", "--python-bin", sys.executable,
+                               "--no-bootstrap-mrjob", str(lines)])
+    with job.make_runner() as runner:
+        runner.run()
+        said = dict(job.parse_output(runner.cat_output()))
+        assert runner.counters()[0]["probe"] == {"lines": 2}
+    assert said["partition"] == "0"
+    assert said["input"].startswith("hdfs://") and said["input"].endswith("/lines.txt"), said
+
+
+@pytest.mark.slow
+def test_a_failed_tasks_own_error_is_shown(hadoop: dict[str, str], tmp_path: Path) -> None:
+    """A task whose Python lacks pegsearch (as on nodes it is not installed on: here this Python
+    without its site-packages): the level fails in one last line that names the application's
+    logs, and the task's own error, read from the NodeManager's log folder, is shown above it.
+    mrjob.conf's jobconf (one attempt) wins over pegsearch's job settings (four)."""
+    conf = tmp_path / "mrjob.conf"
+    conf.write_text(json.dumps({"runners": {"hadoop": {
+        "python_bin": [sys.executable, "-S"], "jobconf": {"mapreduce.map.maxattempts": 1}}}}))
+    failed = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "hadoop",
+                               "--mrjob-conf", str(conf), "--until", "1", "--out",
+                               f"{hadoop['PEGSEARCH_HDFS']}/runs/no-pegsearch", env=hadoop,
+                               timeout=600)
+    assert failed.returncode == 2, failed.stderr[-3000:]
+    assert "ModuleNotFoundError: No module named" in failed.stderr, failed.stderr[-3000:]
+    last = failed.stderr.strip().splitlines()[-1]
+    assert "level 1 failed" in last and "yarn logs -applicationId application_" in last, last
+
+
+@pytest.mark.slow
+def test_ctrl_c_ends_the_levels_job_on_yarn(hadoop: dict[str, str]) -> None:
+    """Ctrl-C to an mrjob run on YARN (SIGINT to its process group, as a terminal sends it) while
+    a map task runs: the command ends with 130 and the level's YARN application is KILLED, not left
+    to run on (it went on to SUCCEEDED)."""
+    run = f"{hadoop['PEGSEARCH_HDFS']}/runs/ctrl-c"
+    searching = subprocess.Popen(
+        [sys.executable, "-m", "pegsearch", "run", "triangle-5", "--engine", "mrjob", "--runner",
+         "hadoop", "--until", "1", "--out", run], env=hadoop, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=sigint_as_from_a_terminal)
+    wait_until(lambda: mappers() or searching.poll() is not None, 600, "a map task running")
+    assert searching.poll() is None, "the level finished before a map task was seen running"
+    os.killpg(searching.pid, signal.SIGINT)
+    _, errors = searching.communicate(timeout=300)
+    assert searching.returncode == 130, errors[-3000:]
+    # the module's only level job killed or still going: this one, killed (State is column 6)
+    ours = [app[5].strip() for app in yarn_applications(hadoop, "NEW,NEW_SAVING,SUBMITTED,"
+                                                        "ACCEPTED,RUNNING,KILLED")
+            if app[1].startswith(LEVEL_JOB)]
+    assert ours == ["KILLED"], ours
 
 
 @pytest.mark.slow
@@ -202,18 +273,15 @@ def test_an_hdfs_folder_without_write_permission_is_one_line(hadoop: dict[str, s
 
 @pytest.mark.slow
 def test_a_killed_map_task_is_retried_and_the_level_is_equal(hadoop: dict[str, str],
-                                                             local_triangle_5: Path,
-                                                             tmp_path: Path) -> None:
+                                                             local_triangle_5: Path) -> None:
     """The first map task's Python killed (kill -9) as it runs: YARN's next attempt makes the
-    level, and the run equals the local engine's. Small jobs run in their application master here
-    (uber mode), where a failed task fails the job: this test asks for real task containers."""
-    conf = tmp_path / "mrjob.conf"
-    conf.write_text(json.dumps({"runners": {"hadoop": {"jobconf": {
-        "mapreduce.job.ubertask.enable": "false", "mapreduce.map.maxattempts": "4"}}}}))
+    level, and the run equals the local engine's. The cluster runs small jobs inside their
+    application master (uber mode), where a task has one attempt: pegsearch's jobs ask for task
+    containers of their own and 4 attempts, with no mrjob.conf."""
     run = f"{hadoop['PEGSEARCH_HDFS']}/runs/killed-task"
     searching = subprocess.Popen(
         [sys.executable, "-m", "pegsearch", "run", "triangle-5", "--engine", "mrjob", "--runner",
-         "hadoop", "--mrjob-conf", str(conf), "--until", "1", "--out", run],
+         "hadoop", "--until", "1", "--out", run],
         env=hadoop, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     killed = []
 
@@ -250,7 +318,7 @@ def test_a_job_killed_on_yarn_leaves_a_run_that_resumes(hadoop: dict[str, str],
         if searching.poll() is not None:
             return True
         for app in yarn_applications(hadoop, "RUNNING"):
-            if "level_job.py" in app[1] and levels_made(run, hadoop) >= 2:
+            if app[1].startswith(LEVEL_JOB) and levels_made(run, hadoop) >= 2:
                 said = subprocess.run(["yarn", "application", "-kill", app[0]], env=hadoop,
                                       capture_output=True, text=True, timeout=120)
                 assert said.returncode == 0, said.stderr
@@ -274,7 +342,7 @@ def states(counts: subprocess.CompletedProcess) -> list[int]:
 
 def succeeded_jobs(env: dict[str, str]) -> int:
     """How many of pegsearch's level jobs YARN has run to success."""
-    return sum(app[2].strip() == "MAPREDUCE" and "level_job.py" in app[1]
+    return sum(app[2].strip() == "MAPREDUCE" and app[1].startswith(LEVEL_JOB)
                and app[6].strip() == "SUCCEEDED" for app in yarn_applications(env, "FINISHED"))
 
 

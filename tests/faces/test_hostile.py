@@ -28,6 +28,7 @@ from pegsearch.interrupts import interruption
 from pegsearch.kernel.target import CHOSEN, COMPILING, FILE
 from pegsearch.store import MANIFEST, Run
 from tests.helpers import pegsearch_process as run_pegsearch
+from tests.helpers import sigint_as_from_a_terminal
 
 ROOT = Path(__file__).parents[2]
 BOARD = (ROOT / "boards" / "triangle-5.toml").read_text()
@@ -199,12 +200,6 @@ def listed_levels(out: Path) -> int:
         return 0
 
 
-def default_signals() -> None:
-    """In the child: SIGINT as a terminal would deliver it. A test run in the background of a
-    shell inherits SIGINT ignored, and pegsearch, like Python, leaves an ignored SIGINT ignored."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def interrupt_and_resume(board: str, signum: int, levels: int, delay: float, counts: list[int],
                          out: Path, flags: tuple[str, ...] = (), group: bool = False,
                          again: float | None = None) -> None:
@@ -214,7 +209,7 @@ def interrupt_and_resume(board: str, signum: int, levels: int, delay: float, cou
     `counts`, verified."""
     process = subprocess.Popen([sys.executable, "-m", "pegsearch", "run", board, "--out",
                                 str(out), *flags], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, preexec_fn=default_signals, start_new_session=group)
+                               text=True, preexec_fn=sigint_as_from_a_terminal, start_new_session=group)
     deadline = time.monotonic() + 120
     while listed_levels(out) < levels and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.002)
@@ -310,13 +305,6 @@ def test_ctrl_c_to_the_process_group_on_other_engines(flags: tuple[str, ...], co
                          tmp_path / "run", flags, group=True)
 
 
-def taking_sigint() -> None:
-    """In a child about to start Python: SIGINT to its default, as a terminal starts a command.
-    Ignored it would stay ignored (`install` keeps a signal the process was started ignoring), and
-    the test runner's own SIGINT, which the child inherits, is not what these tests are about."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_a_signal_handled_where_python_cannot_raise_is_kept_not_printed() -> None:
     """A Ctrl-C handled inside a __del__ (as one was inside a weakref callback in a CI run, with an
     "Exception ignored in" traceback before the one line): nothing printed, and the next check
@@ -334,7 +322,7 @@ def test_a_signal_handled_where_python_cannot_raise_is_kept_not_printed() -> Non
             "except Interrupted as stopped:\n"
             "    print('stopped by', stopped)\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                            preexec_fn=taking_sigint)
+                            preexec_fn=sigint_as_from_a_terminal)
     assert (result.returncode, result.stdout, result.stderr) == (0, "stopped by SIGINT\n", "")
 
 
@@ -367,7 +355,7 @@ def test_a_library_logging_the_interrupt_prints_nothing() -> None:
             "except OSError:\n"
             "    py4j.exception('a real py4j error')\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                            preexec_fn=taking_sigint)
+                            preexec_fn=sigint_as_from_a_terminal)
     lines = result.stderr.splitlines()
     assert (result.returncode, result.stdout) == (0, "stopped by SIGINT\n")
     assert lines[:2] == ["ERROR:root:a real error", "ERROR:py4j.clientserver:a real py4j error"]

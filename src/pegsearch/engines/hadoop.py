@@ -7,17 +7,33 @@ YARN's client would otherwise ask a ResourceManager that is down for 15 minutes.
 The same configuration says whether the cluster is this machine (a single-machine cluster such as
 cluster/hadoop/up starts): its tasks can then run this very Python, which has pegsearch, and read
 Spark's jars where pip put them.
+
+A job's client ending does not end the job on YARN: a level stopped by Ctrl-C, SIGTERM or a
+service's cancel kills its application (`kill_applications`), as `yarn application -kill` would.
+A level whose job failed shows its task's own error (`task_error`, from `yarn logs`).
 """
 
 from __future__ import annotations
 
+import logging
+import re
+import shutil
 import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from pegsearch.errors import UsageError
 from pegsearch.store.hadoop_conf import answers, conf_dir, namenodes, setting, settings
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0", socket.gethostname()}
 HELP = "start one (cluster/hadoop/up DIR) or point HADOOP_CONF_DIR at the cluster's configuration"
+AGGREGATION_WAIT = 30  # seconds for YARN to gather a finished application's logs
+# The last line of a task's stderr that failed it: a Python exception, or a Java one.
+TASK_ERROR = re.compile(r"^[\w.]*(Error|Exception)\b|^Exception in thread")
+TASK_ERROR_LINES = 12
 
 
 def resource_managers(found: dict[str, str]) -> list[str]:
@@ -49,3 +65,78 @@ def on_this_machine(found: dict[str, str]) -> bool:
     """Whether the cluster's ResourceManager is this machine (so its tasks share this disk)."""
     return all(address.rpartition(":")[0].strip("[]") in LOCAL_HOSTS
                for address in resource_managers(found))
+
+
+class SubmittedApplications(logging.Filter):
+    """The YARN applications a job's client has reported submitting, read from the log records it
+    passes through Python's logging (mrjob logs each line of `hadoop jar`'s output); every record
+    that would have been shown still is, and no other."""
+
+    ID = re.compile(r"\b(?:application|job)_(\d+_\d+)\b")
+
+    def __init__(self, shown: int) -> None:
+        super().__init__()
+        self.shown = shown
+        self.ids: list[str] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        for number in self.ID.findall(record.getMessage()):
+            if f"application_{number}" not in self.ids:
+                self.ids.append(f"application_{number}")
+        return record.levelno >= self.shown
+
+
+@contextmanager
+def submitted_applications(logger: logging.Logger) -> Iterator[SubmittedApplications]:
+    """A `SubmittedApplications` on `logger` while the block runs; the logger passes its INFO
+    records to it meanwhile (the client's "Submitted application" line is INFO)."""
+    found = SubmittedApplications(logger.getEffectiveLevel())
+    before = logger.level
+    logger.addFilter(found)
+    logger.setLevel(logging.INFO)
+    try:
+        yield found
+    finally:
+        logger.removeFilter(found)
+        logger.setLevel(before)
+
+
+def kill_applications(ids: list[str], hadoop_bin: str) -> None:
+    """Kill these YARN applications by `yarn application -kill`, each within a minute; one that
+    has finished already is left as it is."""
+    for application in ids:
+        _yarn(hadoop_bin, "application", "-kill", application)
+
+
+def task_error(application: str, hadoop_bin: str) -> str:
+    """A failed task's own error, from its container's stderr as `yarn logs` gives it once YARN
+    has gathered the application's logs (log aggregation, waited for up to 30 s): the last lines
+    of the first stderr that ends in a Python or Java error; "" if there is none to be had (log
+    aggregation off, no `yarn` command)."""
+    deadline = time.monotonic() + AGGREGATION_WAIT
+    while True:
+        logs = _yarn(hadoop_bin, "logs", "-applicationId", application, "-log_files", "stderr")
+        if "LogContents:" in logs or time.monotonic() > deadline:
+            break
+        time.sleep(2)
+    for section in logs.split("LogContents:")[1:]:
+        lines = [line for line in section.split("End of LogType:")[0].strip().splitlines()
+                 if not line.startswith("+ ")]  # the setup script's trace (set -x)
+        if lines and TASK_ERROR.match(lines[-1]):
+            return "\n".join(lines[-TASK_ERROR_LINES:])
+    return ""
+
+
+def _yarn(hadoop_bin: str, *args: str) -> str:
+    """What `yarn ARGS` prints (the `yarn` beside `hadoop_bin`, or on PATH), within a minute;
+    "" if it cannot be run."""
+    beside = Path(shutil.which(hadoop_bin) or hadoop_bin).with_name("yarn")
+    yarn = str(beside) if beside.exists() else shutil.which("yarn")
+    if yarn is None:
+        return ""
+    try:
+        said = subprocess.run([yarn, *args], capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL, start_new_session=True)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return said.stdout

@@ -85,6 +85,10 @@ class Location:
         if not text:
             raise UsageError(f"an empty run location: {URI_HELP}")
         scheme = urlparse(text).scheme.lower() if "://" in text else ""
+        half = re.match(r"(s3|gs|gcs|hdfs|viewfs|file):/?(?!/)", text, re.IGNORECASE)
+        if not scheme and half:  # hdfs:/runs/x would be a local folder named "hdfs:"
+            raise UsageError(f"{text}: a URI needs two slashes after '{half[1]}:'"
+                             f" ({half[1]}://...); for a local folder of that name write ./{text}")
         if scheme in ("", "file"):
             path = urlparse(text).path if scheme else text
             base = os.path.abspath(os.path.expanduser(path))

@@ -50,6 +50,14 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 # "/tmp/wrapper.lock.<job key>", the folder written into the script, whatever TMPDIR says.
 WRAPPER_LOCKS = Path("/tmp")
 TEXT_SLICE = 1 << 20  # positions converted to text at a time
+# Each line `hadoop jar` prints, as mrjob logs it: where the job's YARN application is named.
+HADOOP_OUTPUT = logging.getLogger("mrjob.logs.step")
+# A Hadoop job's settings unless mrjob.conf's jobconf gives them. A task killed (a node lost, the
+# OOM killer) is tried again, up to 4 times, as Hadoop's defaults say; but a small job that runs
+# inside its application master (uber mode, which a cluster may switch on) has one attempt per
+# task, so a killed task would fail the level: pegsearch's jobs are never uber jobs.
+HADOOP_JOB = {"mapreduce.job.ubertask.enable": "false", "mapreduce.map.maxattempts": 4,
+              "mapreduce.reduce.maxattempts": 4}
 # Spark's default logging, warnings only, without the native-Hadoop notice every spark-submit prints.
 # The layout is Spark's default, which mrjob parses to find a failed step's error.
 SPARK_LOG4J = """\
@@ -127,14 +135,21 @@ class MRJobEngine:
             search = folder / "search.json"
             search.write_text(json.dumps({"board": run.board.definition(),
                                           "group": run.spec.signing}), encoding="utf-8")
-            job = LevelJob(args=self._job_args(search, inputs, folder, run.carry))
-            with job.make_runner() as runner:
-                runner.run()
+            name = f"pegsearch {run.board.name} level {level + 1}"
+            job = LevelJob(args=self._job_args(search, inputs, folder, run.carry, name))
+            with job.make_runner() as runner, \
+                    hadoop.submitted_applications(HADOOP_OUTPUT) as submitted:
+                try:
+                    runner.run()
+                except KeyboardInterrupt:  # Ctrl-C, SIGTERM, a service's cancel: end the job too
+                    if self.runner == "hadoop":
+                        hadoop.kill_applications(submitted.ids, _hadoop_bin(self.conf))
+                    raise
                 _store_lines(job.parse_output(runner.cat_output()), writer, run.carry)
         except StepFailedException as exc:
-            raise UsageError(f"level {level + 1} failed on the mrjob {self.runner} runner (the"
-                             " task's error is above); the levels before it are kept: continue"
-                             " with --resume") from exc
+            raise UsageError(f"level {level + 1} failed on the mrjob {self.runner} runner"
+                             f" ({self._failure(submitted.ids)}); the levels before it are kept:"
+                             " continue with --resume") from exc
         except CalledProcessError as exc:  # a `hadoop fs` command of mrjob's: HDFS refused it
             command = " ".join(map(str, exc.cmd[:3])) if isinstance(exc.cmd, list) else exc.cmd
             raise UsageError(f"level {level + 1} failed on the mrjob {self.runner} runner: `{command}`"
@@ -145,9 +160,22 @@ class MRJobEngine:
         parents = run.levels[level]["states"]
         report(parents, parents)  # a job reports nothing on its way
 
-    def _job_args(self, search: Path, inputs: Path, folder: Path, carry: Carry) -> list[str]:
-        """The job's command line: runner, board file, what positions carry, input folder and
-        where Spark keeps files."""
+    def _failure(self, applications: list[str]) -> str:
+        """Where a failed level's error is: above, as mrjob printed it; on YARN, the task's own
+        stderr, which YARN keeps and this prints first, and where the application's logs are."""
+        if self.runner != "hadoop" or not applications:
+            return "the task's error is above"
+        error = hadoop.task_error(applications[-1], _hadoop_bin(self.conf))
+        if error:
+            print(error, file=sys.stderr)
+        return (("the task's error is above; " if error else "")
+                + f"its logs: yarn logs -applicationId {applications[-1]}")
+
+    def _job_args(self, search: Path, inputs: Path, folder: Path, carry: Carry, name: str
+                  ) -> list[str]:
+        """The job's command line: runner, board file, what positions carry, input folder,
+        where Spark keeps files and the settings a Hadoop job is given unless mrjob.conf's
+        `jobconf` says otherwise."""
         assert self.work is not None
         args = ["--runner", self.runner, "--label", self.work.name, "--search", str(search),
                 "--batch-size", str(self.batch_size), "--carry", carry.name.lower(), str(inputs)]
@@ -169,6 +197,10 @@ class MRJobEngine:
             # YARN's tasks run on this machine: this Python, which has pegsearch and mrjob, so
             # mrjob need not upload a copy of itself with every job.
             args += ["--python-bin", sys.executable, "--no-bootstrap-mrjob"]
+        if self.runner == "hadoop":
+            given = self.conf.get("jobconf") or {}
+            args += [arg for key, value in {**HADOOP_JOB, "mapreduce.job.name": name}.items()
+                     if key not in given for arg in ("-D", f"{key}={value}")]
         return args
 
 
@@ -260,11 +292,7 @@ def _check_available(runner: str, conf: dict) -> dict[str, str]:
                              " 'pegsearch[spark]' or set SPARK_HOME")
         check_java("the mrjob spark runner")
     elif runner == "hadoop":
-        configured = conf.get("hadoop_bin")
-        if isinstance(configured, str):
-            configured = shlex.split(configured)
-        command = HadoopFilesystem(configured or None).get_hadoop_bin()[0]
-        if not shutil.which(command):
+        if not shutil.which(_hadoop_bin(conf)):
             raise UsageError("the mrjob hadoop runner needs the `hadoop` command, which is not on"
                              " PATH nor under $HADOOP_HOME/bin: run on a Hadoop node, start one"
                              " (cluster/hadoop/up DIR) or use --runner inline, local or spark")
@@ -274,6 +302,15 @@ def _check_available(runner: str, conf: dict) -> dict[str, str]:
     elif runner == "dataproc":
         _check_dataproc()
     return {}
+
+
+def _hadoop_bin(conf: dict) -> str:
+    """The `hadoop` command mrjob's hadoop runner calls: mrjob.conf's `hadoop_bin`, or the one it
+    finds on PATH or under $HADOOP_HOME."""
+    configured = conf.get("hadoop_bin")
+    if isinstance(configured, str):
+        configured = shlex.split(configured)
+    return HadoopFilesystem(configured or None).get_hadoop_bin()[0]
 
 
 def _check_emr(conf: dict) -> None:
