@@ -86,7 +86,22 @@ def test_a_run_of_levels_too_small_to_time_is_refused_not_extrapolated(tmp_path:
     out = tmp_path / "run"
     assert pegsearch("run", "triangle-8", "--until", "4", "--out", str(out)).returncode == 0
     assert_one_line_error(pegsearch("estimate", str(out)), "levels are too small to time (the largest,"
-                                                           " level 4, has 189 positions)")
+                                                           " level 4, has 189 positions, under the"
+                                                           " 100,000 a level's time needs)")
+
+
+def test_sizable_levels_made_too_fast_to_time_are_refused_by_their_time(tmp_path: Path) -> None:
+    """English-33 to level 12 (517,854 positions) as a machine fast enough to make each level in
+    10 ms of CPU would record it (the records' CPU seconds set so): the refusal names the time
+    that was short, not the positions, which are enough (issue 64, item 17)."""
+    out = tmp_path / "run"
+    assert pegsearch("run", "english-33", "--until", "12", "--out", str(out)).returncode == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    for record in manifest["levels"][1:]:
+        record.update(cpu_seconds=0.01, compile_cpu_seconds=0.0)
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert_one_line_error(pegsearch("estimate", str(out)), "too small to time (the largest, level"
+                                                           " 12, took 0.010 s of CPU, under the 0.2 s")
 
 
 @pytest.mark.slow

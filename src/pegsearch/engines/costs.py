@@ -50,8 +50,10 @@ WRITTEN = 1.7
 # The largest this many timed levels of a kind set its rate: the nearest in size to those priced.
 TIMED_LEVELS = 3
 # A level's work below this many CPU seconds is too short to time (the timer's and the threads'
-# start-up would be most of it).
+# start-up would be most of it), unless it has TIMED_STATES positions or more: a fast machine
+# makes english-33's level 14 (1,753,737) in under 0.2 s, and the start-up is still a few ms of it.
 TIMED_SECONDS = 0.2
+TIMED_STATES = 1_000_000
 # `estimate BOARD` measures until this many levels are sizable and the last one's work took
 # MEASURE_SECONDS of CPU, or the search ends.
 MEASURE_LEVELS = 2
@@ -262,14 +264,17 @@ def _calibration(run: Run, shape: Shape) -> dict[str, Rate]:
     if not made:
         raise UsageError(f"{run.uri} has no level the local engine made to time: estimate from a"
                          " run made by `pegsearch run` (or name the board to measure one)")
-    timed = [r for r in made if r["states"] >= SIZABLE and work(run, r) >= TIMED_SECONDS]
+    sizable = [r for r in made if r["states"] >= SIZABLE]
+    timed = [r for r in sizable if work(run, r) >= TIMED_SECONDS or r["states"] >= TIMED_STATES]
     if not timed:
-        largest = max(run.levels, key=lambda r: r["states"])
+        largest = max(sizable or run.levels, key=lambda r: r["states"])
+        short = (f"took {work(run, largest):.3f} s of CPU, under the {TIMED_SECONDS} s a level's"
+                 f" time needs" if sizable else f"has {largest['states']:,} positions, under the"
+                 f" {SIZABLE:,} a level's time needs")
         raise UsageError(f"{run.uri}'s levels are too small to time (the largest, level"
-                         f" {largest['level']}, has {largest['states']:,} positions): continue it"
-                         f" until a level holds {SIZABLE:,} or more (`pegsearch run"
-                         f" {run.board.name} --out {run.uri} --resume --until LEVEL`), or name the"
-                         " board to measure one")
+                         f" {largest['level']}, {short}): continue it to a larger level"
+                         f" (`pegsearch run {run.board.name} --out {run.uri} --resume --until"
+                         " LEVEL`), or name the board to measure one")
     rates = {}
     for kind in KINDS:
         mine = [r for r in timed if r.get("reduce", "tables").startswith(kind)][-TIMED_LEVELS:]
