@@ -275,6 +275,10 @@ def test_solve_shows_its_progress_on_a_terminal(tmp_path: Path) -> None:
     (("run", "triangle-5", "--engine", "hadoop"), "--engine: invalid choice: 'hadoop'"),
     (("run",), "the following arguments are required: board"),
     (("counts", "a", "b"), "unrecognized arguments: b"),
+    # a single-valued option given twice was taken at its last (issue 64, item 8)
+    (("solve", "triangle-9", "--start", "5", "--start", "6"), "--start is given more than once"),
+    (("solve", "triangle-5", "--finish", "5", "--finish=13"), "--finish is given more than once"),
+    (("run", "triangle-5", "--out", "a", "--out", "b"), "--out is given more than once"),
 ])
 def test_argument_errors_are_one_line_naming_the_argument(argv: tuple[str, ...], says: str) -> None:
     """argparse printed its usage block before the error: nine lines for one wrong value."""

@@ -87,16 +87,54 @@ def test_refusals_speak_the_services_words(server: Server) -> None:
         "finish 'x': not a whole number; write it with the digits 0-9"
 
 
-def test_a_request_too_long_to_read_is_a_json_400(server: Server) -> None:
-    """A URL of 200 KB: uvicorn answered text/plain "Invalid HTTP request received."."""
+def raw_answer(server: Server, request: bytes) -> bytes:
+    """What the server answers to these bytes, sent in one write, until it closes."""
     answer = b""
     with socket.create_connection(("127.0.0.1", server.port), timeout=30) as connection:
-        connection.sendall(f"GET /api/boards?x={'1' * 200_000} HTTP/1.1\r\nHost: test\r\n\r\n".encode())
+        connection.sendall(request)
         try:
             while chunk := connection.recv(65536):
                 answer += chunk
         except ConnectionResetError:  # the rest of the request unread when the server closed
             pass
+    return answer
+
+
+def test_headers_over_16_kib_in_one_write_are_400_as_in_pieces(server: Server) -> None:
+    """A 20 KB header sent whole was answered 200 (h11 counts only an incomplete request's bytes);
+    sent in 1 KB pieces it was 400."""
+    answer = raw_answer(server, b"GET /api/boards HTTP/1.1\r\nHost: test\r\nX-Long: "
+                        + b"a" * 20_000 + b"\r\nConnection: close\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
+    assert raw_answer(server, b"GET /api/boards HTTP/1.1\r\nHost: test\r\nX-Long: "
+                      + b"a" * 10_000 + b"\r\nConnection: close\r\n\r\n").startswith(b"HTTP/1.1 200")
+
+
+def test_a_parameter_given_twice_is_refused(server: Server, complete: str) -> None:
+    """The last `position=` or `finish=` of several was taken without a word."""
+    assert refused(server, "GET", "/api/boards/triangle-5/hint?position=2,3,5,6&position=4"
+                   ) == "the query gives position= more than once: give it once"
+    assert refused(server, "GET", f"/api/searches/{complete}/solution?finish=13&finish=1"
+                   ) == "the query gives finish= more than once: give it once"
+
+
+@pytest.mark.slow
+def test_a_body_that_never_comes_is_cut_off(server: Server) -> None:
+    """`Content-Length: 1000`, then one byte: the connection was still open after 240 s (500 such,
+    508 file descriptors). Now 408 and closed within the body's bound (10 s)."""
+    began = time.monotonic()
+    answer = raw_answer(server, b"POST /api/searches HTTP/1.1\r\nHost: test\r\ncontent-type:"
+                        b" application/json\r\nContent-Length: 1000\r\n\r\n{")
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+    assert "body took over 10 s" in json.loads(answer.partition(b"\r\n\r\n")[2])["error"]
+    assert time.monotonic() - began < 20
+    assert server.get("/api/boards")  # still serving
+
+
+def test_a_request_too_long_to_read_is_a_json_400(server: Server) -> None:
+    """A URL of 200 KB: uvicorn answered text/plain "Invalid HTTP request received."."""
+    answer = raw_answer(server, f"GET /api/boards?x={'1' * 200_000} HTTP/1.1\r\nHost: test\r\n\r\n"
+                        .encode())
     head, _, body = answer.decode().partition("\r\n\r\n")
     assert head.startswith("HTTP/1.1 400") and "content-type: application/json" in head.lower()
     assert "not a valid HTTP/1.1 request" in json.loads(body)["error"]

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from pegsearch import __version__
 from pegsearch.answers import PAIR_SECONDS, SURVEY_WHOLE
@@ -163,9 +163,38 @@ def _handler(handler: str | Callable[[argparse.Namespace], int]) -> Callable[[ar
         gc.enable()
 
 
+GIVEN = "_options_given"  # the namespace's record of the options seen while parsing, then dropped
+
+
+class Once(argparse.Action):
+    """argparse's `store`, refusing an option given twice: `solve --start 5 --start 6` once solved
+    from 6 without a word, `--finish 5 --finish 13` used 13."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        given = namespace.__dict__.setdefault(GIVEN, set())
+        if option_string is not None:
+            if self.dest in given:
+                parser.error(f"{option_string} is given more than once: give it once")
+            given.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with errors in one line: what was wrong, with which argument, and where the
-    command's help is (argparse's own prints the usage block first; subcommands share the class)."""
+    command's help is (argparse's own prints the usage block first; subcommands share the class);
+    an option that takes a value may be given once (`Once`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, Once)
+        self.register("action", "store", Once)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None
+                         ) -> tuple[argparse.Namespace, list[str]]:
+        found, extras = super().parse_known_args(args, namespace)
+        found.__dict__.pop(GIVEN, None)
+        return found, extras
 
     # argparse's words for a bad value, and ours: the argument and what it takes.
     WORDS = ((re.compile(r"argument (\S+): invalid (?:int|hole) value: '(.*)'"),

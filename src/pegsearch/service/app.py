@@ -46,7 +46,7 @@ from pegsearch.service import schema
 from pegsearch.service.hints import HINT_SECONDS, MAX_SECONDS, SOLUTION_SECONDS, Hints
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, new_id
-from pegsearch.service.refusals import SERVICE_SETTINGS, Bearer, BodyLimit, errors
+from pegsearch.service.refusals import SERVICE_SETTINGS, Bearer, BodyLimit, OneOfEach, errors
 from pegsearch.service.schema import answers
 from pegsearch.service.storage import part_bytes
 from pegsearch.service.views import Searches, level_parts
@@ -128,6 +128,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     app.openapi = lambda: _describe(app, token is not None)  # type: ignore[method-assign]
     errors(app, root)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
+    app.add_middleware(OneOfEach)
     if token:
         app.add_middleware(Bearer, token=token)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")

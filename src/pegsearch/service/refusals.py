@@ -1,4 +1,5 @@
-"""How the service refuses: the bearer token, the body limit, and every error as one line of JSON.
+"""How the service refuses: the bearer token, the body limit, a query that names a parameter twice,
+and every error as one line of JSON.
 
 Every error a client can cause is answered as ``{"error": "one line"}`` with a 4xx status, in the
 API's words (a request's field, never the framework's location or the command line's option); an
@@ -8,6 +9,7 @@ unexpected one is a 500 with one line, its traceback going to the server's log, 
 from __future__ import annotations
 
 import secrets
+from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -51,6 +53,27 @@ class Bearer:
         await self.app(scope, receive, send)
 
 
+class OneOfEach:
+    """Refuse (400) a query that gives a parameter more than once: each takes one value, and the
+    routes took the last of several without a word (`?position=...&position=...`, `finish=` twice),
+    as the command line now refuses `--start 5 --start 6`."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            names = [name for name, _ in parse_qsl(scope["query_string"].decode("latin-1"),
+                                                   keep_blank_values=True)]
+            repeated = next((name for name in names if names.count(name) > 1), None)
+            if repeated is not None:
+                refusal = error_response(400, f"the query gives {repeated}= more than once: give it"
+                                              " once")
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 class BodyLimit:
     """Refuse request bodies over `limit` bytes (413), counted as they arrive, whatever the headers
     say: the body is read (it is small) before the application sees it."""
@@ -72,6 +95,8 @@ class BodyLimit:
         seen = 0
         while True:
             message = await receive()
+            if message["type"] == "http.disconnect":  # gone before its body came (or cut off)
+                return
             messages.append(message)
             if message["type"] != "http.request":
                 break
