@@ -115,3 +115,29 @@ def test_until_level_zero_and_a_negative_level(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="--until -1"):
         search(SearchSpec(board, board.empty), tmp_path / "never", LocalEngine(), until=-1)
     assert not (tmp_path / "never").exists()
+
+
+def test_a_search_stopped_while_its_start_is_written_leaves_a_run_verify_passes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cancel 1.6-3 s after a service's submit (its SIGTERM raised as `Interrupted` while level 0
+    was being committed) left level-000/ unlisted beside a manifest of no level: the API said
+    `interrupted`, `pegsearch verify` exited 1. The interrupt is raised here at that moment."""
+    from pegsearch.interrupts import Interrupted
+    from pegsearch.store import Run
+
+    committing = Run.commit_level
+
+    def interrupted_at_level_0(run: Run, writer: object, seconds: float) -> dict:
+        if not run.levels:
+            raise Interrupted(15)
+        return committing(run, writer, seconds)
+
+    monkeypatch.setattr(Run, "commit_level", interrupted_at_level_0)
+    out = tmp_path / "run"
+    with pytest.raises(Interrupted):
+        search(SearchSpec(load_board("triangle-5"), (1,)), out, LocalEngine())
+    monkeypatch.undo()
+    checked = pegsearch("verify", str(out))
+    assert "not listed in the manifest" not in checked.stdout + checked.stderr, checked.stdout
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+    assert pegsearch("run", "triangle-5", "--resume", "--out", str(out)).returncode == 0

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ from pegsearch.engines.estimates import DISK_MARGIN, expected_bytes, expected_st
 from pegsearch.errors import UsageError
 from pegsearch.interrupts import check
 from pegsearch.kernel import compiling
-from pegsearch.store import Location, Run
+from pegsearch.store import LevelWriter, Location, Run
 from pegsearch.words import readable
 
 # Receives each level's record as it is committed ({"level", "pegs", "states", ...}; the levels a
@@ -79,12 +80,22 @@ def search(spec: SearchSpec, out: str | Path | Location, engine: Engine, resume:
     return run
 
 
-def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
-    """Make and commit the level after the last one; False when it is empty (the search ends).
+@contextmanager
+def _discarded_on_failure(writer: LevelWriter) -> Iterator[None]:
+    """An attempt at a level that fails (an error, Ctrl-C, a cancel's SIGTERM) leaves no parts
+    behind, so the run it leaves is one `verify` passes; it also frees what a full disk needs to
+    record how the run ended. A kill -9 cannot: then `--resume` removes them, as the manifest does
+    not list them."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):
+            writer.discard()
+        raise
 
-    An attempt that fails leaves no parts behind where it can help it (a kill -9 cannot: then
-    `--resume` removes them, as the manifest does not list them).
-    """
+
+def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
+    """Make and commit the level after the last one; False when it is empty (the search ends)."""
     level = len(run.levels) - 1
     pegs = run.pegs_at(level + 1)
     disk, free = _check_disk(run, level)
@@ -102,7 +113,7 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
 
     began, cpu, compiled = time.perf_counter(), time.process_time(), compiling.seconds()
     writer.notes["engine"] = engine.name  # a resumed run may change engines: each level says which
-    try:
+    with _discarded_on_failure(writer):
         engine.next_level(run, level, writer, report)
         if writer.rows == 0:
             writer.discard()
@@ -115,10 +126,6 @@ def _next_level(run: Run, engine: Engine, progress: Progress | None) -> bool:
             writer.notes["compile_seconds"] = round(waited, 3)
             writer.notes["compile_cpu_seconds"] = round(spent, 3)
         record = run.commit_level(writer, time.perf_counter() - began)
-    except BaseException:
-        with contextlib.suppress(Exception):
-            writer.discard()  # frees what a full disk needs to record how the run ended
-        raise
     if progress:
         progress(record)
     return True
@@ -142,5 +149,6 @@ def _write_start(run: Run) -> None:
     start = np.array([run.board.start_position(run.start)], dtype=np.uint64)
     writer = run.level_writer(0)
     writer.notes["engine"] = run.manifest["engine"]  # the engine whose run wrote it, as every level
-    writer.write(0, tables.signatures(start), run.carry.starting(1))
-    run.commit_level(writer, 0.0)
+    with _discarded_on_failure(writer):  # a cancel at once left level-000/ unlisted
+        writer.write(0, tables.signatures(start), run.carry.starting(1))
+        run.commit_level(writer, 0.0)
