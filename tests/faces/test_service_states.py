@@ -3,6 +3,7 @@ is killed: one word for one state, the CLI's (issue 55, items 4 and 5)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import pegsearch
+from tests.helpers.cluster import wait_until
 from tests.helpers.serving import Server
 
 pytestmark = pytest.mark.slow
@@ -28,11 +30,15 @@ def running(server: Server, levels: int) -> tuple[str, int]:
 
 
 def test_a_worker_killed_with_kill_9_is_interrupted_as_the_cli_says(server: Server, tmp_path: Path) -> None:
-    """The API said failed (exit code -9) where `pegsearch runs` said interrupted."""
+    """The API said failed (exit code -9) where `pegsearch runs` said interrupted; and the run's
+    own manifest, what every other reader of the folder sees, still said running."""
     search_id, worker = running(server, 3)
     os.kill(worker, signal.SIGKILL)
     document = server.wait(search_id, ("interrupted", "failed"), timeout=60)
     assert document["status"] == "interrupted" and "error" not in document
+    manifest = tmp_path / "runs" / search_id / "manifest.json"
+    wait_until(lambda: json.loads(manifest.read_text())["status"] == "interrupted", 10,
+               "the manifest to say interrupted")
     listed = pegsearch("runs", str(tmp_path / "runs"))
     assert listed.returncode == 0, listed.stderr
     row = next(line for line in listed.stdout.splitlines() if search_id in line)

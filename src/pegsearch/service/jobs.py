@@ -11,6 +11,7 @@ start the queue is rebuilt from the records, so searches a crashed or stopped se
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
@@ -18,7 +19,7 @@ import threading
 from collections import deque
 from pathlib import Path
 
-from pegsearch.errors import Conflict, NotFound
+from pegsearch.errors import Conflict, NotFound, UsageError
 from pegsearch.service.records import Record, Records
 from pegsearch.service.storage import is_complete, open_run, remove_run, run_status
 from pegsearch.service.worker import INTERRUPTED
@@ -281,6 +282,9 @@ class Jobs:
             if code is None:
                 continue
             del self.running[search_id]
+            if code != 0:  # a worker killed mid-write leaves its manifest saying running
+                with contextlib.suppress(OSError, UsageError):
+                    Run.record_interrupted(self.root / search_id)
             if search_id in self.cancelled:
                 self.cancelled.discard(search_id)
             elif code not in (0, INTERRUPTED) and code > 0:

@@ -28,7 +28,7 @@ import pyarrow as pa
 from pegsearch import __version__
 from pegsearch.board.files import board_from_definition
 from pegsearch.board.spec import SearchSpec
-from pegsearch.errors import Conflict, UsageError
+from pegsearch.errors import Busy, Conflict, UsageError
 from pegsearch.kernel import target
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import NO_VALUES, Carry
@@ -462,6 +462,23 @@ class Run:
             if self._lock is not None:
                 self._lock.release()
                 self._lock = None
+
+    @classmethod
+    def record_interrupted(cls, location: Location) -> None:
+        """Say `interrupted` in the manifest of a run whose writer died without a word (kill -9,
+        the OOM killer): every other reader of the folder (DuckDB, another tool) saw `running`.
+        Only under the writer's lock, so a live writer's manifest is never overwritten; a remote
+        run's lease outlives its dead writer for its term, and the run is left as it is."""
+        try:
+            lock = WriterLock(location)
+        except Busy:
+            return
+        try:
+            run = cls(location, read_manifest(location), lock)
+            if run.status == "running":
+                run.finish("interrupted")
+        finally:
+            lock.release()
 
     def discard_unlisted(self) -> None:
         """Remove what the manifest does not list: parts of unfinished or failed attempts, level
