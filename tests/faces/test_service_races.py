@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import wait_for_levels
+from tests.helpers import pegsearch, wait_for_levels
 from tests.helpers.serving import Server
 
 ROUNDS_SECONDS = 12.0  # how long the races go on (rounds of a second or two each)
@@ -124,3 +124,31 @@ def test_a_run_written_outside_the_service_is_running_until_its_writer_dies(serv
     assert json.loads((root / "outside" / "manifest.json").read_text())["status"] == "running"
     assert server.get("/api/searches/outside")["status"] == "interrupted"
     assert server.json("DELETE", "/api/searches/outside")[0] == 200
+
+
+def test_a_run_read_while_its_folder_is_removed_is_404_not_damaged(tmp_path: Path) -> None:
+    """The service's own views over a real run, stopped where the races caught them: its folder
+    half removed by a delete under way (Jobs.delete holds the id as `deleting` meanwhile). A
+    reader then said 200 `damaged` ("is not a pegsearch run", 5 in some 19,000 reads), and a
+    resume was refused 400; now both are 404."""
+    from pegsearch.errors import NotFound
+    from pegsearch.service.jobs import Jobs
+    from pegsearch.service.views import Searches
+    from pegsearch.store import Location
+
+    root = tmp_path / "runs"
+    assert pegsearch("run", "triangle-5", "--out", str(root / "s1")).returncode == 0
+    jobs = Jobs(Location.parse(str(root)), tmp_path / "state", 1)
+    searches = Searches(Location.parse(str(root)), jobs)
+    assert searches.document("s1")["status"] == "complete"
+    jobs.deleting.add("s1")  # as Jobs.delete does while it removes the folder
+    next((root / "s1" / "level-003").glob("*.parquet")).unlink()
+    with pytest.raises(NotFound, match="being deleted"):
+        searches.document("s1")
+    (root / "s1" / "manifest.json").unlink()
+    for read in (searches.find, searches.document):
+        with pytest.raises(NotFound):
+            read("s1")
+    jobs.deleting.discard("s1")  # the delete done: the id is no search
+    with pytest.raises(NotFound):
+        searches.document("s1")

@@ -46,10 +46,21 @@ class Searches:
         if not valid_id(search_id):
             raise NotFound(f"no search '{search_id[:80]}': ids are the names the server gave")
         record = self.jobs.records.get(search_id)
-        run = open_run(self.root, search_id)
+        try:
+            run = open_run(self.root, search_id)
+        except UsageError:  # no manifest, or half a one: damage, or a delete under way
+            self._unless_deleted(search_id)
+            raise
         if run is None and record is None and not is_survey(self.root, search_id):
             raise NotFound(f"no search '{search_id}'")
         return run, record
+
+    def _unless_deleted(self, search_id: str) -> None:
+        """404 for a search being deleted, or gone since it was found: a run read while its
+        folder is removed looked damaged (5 reads in some 19,000 during deletes), and a resume
+        racing a delete was refused as "not a pegsearch run" (400)."""
+        if self.jobs.status(search_id) == "deleting":  # NotFound once it is gone
+            raise NotFound(f"search {search_id} is being deleted")
 
     def _is_survey(self, run: Run | None, record: Record | None) -> bool:
         """A survey's folder: the service's by its record, the command line's (no record, no run
@@ -77,6 +88,8 @@ class Searches:
         if self._is_survey(run, record):
             return self._survey(search_id, record, status)
         damage = run.first_damage() if run is not None else None
+        if damage is not None:
+            self._unless_deleted(search_id)
         if damage is not None and status not in WRITING:
             document = _with_status(run_counts(run, answers=False).as_document(), "damaged")
             document["levels"] = document["levels"][:damage.level]
