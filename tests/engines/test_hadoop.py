@@ -265,10 +265,18 @@ def test_an_hdfs_folder_without_write_permission_is_one_line(hadoop: dict[str, s
     locked = f"{hadoop['PEGSEARCH_HDFS']}/locked"
     for args in (["-mkdir", "-p", "/locked"], ["-chmod", "755", "/locked"]):
         assert subprocess.run(["hadoop", "fs", *args], env=hadoop, timeout=120).returncode == 0
-    refused = pegsearch_process("run", "triangle-4", "--out", f"{locked}/run",
-                                env={**hadoop, "HADOOP_USER_NAME": "alice"})
+    alice = {**hadoop, "HADOOP_USER_NAME": "alice"}
+    refused = pegsearch_process("run", "triangle-4", "--out", f"{locked}/run", env=alice)
     one_line_refusal(refused, "Permission denied: user=alice, access=WRITE")
     assert "--out" in refused.stderr
+    # a run alice may read but not write: answers that keep winnable sets with it were a
+    # traceback of some 55 lines ending in PermissionError
+    readable = f"{locked}/readable"
+    assert pegsearch_process("run", "triangle-4", "--out", readable, env=hadoop).returncode == 0
+    assert pegsearch_process("counts", readable, env=alice).returncode == 0
+    for answer in (("solve", readable), ("counts", readable, "--winnable")):
+        one_line_refusal(pegsearch_process(*answer, env=alice),
+                         "cannot keep the winnable sets with")
 
 
 @pytest.mark.slow

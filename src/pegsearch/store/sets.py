@@ -85,7 +85,13 @@ class SetWriter:
 
     def __init__(self, run: Run, finish: int | None, carry: Carry = Carry.NOTHING) -> None:
         self.run, self.finish, self.carry = run, finish, carry
-        self.lock = WriterLock(run.location, then="ask again (the sets it is keeping will serve)")
+        try:
+            self.lock = WriterLock(run.location, then="ask again (the sets it is keeping will serve)")
+        except OSError as exc:  # a run this user may read but not write (HDFS, a read-only mount)
+            raise UsageError(f"cannot keep the winnable sets with {run.location}, which this"
+                             f" answer needs once: {reason(exc)}; ask as a user who may write the"
+                             " run (once kept, the sets serve every reader), or copy the run"
+                             " where you may") from None
         self.attempt = new_attempt()
         self.levels: dict[int, dict] = {}
         self.started = time.monotonic()
