@@ -36,16 +36,21 @@ class InputError(UsageError):
     """Bad input in fields each face names its own way. `template` names the fields as {field} in
     the vocabulary's words (memory, start, count_paths) and a board to look at as {board}; `values`
     fill the rest. Its text is the command line's (--memory, `pegsearch show NAME`); the service
-    words it with `worded` (settings.memory, GET /api/boards/NAME)."""
+    words it with `worded` (settings.memory, GET /api/boards/NAME), and by `served` where the
+    command line's words tell a fact of the host (its memory) a client is not to learn."""
 
-    def __init__(self, template: str, board: str | None = None, **values: object) -> None:
-        self.template, self.board, self.values = template, board, values
+    def __init__(self, template: str, board: str | None = None, served: str | None = None,
+                 **values: object) -> None:
+        self.template, self.board, self.served, self.values = template, board, served, values
         super().__init__(self.worded(option, lambda name: f"`pegsearch show {name}`"))
 
-    def worded(self, field: Callable[[str], str], board: Callable[[str], str]) -> str:
-        """The message with each field named by `field` and the board pointed to by `board`."""
-        names = {key for _, key, _, _ in Formatter().parse(self.template) if key}
-        return self.template.format_map({
+    def worded(self, field: Callable[[str], str], board: Callable[[str], str],
+               host: bool = True) -> str:
+        """The message with each field named by `field` and the board pointed to by `board`;
+        without the host's facts unless `host`."""
+        template = self.template if host or self.served is None else self.served
+        names = {key for _, key, _, _ in Formatter().parse(template) if key}
+        return template.format_map({
             key: self.values[key] if key in self.values else board(str(self.board))
             if key == "board" else field(key) for key in names})
 

@@ -43,5 +43,6 @@ def parse_size(text: str, here: bool = True, field: str = "memory") -> int:
         # hours later, not in passes.
         raise InputError("{memory} {text}: more than this machine's {has:.1f} GiB of memory; give"
                          " at most {most}G", text=text, has=physical_memory() / 2**30,
-                         most=physical_memory() >> 30)
+                         most=physical_memory() >> 30,
+                         served="{memory} {text}: more than the server's memory; give less")
     return size

@@ -87,6 +87,14 @@ def test_refusals_speak_the_services_words(server: Server) -> None:
         "finish 'x': not a whole number; write it with the digits 0-9"
 
 
+def test_a_memory_beyond_the_server_tells_nothing_of_its_memory(server: Server) -> None:
+    """`"memory": "99999T"` answered "more than this machine's 23.5 GiB of memory; give at most
+    23G": a fact of the host told to any client."""
+    said = refused(server, "POST", "/api/searches",
+                   {"board": "triangle-5", "settings": {"memory": "99999T"}})
+    assert said == "settings.memory 99999T: more than the server's memory; give less"
+
+
 def raw_answer(server: Server, request: bytes) -> bytes:
     """What the server answers to these bytes, sent in one write, until it closes."""
     answer = b""
