@@ -95,6 +95,16 @@ def test_a_memory_beyond_the_server_tells_nothing_of_its_memory(server: Server) 
     assert said == "settings.memory 99999T: more than the server's memory; give less"
 
 
+@pytest.mark.parametrize(("body", "says"), [
+    ({"start": []}, "start: give at least 1"),  # was "List should have at least 1 item after validation"
+    ({"symmetry": None}, "symmetry null: use one of 'board', 'start' or 'none'"),  # was 'None'
+    ({"settings": {"memory": None}}, "settings.memory: give a string"),  # was settings.memory.str
+])
+def test_a_body_the_validator_refuses_is_refused_in_the_services_words(server: Server, body: dict,
+                                                                       says: str) -> None:
+    assert refused(server, "POST", "/api/searches", {"board": "triangle-5", **body}) == says
+
+
 def raw_answer(server: Server, request: bytes) -> bytes:
     """What the server answers to these bytes, sent in one write, until it closes."""
     answer = b""

@@ -148,7 +148,10 @@ WORDED = {
     "dict_type": "{where}: give an object",
     "extra_forbidden": "{where}: no such field",
     "literal_error": "{where} {value}: use one of {expected}",
+    "too_short": "{where}: give at least {min_length}",
 }
+# What the validator adds to a location inside a union of types ("settings.memory.str"): not a field.
+UNION_TAGS = {"str", "int", "float", "bool", "list", "dict"}
 
 
 def _worded(where: str, error: dict) -> str:
@@ -156,8 +159,11 @@ def _worded(where: str, error: dict) -> str:
     template = WORDED.get(error["type"])
     if template is None:
         return f"{where}: {error['msg']}"
-    value = shown(str(error.get("input", "")))
-    return template.format(where=where, value=repr(value), expected=error.get("ctx", {}).get("expected", ""))
+    given = error.get("input", "")
+    value = "null" if given is None else repr(shown(str(given)))  # JSON's word, not Python's None
+    context = error.get("ctx", {})
+    return template.format(where=where, value=value, expected=context.get("expected", ""),
+                           min_length=context.get("min_length", 1))
 
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -191,7 +197,8 @@ def errors(app: FastAPI, root: Location) -> None:
         if first["type"] == "json_invalid":
             reason = first.get("ctx", {}).get("error", "")
             return error_response(400, f"the body is not valid JSON ({reason})")
-        where = ".".join(str(part) for part in first["loc"] if part not in ("body", "query", "path"))
+        where = ".".join(str(part) for part in first["loc"]
+                         if part not in ("body", "query", "path") and part not in UNION_TAGS)
         if not where:
             return error_response(400, "the body must be a JSON object (send Content-Type: application/json)")
         return error_response(400, _worded(where, first))
