@@ -303,6 +303,9 @@ def test_a_finish_the_classes_rule_out_and_bad_bounds_are_one_line() -> None:
     assert_one_line_error(pegsearch("hint", "wiegleb-45", "46"), "hole 46 does not exist")
     assert_one_line_error(pegsearch("hint", "triangle-9", "1-2-3"), "is not a legal jump there")
     assert_one_line_error(pegsearch("solve", "triangle-9", "--start", "50"), "hole 50 does not exist")
+    # every hole empty: `run` refused it, `solve` said the position classes rule it out, exit 0
+    assert_one_line_error(pegsearch("solve", "triangle-9", "--start", *map(str, range(1, 46))),
+                          "the start leaves no peg on triangle-9")
 
 
 def test_skippy_xl_from_its_corner_is_proved_lost_by_the_position_classes() -> None:

@@ -20,6 +20,7 @@ from pegsearch.answers.shapes import Hint, Solution
 from pegsearch.answers.solve import WalkProgress
 from pegsearch.answers.solver import Solver
 from pegsearch.board.geometry import Board
+from pegsearch.board.spec import check_start
 from pegsearch.errors import InputError, UsageError
 from pegsearch.store import Run
 
@@ -49,7 +50,7 @@ def asked(subject: Run | Board, start: list[int] | None = None, depth_first: boo
     run has its own); `depth_first` asks the solver even of a complete run."""
     if isinstance(subject, Board):
         holes = tuple(start) if start else subject.empty
-        subject.start_position(holes)  # each hole checked
+        check_start(subject, holes)  # each hole checked, and a peg left: as `run` refuses it
         return Asked(subject, holes, None, f"{subject.name} is a board, not a run", subject.name)
     if start:
         raise UsageError(f"--start applies to a board: the run {subject.uri} has its own start"

@@ -73,8 +73,11 @@ def read_position(board: Board, start: tuple[int, ...], text: str) -> int:
 
 
 def played(text: str) -> bool:
-    """Whether a position is written as jumps from the start (which prove it reachable)."""
-    return PEG not in text and EMPTY not in text and "-" in text
+    """Whether a position is written as jumps from the start (which prove it reachable): a dash
+    between two holes. A leading one is no jump: `-2,3` is a hole that cannot be (it was read as
+    jump 1, "-2", said to be no legal jump)."""
+    return PEG not in text and EMPTY not in text and any(
+        "-" in piece.strip()[1:] for piece in text.split(","))
 
 
 def _from_picture(board: Board, text: str) -> int:
