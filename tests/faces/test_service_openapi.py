@@ -45,7 +45,7 @@ def test_the_description_says_what_the_service_does(server: Server) -> None:
     assert described["components"]["securitySchemes"]["bearer"] == {"type": "http", "scheme": "bearer"}
     operations = [op for path in described["paths"].values() for op in path.values()]
     assert all("422" not in op["responses"] for op in operations)
-    assert all({"400", "401"} <= set(op["responses"]) for op in operations)
+    assert all({"400", "401", "408"} <= set(op["responses"]) for op in operations)
     error = {"$ref": "#/components/schemas/Error"}
     assert all(op["responses"]["400"]["content"]["application/json"]["schema"] == error
                for op in operations)
@@ -53,6 +53,7 @@ def test_the_description_says_what_the_service_does(server: Server) -> None:
     assert list(events["content"]) == ["text/event-stream"]
     part = described["paths"]["/api/searches/{search_id}/levels/{level}/parts/{index}"]["get"]
     assert list(part["responses"]["200"]["content"]) == ["application/vnd.apache.parquet"]
+    assert "409" in part["responses"]  # a part missing or damaged (it was listed nowhere)
     request = described["components"]["schemas"]["SearchRequest"]
     assert request["oneOf"] == [{"required": ["board"]}, {"required": ["board_file"]}]
     assert "triangle-5" in request["properties"]["board"]["enum"]

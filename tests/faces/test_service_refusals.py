@@ -105,6 +105,13 @@ def test_a_body_the_validator_refuses_is_refused_in_the_services_words(server: S
     assert refused(server, "POST", "/api/searches", {"board": "triangle-5", **body}) == says
 
 
+def test_a_server_without_a_token_lists_no_401(server: Server) -> None:
+    """Every operation listed 401 on a server that asks for no token."""
+    described = server.get("/api/openapi.json")
+    operations = [op for path in described["paths"].values() for op in path.values()]
+    assert all("401" not in op["responses"] and "408" in op["responses"] for op in operations)
+
+
 def raw_answer(server: Server, request: bytes) -> bytes:
     """What the server answers to these bytes, sent in one write, until it closes."""
     answer = b""

@@ -301,8 +301,8 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
                 "parts": [{"index": i, "url": f"{base}/{i}"} for i in range(len(parts))]}
 
     @app.get("/api/searches/{search_id}/levels/{level}/parts/{index}", response_class=Response,
-             responses=answers(None, 404, media="application/vnd.apache.parquet",
-                               description="the part file, as stored"))
+             responses=answers(None, 404, 409, media="application/vnd.apache.parquet",
+                               description="the part file, as stored (409: missing or damaged)"))
     def part(search_id: str, level: int, index: int) -> Response:
         """One Parquet part file of a level, as stored (checked against the manifest first)."""
         run, _ = searches.find(search_id)
@@ -335,6 +335,11 @@ def _describe(app: FastAPI, bearer: bool) -> dict:
     if bearer:
         described["components"]["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
         described["security"] = [{"bearer": []}]
+        refused = {"description": schema.ERRORS[401], "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/Error"}}}}
+        for operations in described["paths"].values():
+            for operation in operations.values():
+                operation["responses"]["401"] = refused
     app.openapi_schema = described
     return described
 

@@ -247,11 +247,12 @@ class LevelParts(Document):
     parts: list[PartLink]
 
 
-# The refusals every route may answer with, besides its own (a missing or wrong token, a body too
-# large), and what each code means here.
+# The refusals a route may answer with, and what each code means here: every route 400, 408, 413
+# and 500 (and 401 on a server with a token, added to the description there), besides its own.
 ERRORS = {400: "a request the search's rules refuse (one line says why)",
           401: "the server wants a token: send 'Authorization: Bearer TOKEN'",
           404: "no such search, board, level or part",
+          408: "the request's headers or body took over 10 s to arrive",
           409: "the search is not in a state that allows it (not complete, not running, ...)",
           413: "a request body or board file too large",
           500: "the server failed (a damaged stored run, a bug): one line, details in its log",
@@ -279,5 +280,5 @@ def answers(model: object, *codes: int, media: str | None = None, description: s
     else:
         ok = {"description": description, "model": model}
     refusals = {code: {"description": ERRORS[code], "model": Error}
-                for code in sorted({400, 401, 413, 500, *codes})}
+                for code in sorted({400, 408, 413, 500, *codes})}
     return {status: ok, **refusals}
