@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,13 +13,6 @@ DATA = Path(__file__).parent / "data"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--slow", action="store_true", help="also run tests marked slow (CI does)")
-
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto` (pyproject's addopts): one worker more than the machine has cores. With one a
-    core, some 40 % of the CPU idled in `pytest --slow` while tests waited on a JVM, a YARN
-    container or a server starting; a third worker on 2 cores fills that time."""
-    return (os.cpu_count() or 1) + 1
 
 
 # The modules whose tests take the longest together (minutes each: clusters, JVMs, the compile
