@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -274,9 +275,36 @@ def test_an_hdfs_folder_without_write_permission_is_one_line(hadoop: dict[str, s
     readable = f"{locked}/readable"
     assert pegsearch_process("run", "triangle-4", "--out", readable, env=hadoop).returncode == 0
     assert pegsearch_process("counts", readable, env=alice).returncode == 0
-    for answer in (("solve", readable), ("counts", readable, "--winnable")):
-        one_line_refusal(pegsearch_process(*answer, env=alice),
-                         "cannot keep the winnable sets with")
+    one_line_refusal(pegsearch_process("counts", readable, "--winnable", env=alice),
+                     "cannot keep the winnable sets with")
+    solved = pegsearch_process("solve", readable, env=alice)  # answered without keeping, or refused
+    assert "Traceback" not in solved.stderr and solved.returncode in (0, 2), solved.stderr
+
+
+@pytest.mark.slow
+def test_a_web_port_given_for_an_rpc_address_is_one_line(hadoop: dict[str, str],
+                                                         tmp_path: Path) -> None:
+    """The NameNode's web port in `--out hdfs://...`: `run` waited 175 s, `counts` 357 s before
+    "RPC listener disconnected"; the ResourceManager's web port as its address: mrjob printed 5
+    lines with no cause and made the run folder. Each is one line within seconds."""
+    conf = Path(hadoop["HADOOP_CONF_DIR"])
+    sites = json.loads((conf.parent / "work" / "settings.json").read_text())
+    web = f"hdfs://{sites['hdfs-site.xml']['dfs.namenode.http-address']}/runs/x"
+    began = time.monotonic()
+    for command in (("run", "triangle-4", "--out", web), ("counts", web)):
+        one_line_refusal(pegsearch_process(*command, env=hadoop), "is a web server")
+    wrong = tmp_path / "conf"
+    shutil.copytree(conf, wrong)
+    (wrong / "yarn-site.xml").write_text(
+        "<configuration><property><name>yarn.resourcemanager.address</name><value>"
+        f"{sites['yarn-site.xml']['yarn.resourcemanager.webapp.address']}</value></property>"
+        "</configuration>")
+    out = tmp_path / "run"
+    refused = pegsearch_process("run", "triangle-4", "--engine", "mrjob", "--runner", "hadoop",
+                                "--out", str(out), env={**hadoop, "HADOOP_CONF_DIR": str(wrong)})
+    one_line_refusal(refused, "is a web server (the ResourceManager's web port?)")
+    assert not out.exists()
+    assert time.monotonic() - began < 60
 
 
 @pytest.mark.slow

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pegsearch.errors import UsageError
-from pegsearch.store.hadoop_conf import answers, conf_dir, namenodes, setting, settings
+from pegsearch.store.hadoop_conf import answers, conf_dir, namenodes, setting, settings, web_server
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0", socket.gethostname()}
 HELP = "start one (cluster/hadoop/up DIR) or point HADOOP_CONF_DIR at the cluster's configuration"
@@ -55,6 +55,10 @@ def check_yarn(what: str) -> dict[str, str]:
     if not any(answers(address) for address in managers):
         raise UsageError(f"no YARN ResourceManager answers at {', '.join(managers)} (from"
                          f" {conf_dir()}): {HELP}")
+    if all(web_server(address) for address in managers):
+        raise UsageError(f"{managers[0]} (yarn.resourcemanager.address, from {conf_dir()}) is a web"
+                         " server (the ResourceManager's web port?), not its RPC address (often"
+                         " 8032)")
     nodes = namenodes(setting(found, "fs.defaultFS"), found)
     if nodes and not any(answers(address) for address in nodes):
         raise UsageError(f"no HDFS NameNode answers at {', '.join(nodes)} (from {conf_dir()}): {HELP}")

@@ -86,3 +86,19 @@ def answers(address: str) -> bool:
     except (OSError, ValueError):
         return False
     return True
+
+
+def web_server(address: str) -> bool:
+    """Whether host:port answers HTTP as a web server does: a daemon's web port given where its RPC
+    address belongs (the NameNode's 9870, the ResourceManager's 8088), which Hadoop's clients and
+    hdfs-native wait on for minutes. A Hadoop RPC port answers an HTTP request too, but says it is
+    one ("It looks like you are making an HTTP request to a Hadoop IPC port")."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS) as probe:
+            probe.settimeout(CONNECT_SECONDS)
+            probe.sendall(b"GET / HTTP/1.0\r\nHost: " + host.encode() + b"\r\n\r\n")
+            answer = probe.recv(4096)
+    except (OSError, ValueError):
+        return False
+    return answer.startswith(b"HTTP/") and b"Hadoop IPC port" not in answer

@@ -462,6 +462,10 @@ def _hdfs(uri: str) -> pafs.PyFileSystem:
         raise UsageError(f"cannot reach {uri}: no NameNode answers at {', '.join(nodes)}; check the"
                          " address and port (fs.defaultFS in HADOOP_CONF_DIR's core-site.xml) and"
                          " that HDFS is up")
+    if nodes and all(hadoop_conf.web_server(address) for address in nodes):
+        raise UsageError(f"{uri}: {nodes[0]} is a web server (a NameNode's web port?), not a"
+                         " NameNode's RPC address: give the port fs.defaultFS names in"
+                         " HADOOP_CONF_DIR's core-site.xml (often 8020 or 9000)")
     kind = ViewfsFileSystem if parsed.scheme.lower() == "viewfs" else HdfsFileSystem
     try:
         filesystem = kind(host=parsed.hostname, port=port)
