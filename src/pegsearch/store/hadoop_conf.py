@@ -78,11 +78,16 @@ def namenodes(uri: str, found: dict[str, str]) -> list[str]:
     return [f"{service}:{parsed.port or NAMENODE_PORT}"]
 
 
+def _connected(address: str) -> socket.socket:
+    """A TCP connection to host:port ([host] for IPv6), given CONNECT_SECONDS for each step."""
+    host, _, port = address.rpartition(":")
+    return socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS)
+
+
 def answers(address: str) -> bool:
     """Whether something accepts a TCP connection at host:port."""
-    host, _, port = address.rpartition(":")
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
+        _connected(address).close()
     except (OSError, ValueError):
         return False
     return True
@@ -93,11 +98,9 @@ def web_server(address: str) -> bool:
     address belongs (the NameNode's 9870, the ResourceManager's 8088), which Hadoop's clients and
     hdfs-native wait on for minutes. A Hadoop RPC port answers an HTTP request too, but says it is
     one ("It looks like you are making an HTTP request to a Hadoop IPC port")."""
-    host, _, port = address.rpartition(":")
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS) as probe:
-            probe.settimeout(CONNECT_SECONDS)
-            probe.sendall(b"GET / HTTP/1.0\r\nHost: " + host.encode() + b"\r\n\r\n")
+        with _connected(address) as probe:
+            probe.sendall(b"GET / HTTP/1.0\r\nHost: " + address.encode() + b"\r\n\r\n")
             answer = probe.recv(4096)
     except (OSError, ValueError):
         return False
