@@ -416,14 +416,17 @@ def levels_made(run: str, env: dict[str, str]) -> int:
 
 
 def mappers() -> list[int]:
-    """The PIDs of running map tasks' Python (mrjob's `level_job.py ... --mapper`)."""
+    """The PIDs of running map tasks' Python (mrjob's `level_job.py ... --mapper`) in YARN's
+    containers: those with a CONTAINER_ID in their environment. The same command runs under
+    mrjob's local runner in another worker's test, and is not this module's to kill."""
     found = []
     for entry in Path("/proc").iterdir():
         try:
             words = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+            if b"--mapper" in words and any(word.endswith(b"level_job.py") for word in words) \
+                    and not words[0].endswith(b"sh") \
+                    and b"\0CONTAINER_ID=" in b"\0" + (entry / "environ").read_bytes():
+                found.append(int(entry.name))
         except OSError:
             continue
-        if b"--mapper" in words and any(word.endswith(b"level_job.py") for word in words) \
-                and not words[0].endswith(b"sh"):
-            found.append(int(entry.name))
     return found
