@@ -350,12 +350,12 @@ def test_pagoda_functions_never_grow_by_a_jump(board: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("side", [8, 9])
-def test_the_solver_survey_of_triangles_8_and_9_finds_every_published_pair(published: dict,
+@pytest.mark.parametrize("side", [8, 9, 10])
+def test_the_solver_survey_of_triangles_8_to_10_finds_every_published_pair(published: dict,
                                                                            tmp_path: Path,
                                                                            side: int) -> None:
-    """Every (start, finish) pair of triangles 8 and 9 decided by the solver, none undecided, the
-    solvable ones up to symmetry OEIS A130516's 80 and 125 (every pair the classes allow), each
+    """Every (start, finish) pair of triangles 8 to 10 decided by the solver, none undecided, the
+    solvable ones up to symmetry OEIS A130516's 80, 125 and 108 (every pair the classes allow), each
     line replayed by rows and columns."""
     document = survey_json(f"triangle-{side}", tmp_path / "survey", "--depth-first")
     assert document["by"] == "depth-first"

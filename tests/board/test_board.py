@@ -17,7 +17,7 @@ EXPECTED = {
     "triangle-5": (15, 36, 6), "triangle-6": (21, 60, 6), "skippy-xl": (28, 90, 6),
     "triangle-8": (36, 126, 6), "english-33": (33, 76, 8), "european-37": (37, 92, 8),
     "hexagon-19": (19, 54, 12), "hexagon-37": (37, 138, 12), "triangle-9": (45, 168, 6),
-    "wiegleb-45": (45, 108, 8), "diamond-41": (41, 100, 8),
+    "wiegleb-45": (45, 108, 8), "diamond-41": (41, 100, 8), "triangle-10": (55, 216, 6),
 }
 
 

@@ -92,9 +92,10 @@ def _read_layout(layout: str, grid: str, source: str,
 
 
 def shipped_boards() -> list[str]:
-    """Names of the boards shipped inside the package."""
-    folder = SHIPPED
-    return sorted(p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml"))
+    """Names of the boards shipped inside the package, by family and then size (triangle-10
+    after triangle-9, not before triangle-4)."""
+    names = [p.name.removesuffix(".toml") for p in SHIPPED.iterdir() if p.name.endswith(".toml")]
+    return sorted(names, key=lambda name: (name.rstrip("0123456789"), len(name), name))
 
 
 def load_board(name_or_path: str) -> Board:
