@@ -87,6 +87,25 @@ def test_refusals_speak_the_services_words(server: Server) -> None:
         "finish 'x': not a whole number; write it with the digits 0-9"
 
 
+def test_what_the_description_allows_of_a_position_and_a_finish_is_what_is_answered(
+        server: Server, complete: str) -> None:
+    """`?position=` (empty) and `finish=0` were allowed by the OpenAPI document and refused by the
+    routes: the document now asks for a position of one character or more and a hole from 1, and
+    the refusals say so in the service's words (issue 64, item 6)."""
+    described = server.get("/api/openapi.json")["paths"]
+    for path in ("/api/boards/{name}/hint", "/api/searches/{search_id}/hint"):
+        given = {p["name"]: p["schema"] for p in described[path]["get"]["parameters"]}
+        assert given["position"]["minLength"] == 1
+        assert given["finish"]["anyOf"][0]["minimum"] == 1
+    for path in ("/api/searches/{search_id}/counts", "/api/searches/{search_id}/solution"):
+        given = {p["name"]: p["schema"] for p in described[path]["get"]["parameters"]}
+        assert given["finish"]["anyOf"][0]["minimum"] == 1
+    assert refused(server, "GET", "/api/boards/triangle-5/hint?position=") == \
+        "position is empty: give a value"
+    assert refused(server, "GET", f"/api/searches/{complete}/counts?finish=0&by_moves=true") == \
+        "finish '0': give a number of at least 1"
+
+
 def test_a_memory_beyond_the_server_tells_nothing_of_its_memory(server: Server) -> None:
     """`"memory": "99999T"` answered "more than this machine's 23.5 GiB of memory; give at most
     23G": a fact of the host told to any client."""

@@ -13,9 +13,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, Response, StreamingResponse
@@ -51,6 +51,12 @@ from pegsearch.service.schema import answers
 from pegsearch.service.storage import part_bytes
 from pegsearch.service.views import Searches, level_parts
 from pegsearch.store import Location
+
+# Query parameters as the OpenAPI document gives them (it allowed `position=` empty and a hole 0,
+# both refused): a hole is numbered from 1, a position is never empty.
+Finish = Annotated[int | None, Query(ge=1, description="the hole the last peg must end on")]
+Position = Annotated[str, Query(min_length=1, description="the holes with pegs (2,3,5), or jumps"
+                                                           " from the start (5-9-14,...)")]
 
 MAX_BOARD_FILE = 16 * 1024  # bytes of an uploaded board file (the largest shipped one is ~0.4 KiB)
 MAX_BODY = 64 * 1024  # bytes of any request body
@@ -155,7 +161,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
 
     @app.get("/api/boards/{name}/hint", response_model=None,
              responses=answers(schema.Hint, 400, 404, 503))
-    async def board_hint(request: Request, name: str, position: str, finish: int | None = None,
+    async def board_hint(request: Request, name: str, position: Position, finish: Finish = None,
                          seconds: str | None = None) -> dict:
         """A hint by the depth-first solver, for any position of a shipped board (the holes with
         pegs, 2,3,5; or jumps from the board's start, 5-9-14,...): whether it can still be won
@@ -231,7 +237,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
 
     @app.get("/api/searches/{search_id}/counts", response_model=None,
              responses=answers(schema.RunDocument | schema.MovesCount, 404, 409, 503))
-    def counts(search_id: str, winnable: bool = False, finish: int | None = None,
+    def counts(search_id: str, winnable: bool = False, finish: Finish = None,
                by_moves: bool = False) -> dict:
         """States per level (and winnable positions per level with `winnable`), of a search not
         finished the levels made so far, with its status; with `by_moves`, the positions of a
@@ -244,7 +250,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
 
     @app.get("/api/searches/{search_id}/solution", response_model=None,
              responses=answers(schema.Solution, 400, 404, 409, 503))
-    async def solution(request: Request, search_id: str, finish: int | None = None,
+    async def solution(request: Request, search_id: str, finish: Finish = None,
                        seconds: str | None = None) -> dict:
         """One solution as jumps and pictures, or a line reaching the fewest pegs: walked back
         through a complete search's levels, or, of a search not complete, found by the solver
@@ -272,7 +278,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
 
     @app.get("/api/searches/{search_id}/hint", response_model=None,
              responses=answers(schema.Hint, 404, 409, 503))
-    async def hint_of(request: Request, search_id: str, position: str, finish: int | None = None,
+    async def hint_of(request: Request, search_id: str, position: Position, finish: Finish = None,
                       seconds: str | None = None) -> dict:
         """Whether a position (the holes with pegs, 2,3,5; or jumps from the start, 5-9-14,...)
         is reached by the search, can still be won (to one peg, on `finish` when given), and

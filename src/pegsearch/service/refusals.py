@@ -149,6 +149,8 @@ WORDED = {
     "extra_forbidden": "{where}: no such field",
     "literal_error": "{where} {value}: use one of {expected}",
     "too_short": "{where}: give at least {min_length}",
+    "string_too_short": "{where} is empty: give a value",
+    "greater_than_equal": "{where} {value}: give a number of at least {ge}",
 }
 # What the validator adds to a location inside a union of types ("settings.memory.str"): not a field.
 UNION_TAGS = {"str", "int", "float", "bool", "list", "dict"}
@@ -163,7 +165,7 @@ def _worded(where: str, error: dict) -> str:
     value = "null" if given is None else repr(shown(str(given)))  # JSON's word, not Python's None
     context = error.get("ctx", {})
     return template.format(where=where, value=value, expected=context.get("expected", ""),
-                           min_length=context.get("min_length", 1))
+                           min_length=context.get("min_length", 1), ge=context.get("ge", ""))
 
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
