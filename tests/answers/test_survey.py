@@ -90,6 +90,18 @@ def test_a_survey_folder_is_reused_and_its_text_lists_every_start(tmp_path: Path
                           "reused only for the same board, --count-paths and --fewest-moves")
 
 
+def test_the_solvers_survey_says_what_its_columns_are(tmp_path: Path) -> None:
+    """`searched` and a "positions examined" that changed from run to run were explained nowhere
+    (issue 64, item 13): the text says what each is, and its rows are the starts."""
+    result = pegsearch("survey", "triangle-5", "--depth-first")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[1].startswith("(searched: the start whose pairs answer the row")
+    assert "changes from run to run with which pair proved a position first)" in lines[1]
+    assert lines[2].split()[:4] == ["start", "searched", "solvable", "positions"]
+    assert [int(line.split()[0]) for line in lines[3:-1]] == list(range(1, 16))
+
+
 def test_triangle6_solvable_pairs_match_a130516(published: dict, tmp_path: Path) -> None:
     document = survey_json("triangle-6", tmp_path / "survey")
     check_every_hole_is_its_class_carried_by_symmetry(document, 6)

@@ -274,6 +274,10 @@ def _survey_by_solver(board: Board, args: argparse.Namespace, why: str) -> int:
     print(f"survey of {board.name} ({board.holes} holes) by the depth-first solver: every start"
           " hole to every finishing hole its position class allows, each solvable pair with a"
           " solution replayed")
+    print("(searched: the start whose pairs answer the row, a hole symmetric to it taking their"
+          " answers through the symmetry; positions examined: by the solver for those pairs, a core"
+          " each, sharing its tables of proved positions, so the count changes from run to run with"
+          " which pair proved a position first)")
     print(survey_table(results))
     print(surveyed.verdict)
     return 0
