@@ -169,7 +169,6 @@ async function refreshList() {
         cell.append(content);
         return cell;
       }));
-      row.lastChild.title = s.verdict || "";  // the whole verdict, where the cell cuts it short
       return row;
     }));
   } catch (error) { say(error.message); }
