@@ -83,6 +83,12 @@ def test_a_start_that_can_never_be_won_says_why_and_offers_starts_that_can(serve
     expect(starts).to_have_count(len(expected), timeout=30_000)
     offered = [int(text.removeprefix("hole ")) for text in starts.all_inner_texts()]
     assert offered == expected and 21 not in offered
+    # What "Why" says when the new start's title goes up: the old start's proof stayed some 3 s,
+    # until the new start's answer came (issue 64, item 15).
+    page.evaluate("""() => { window.whyAtNewTitle = null;
+      const why = () => { window.whyAtNewTitle ??= document.getElementById('play-why').textContent; };
+      new MutationObserver(why).observe(document.getElementById('play-title'),
+                                        { childList: true, characterData: true, subtree: true }); }""")
     starts.first.click()
     page.wait_for_url(re.compile(rf"#/play-board/diamond-41/{offered[0]}$"), timeout=60_000)
     expect(page.locator("#play-title")).to_have_text(re.compile(rf"start: hole {offered[0]}$"),
@@ -91,6 +97,21 @@ def test_a_start_that_can_never_be_won_says_why_and_offers_starts_that_can(serve
     expect(page.locator("#play-verdict")).not_to_have_text(re.compile(r"^\s*Cannot"), timeout=60_000)
     page.locator("#play-verdict").filter(has_text=re.compile(r"won|Undecided")).wait_for(timeout=60_000)
     expect(page.locator("#play-starts")).to_be_hidden()
+    assert page.evaluate("window.whyAtNewTitle") == ""
+
+
+def test_an_answer_that_decides_everything_ends_the_thinking_longer(server: Server, page: Page) -> None:
+    """The page's own "think longer" (what its button and its asking again call) on a position
+    the solver decides at once: "thinking longer (up to 60 s)…" and its button stayed for minutes
+    after the answer came, and carried over to the next position (issue 64, item 14)."""
+    asked = hint_requests(page)
+    page.goto(server.url + "/#/play-board/triangle-5")
+    played(page, 0)
+    page.evaluate("askHint(60)")
+    page.wait_for_function("document.getElementById('play-thinking').textContent === ''"
+                           " && document.getElementById('play-think').hidden", timeout=10_000)
+    assert [float(query["seconds"][0]) for query in asked] == [3, 60]
+    assert "Can still be won" in page.locator("#play-verdict").inner_text()
 
 
 def test_won_means_offers_the_holes_still_possible_the_same_way_at_every_jump(server: Server,

@@ -78,7 +78,9 @@ async function askHint(seconds) {
   if (!again) {
     $("play-verdict").textContent = "asking…";
     $("play-verdict").className = "verdict";
-    $("play-note").textContent = "";
+    // Nothing said of the position before stays while this one is asked: its proof of loss
+    // (a new start's page kept the last start's "Why" some 3 s) or its thinking longer.
+    for (const id of ["play-note", "play-why", "play-thinking"]) $(id).textContent = "";
     $("play-think").hidden = true;
     working(true);
     // The jump just played is shown at once, greyed (the "working" class) until its answer comes.
@@ -100,6 +102,7 @@ async function askHint(seconds) {
     offerFinishes(finish);
     renderPlay();
     if (undecided(hint)) thinkLonger(bound);
+    else settled();
   } catch (error) {
     if (error.name === "AbortError" || play.asked !== asked) return;
     play.asked = null;
@@ -121,6 +124,13 @@ function thinkLonger(bound) {
     play.again = setTimeout(() => askHint(Math.min(2 * bound, MOST_SECONDS)), AGAIN_AFTER);
     $("play-thinking").textContent = `Undecided so far: asking again with ${Math.min(2 * bound, MOST_SECONDS)} s…`;
   }
+}
+
+// Everything decided: nothing more is being thought about (the message "thinking longer (up to
+// 6 s)" and its button stayed for minutes after an answer asked again had decided every jump).
+function settled() {
+  $("play-thinking").textContent = "";
+  $("play-think").hidden = true;
 }
 
 // "Won means" offers the holes the last peg can still end on from here, found or not yet decided
