@@ -15,12 +15,16 @@ A level whose job failed shows its task's own error (`task_error`, from `yarn lo
 
 from __future__ import annotations
 
+import getpass
+import json
 import logging
 import re
 import shutil
 import socket
 import subprocess
 import time
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -103,6 +107,28 @@ def submitted_applications(logger: logging.Logger) -> Iterator[SubmittedApplicat
     finally:
         logger.removeFilter(found)
         logger.setLevel(before)
+
+
+def waiting_application(found: dict[str, str], name: str) -> str | None:
+    """What YARN says of this user's application `name` if it is ACCEPTED but not yet running
+    (no container for its application master: the queue's limit for them, or its resources),
+    asked of the ResourceManager's web service: its id, queue and diagnostics; None if no such
+    application waits or the web service does not answer."""
+    address = setting(found, "yarn.resourcemanager.webapp.address") or \
+        f"{setting(found, 'yarn.resourcemanager.hostname')}:8088"
+    query = urllib.parse.urlencode({"states": "ACCEPTED", "user": getpass.getuser()})
+    try:
+        with urllib.request.urlopen(f"http://{address}/ws/v1/cluster/apps?{query}",
+                                    timeout=5) as answer:
+            listed = (json.load(answer).get("apps") or {}).get("app", [])
+    except (OSError, ValueError):
+        return None
+    for app in listed:
+        if app.get("name") == name:
+            said = " ".join(str(app.get("diagnostics", "")).split())
+            return (f"waiting for YARN: {app.get('id')} is ACCEPTED in queue {app.get('queue')},"
+                    f" not yet running{f' ({said})' if said else ''}")
+    return None
 
 
 def kill_applications(ids: list[str], hadoop_bin: str) -> None:

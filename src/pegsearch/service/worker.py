@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import select
 import signal
 import sys
 import threading
@@ -40,6 +41,9 @@ from pegsearch.service.storage import has_run
 from pegsearch.store import Location
 
 INTERRUPTED = 130  # SIGTERM stops a worker as a KeyboardInterrupt (see _stop): 128 + SIGINT
+# Seconds the kept Spark worker waits for a next search before it lets a cluster's session go
+# (engines.spark.session.release_shared_session); PEGSEARCH_SPARK_IDLE sets it.
+SPARK_IDLE = 30.0
 PROGRESS_SECONDS = 0.25
 
 
@@ -118,10 +122,12 @@ def serve_kept(root: Location, records: Records) -> int:
     after the first starts its first job at once. Search ids come on stdin, a line each; each
     search's end goes to stdout as `ID CODE`. SIGINT stops the running search (a cancel: its Spark
     job is cancelled and the session stays sound, see interrupts.cancelling); SIGTERM stops it and
-    ends the worker (the server stopping)."""
-    from pegsearch.engines.spark.session import keep_sessions
+    ends the worker (the server stopping). Idle for PEGSEARCH_SPARK_IDLE seconds, a session on a
+    shared cluster is let go (its YARN application ends), a local one kept."""
+    from pegsearch.engines.spark.session import keep_sessions, release_shared_session
 
     keep_sessions()
+    idle = float(os.environ.get("PEGSEARCH_SPARK_IDLE", SPARK_IDLE))
     interrupts.install()
     # Only this worker's reports go to the server's pipe: anything else printed (Spark's JVM
     # inherits the standard streams) goes to the log with the standard error.
@@ -129,6 +135,9 @@ def serve_kept(root: Location, records: Records) -> int:
     os.dup2(2, 1)
     while True:
         try:
+            if not select.select([sys.stdin], [], [], idle)[0] and release_shared_session():
+                print(f"idle {idle:g} s: the Spark session on the cluster is let go; the next"
+                      " search starts another", file=sys.stderr)
             line = sys.stdin.readline()
         except interrupts.Interrupted:  # between searches: nothing to cancel
             if interrupts.rearm() == signal.SIGTERM:

@@ -29,6 +29,7 @@ MASTER_FORMS = re.compile(r"local(\[([1-9]\d*|\*)(\s*,\s*\d+)?\])?"
                           r"|local-cluster\[\s*[1-9]\d*\s*,\s*[1-9]\d*\s*,\s*[1-9]\d*\s*\]"
                           r"|yarn|spark://.+|k8s://.+")
 CONNECT_SECONDS = 5  # to open a TCP connection to a spark:// master
+YARN_PATIENCE = 15.0  # seconds a session's YARN application may wait unsaid, then between looks
 
 
 # Used when this process starts the JVM itself (not under spark-submit): nothing while the session
@@ -58,6 +59,19 @@ def keep_sessions() -> None:
     does: its JVM, its executors and their warm Python workers then serve every later search at
     once (a new session costs seconds: a JVM, executors, Python workers loading the kernel)."""
     _keeping.append(True)
+
+
+def release_shared_session() -> bool:
+    """Stop the kept session if its master is a cluster others share (YARN, a standalone master,
+    Kubernetes), as a service's Spark worker does once idle: kept, it held its YARN application
+    master and executors between searches, and a queue whose limit for application masters it
+    filled started nothing else (an mrjob search on the same server waited at level 1). The next
+    search starts a session again, in seconds. Whether one was stopped."""
+    if not _kept or _kept[0][0].startswith("local"):
+        return False
+    _, kept = _kept.pop()
+    kept.stop()
+    return True
 
 
 def start_session(master: str | None) -> SparkSession:
@@ -106,7 +120,7 @@ def start_session(master: str | None) -> SparkSession:
             builder = builder.config("spark.ui.enabled", "false")
         builder = builder.config("spark.driver.extraJavaOptions", options)
     try:
-        spark = _made_off_the_main_thread(builder)
+        spark = _made_off_the_main_thread(builder, cluster if master == "yarn" else None)
     except Exception as exc:
         raise UsageError(f"Spark did not start: {_first_line(exc)}") from None
     finally:
@@ -118,8 +132,11 @@ def start_session(master: str | None) -> SparkSession:
     return spark
 
 
-def _made_off_the_main_thread(builder: SparkSession.Builder) -> SparkSession:
-    """`builder.getOrCreate()` on a thread of its own, the main thread waiting for it.
+def _made_off_the_main_thread(builder: SparkSession.Builder,
+                              yarn: dict[str, str] | None) -> SparkSession:
+    """`builder.getOrCreate()` on a thread of its own, the main thread waiting for it; on YARN
+    (`yarn`: its settings), saying so when the session's application waits to be run (it waited
+    250 s without a word behind a service's application master that filled the queue's share).
 
     A SparkContext made on the main thread puts in a SIGINT handler of its own, which cancels jobs
     through py4j and raises a bare KeyboardInterrupt. A Ctrl-C in the seconds the session is still
@@ -137,6 +154,13 @@ def _made_off_the_main_thread(builder: SparkSession.Builder) -> SparkSession:
 
     maker = threading.Thread(target=make, name="pegsearch-spark-start", daemon=True)
     maker.start()
+    said = None
+    while yarn is not None and maker.is_alive():
+        maker.join(YARN_PATIENCE)
+        note = hadoop.waiting_application(yarn, "pegsearch") if maker.is_alive() else None
+        if note is not None and note != said:
+            print(f"pegsearch: {note}", file=sys.stderr)
+            said = note
     maker.join()
     if failed:
         raise failed[0]
