@@ -14,7 +14,7 @@ import pytest
 
 from pegsearch.kernel.target import CHOSEN
 
-SAID = "pegsearch: compiling the kernels for haswell"
+SAID = "pegsearch: compiling the kernels this command needs for haswell"
 
 
 def run(out: Path, cache: Path) -> subprocess.CompletedProcess:

@@ -20,9 +20,10 @@ import time
 from numba.core import event
 
 # Said before the first kernel a process compiles (the compile target is named: a kernel compiled
-# for one target is compiled again for another).
-COMPILING = ("compiling the kernels for {target} (no compiled copy in numba's cache for this"
-             " version and CPU yet): up to a minute, once; later runs load them")
+# for one target is compiled again for another). Each command compiles the kernels it needs: on a
+# fresh install `run`, `solve` and `estimate` each said "once" (issue 64, item 10), so it says whose.
+COMPILING = ("compiling the kernels this command needs for {target} (numba's cache holds none for"
+             " this version and CPU yet): up to a minute; later runs load them")
 
 _lock = threading.Lock()
 _said: list[bool] = []  # whether this process has said it compiles
