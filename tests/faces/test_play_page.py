@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
-from tests.helpers.browser import ARGS, CHROMIUM, played
+from tests.helpers.browser import ARGS, CHROMIUM, WAIT_MS, played
 from tests.helpers.serving import Server
 
 pytestmark = pytest.mark.slow
@@ -27,6 +27,7 @@ def page(request: pytest.FixtureRequest) -> Iterator[Page]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         page = browser.new_page(viewport={"width": width, "height": height})
+        page.set_default_timeout(WAIT_MS)
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         yield page

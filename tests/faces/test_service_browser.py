@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, sync_playwright
 
 from tests.helpers import stopped_inside_a_level
-from tests.helpers.browser import ARGS, CHROMIUM, played
+from tests.helpers.browser import ARGS, CHROMIUM, WAIT_MS, played
 from tests.helpers.serving import Server
 
 DOCS_SHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
@@ -50,6 +50,7 @@ def page() -> Iterator[Page]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(WAIT_MS)
         page.on("dialog", lambda dialog: dialog.accept("dashboard-token"))
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))

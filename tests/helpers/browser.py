@@ -9,6 +9,9 @@ from pathlib import Path
 from playwright.sync_api import Page
 
 CHROMIUM = Path("/usr/bin/chromium")
+# Playwright's waits for what a page shows (its default, 30 s): a board's first hint loads the
+# solver's kernels and scipy's LP, 3 s on a quiet machine, and ran past 30 s on two loaded cores.
+WAIT_MS = 120_000
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
