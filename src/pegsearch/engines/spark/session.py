@@ -112,11 +112,11 @@ def start_session(master: str | None) -> SparkSession:
         builder = _on_local_yarn(builder)
     logs = Path(tempfile.mkdtemp(prefix="pegsearch-spark-"))
     if not submitted:  # the JVM starts with this session: give it quiet logs
-        options = f"-Dlog4j2.configurationFile={log4j_file(logs, QUIET_LOG4J2)}"
-        if master.startswith("local"):
-            # The JVM only moves blocks (the kernel runs in Python), so its optimising compiler
-            # would cost start-up and never pay back; nor is anyone there to open the web UI.
-            options += " -XX:TieredStopAtLevel=1"
+        # The driver's JVM only schedules and moves blocks (the kernel runs in Python), so its
+        # optimising compiler would cost start-up and never pay back, on a cluster's master too.
+        options = (f"-Dlog4j2.configurationFile={log4j_file(logs, QUIET_LOG4J2)}"
+                   " -XX:TieredStopAtLevel=1")
+        if master.startswith("local"):  # nor is anyone there to open the web UI
             builder = builder.config("spark.ui.enabled", "false")
         builder = builder.config("spark.driver.extraJavaOptions", options)
     try:
