@@ -91,6 +91,7 @@ class Shell:
         key = parts.netloc
         if key not in self.clients:
             url = f"hdfs://{key}" if key else None
+            _check_answers(url)
             self.clients[key] = self.client_type(url, config_dir=self.conf)
         prefix = f"hdfs://{key}" if parts.scheme else ""
         return self.clients[key], where, prefix
@@ -178,6 +179,17 @@ class Shell:
                 raise Failed("Not a zero-length file")
             return
         client.create(where).close()
+
+
+def _check_answers(url: str | None) -> None:
+    """Refuse at once a NameNode nobody answers at (`url`, or the configuration's fs.defaultFS):
+    hdfs-native retried one for 183 s where Hadoop's FsShell fails in about a second."""
+    from pegsearch.store.hadoop_conf import answers, namenodes, setting, settings
+
+    found = settings()
+    nodes = namenodes(url or setting(found, "fs.defaultFS"), found)
+    if nodes and not any(answers(address) for address in nodes):
+        raise ConnectionRefusedError(f"no NameNode answers at {', '.join(nodes)}: Connection refused")
 
 
 def _exists(client: Any, where: str) -> bool:

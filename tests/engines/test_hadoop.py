@@ -93,6 +93,16 @@ def test_a_namenode_nobody_answers_at_is_one_line_for_every_command(nobody_home:
         assert time.monotonic() - began < 30, command
 
 
+def test_hadoop_fs_with_no_namenode_fails_in_seconds(nobody_home: dict[str, str]) -> None:
+    """bin/hadoop's `fs` (fs.py, what mrjob calls) waited 183 s on a NameNode that is down, where
+    Hadoop's own FsShell fails in about a second (issue 62, item 8)."""
+    began = time.monotonic()
+    listed = subprocess.run(["hadoop", "fs", "-ls", "/"], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, **nobody_home, "PEGSEARCH_PYTHON": sys.executable})
+    assert listed.returncode != 0 and time.monotonic() - began < 30
+    assert f"no NameNode answers at {nobody_home['NN'].removeprefix('hdfs://')}" in listed.stderr
+
+
 @pytest.mark.parametrize(("uri", "says"), [
     ("hdfs://127.0.0.1:abc/runs/x", "the NameNode's port is not a number"),
     ("hdfs://127.0.0.1:8020/", "name a folder on the filesystem"),
