@@ -16,12 +16,14 @@ import getpass
 import os
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, BinaryIO
 from urllib.parse import urlparse
 
 NOT_MINE = 64  # exit status: bin/hadoop runs Hadoop's FsShell instead
+PATIENCE = 3.0  # seconds a call may take before fs.py asks whether its NameNode answers at all
 FLAGS = {"-ls": {"-R"}, "-du": set(), "-cat": set(), "-mkdir": {"-p"}, "-put": set(),
          "-rm": {"-r", "-R", "-f", "-skipTrash"}, "-touchz": set()}
 CHUNK = 1 << 20
@@ -48,11 +50,39 @@ def main(argv: list[str]) -> int:
     shell = Shell(Client, os.environ.get("HADOOP_CONF_DIR"))
     name = command[1:]
     if command == "-put":
-        return shell.report(name, paths[1], lambda: shell.put(paths[0], paths[1]))
-    status = 0
-    for path in paths:
-        status |= shell.report(name, path, lambda path=path: getattr(shell, name)(path, flags))
-    return status
+        return _patiently(paths, lambda: shell.report(name, paths[1],
+                                                      lambda: shell.put(paths[0], paths[1])))
+
+    def each() -> int:
+        status = 0
+        for path in paths:
+            status |= shell.report(name, path, lambda path=path: getattr(shell, name)(path, flags))
+        return status
+
+    return _patiently(paths, each)
+
+
+def _patiently(paths: list[str], work: Callable[[], int]) -> int:
+    """`work`'s exit status; past PATIENCE seconds, unless a NameNode it names (or the default
+    file system's) answers at all: hdfs-native retried one that is down for 183 s, where Hadoop's
+    FsShell fails in about a second. Only then is pegsearch's reading of the configuration loaded
+    (with the kernels, some 2 s): a call that answers at once, as all but this do, never pays it."""
+    done: list[int] = []
+    worker = threading.Thread(target=lambda: done.append(work()), daemon=True)
+    worker.start()
+    worker.join(PATIENCE)
+    if worker.is_alive():
+        from pegsearch.store.hadoop_conf import answers, namenodes, setting, settings
+
+        found = settings()
+        named = {urlparse(path).netloc for path in paths if urlparse(path).scheme == "hdfs"}
+        uris = [f"hdfs://{key}" if key else setting(found, "fs.defaultFS") for key in named or {""}]
+        nodes = [address for uri in uris for address in namenodes(uri, found)]
+        if nodes and not any(answers(address) for address in nodes):
+            print(f"fs: no NameNode answers at {', '.join(nodes)}: Connection refused", file=sys.stderr)
+            return 1
+        worker.join()
+    return done[0] if done else 1
 
 
 def _plain_put(paths: list[str]) -> bool:
@@ -91,7 +121,6 @@ class Shell:
         key = parts.netloc
         if key not in self.clients:
             url = f"hdfs://{key}" if key else None
-            _check_answers(url)
             self.clients[key] = self.client_type(url, config_dir=self.conf)
         prefix = f"hdfs://{key}" if parts.scheme else ""
         return self.clients[key], where, prefix
@@ -179,17 +208,6 @@ class Shell:
                 raise Failed("Not a zero-length file")
             return
         client.create(where).close()
-
-
-def _check_answers(url: str | None) -> None:
-    """Refuse at once a NameNode nobody answers at (`url`, or the configuration's fs.defaultFS):
-    hdfs-native retried one for 183 s where Hadoop's FsShell fails in about a second."""
-    from pegsearch.store.hadoop_conf import answers, namenodes, setting, settings
-
-    found = settings()
-    nodes = namenodes(url or setting(found, "fs.defaultFS"), found)
-    if nodes and not any(answers(address) for address in nodes):
-        raise ConnectionRefusedError(f"no NameNode answers at {', '.join(nodes)}: Connection refused")
 
 
 def _exists(client: Any, where: str) -> bool:
