@@ -19,6 +19,7 @@ from pegsearch.answers.hint import hint
 from pegsearch.answers.shapes import Hint, Solution
 from pegsearch.answers.solve import WalkProgress
 from pegsearch.answers.solver import Solver
+from pegsearch.board.files import load_board
 from pegsearch.board.geometry import Board
 from pegsearch.board.spec import check_start
 from pegsearch.errors import InputError, UsageError
@@ -91,6 +92,17 @@ def solution_solver(memory: str | int | None = None) -> Solver:
 def shared_solver(memory: str | int | None = None) -> Solver:
     """A solver shared by every board a service is asked about (see SHARED_GOALS)."""
     return Solver(memory, goals=SHARED_GOALS)
+
+
+def ready_for_hints() -> None:
+    """Load what a board's first hint would wait for: scipy's linear programming (the pagoda
+    functions; 1.2 s to import) and the solver's kernels (from numba's cache), by one hint on
+    triangle-5 with a solver of its own (the service's keeps its tables for the boards asked). A
+    service calls it as it starts: its first hint took 3.1 s on a quiet machine, 6.7 s loaded,
+    against a bound of 3 (issue 64, item 11)."""
+    board = load_board("triangle-5")
+    start = board.start_position(board.empty)
+    hint_by_solver(board, start, None, 0.5, Solver(1 << 24), True, None)
 
 
 def hint_of(question: Asked, position: int, finish: int | None, seconds: float, solver: Solver,

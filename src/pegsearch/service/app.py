@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -124,6 +125,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         jobs.start()
+        threading.Thread(target=door.ready_for_hints, name="pegsearch-ready", daemon=True).start()
         yield
         hints.close()
         await run_in_threadpool(jobs.stop)
