@@ -114,8 +114,7 @@ def waiting_application(found: dict[str, str], name: str) -> str | None:
     (no container for its application master: the queue's limit for them, or its resources),
     asked of the ResourceManager's web service: its id, queue and diagnostics; None if no such
     application waits or the web service does not answer."""
-    address = setting(found, "yarn.resourcemanager.webapp.address") or \
-        f"{setting(found, 'yarn.resourcemanager.hostname')}:8088"
+    address = setting(found, "yarn.resourcemanager.webapp.address")
     query = urllib.parse.urlencode({"states": "ACCEPTED", "user": getpass.getuser()})
     try:
         with urllib.request.urlopen(f"http://{address}/ws/v1/cluster/apps?{query}",

@@ -25,6 +25,7 @@ NAMENODE_PORT = 8020
 # Hadoop's defaults for what a client needs, where the site files say nothing.
 DEFAULTS = {"yarn.resourcemanager.hostname": "0.0.0.0",
             "yarn.resourcemanager.address": "${yarn.resourcemanager.hostname}:8032",
+            "yarn.resourcemanager.webapp.address": "${yarn.resourcemanager.hostname}:8088",
             "fs.defaultFS": "file:///", "mapreduce.framework.name": "local"}
 VARIABLE = re.compile(r"\$\{([^}]+)\}")
 
