@@ -1,7 +1,7 @@
 """Time the solver's hints over HTTP: positions of random games asked of a real `pegsearch serve`.
 
     python bench/solver_hint_benchmark.py [BOARD] [--samples 200] [--jumps 5 35] [--seed 1]
-                                          [--seconds S]
+                                          [--seconds S] [--clients N]
 
 Starts `pegsearch serve` on an empty runs root (no search: the board's hints come from the
 depth-first solver) and asks GET /api/boards/BOARD/hint for SAMPLES positions, each reached by a
@@ -10,7 +10,10 @@ jumps sooner is drawn again), written as those jumps. One keep-alive connection,
 time, as the Play page asks, with the service's own time bound (or `seconds=S`). Prints the
 median, 90th and 95th percentile and maximum seconds, and the share decided: the position and
 every jump won or lost, none undecided (the finishing holes are not counted: they get a share of
-the time of their own).
+the time of their own). With --clients N, N clients ask at once, the positions dealt out among
+them, while one more lists the searches (GET /api/searches, what the dashboard polls) every
+LISTING_EVERY seconds: its median and maximum seconds are printed too (issue 64: the listing
+stays quick whatever the hints do).
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ import random
 import statistics
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,6 +34,8 @@ sys.path.insert(0, str(ROOT))
 from pegsearch.board.files import load_board  # noqa: E402
 from pegsearch.board.geometry import legal_jumps  # noqa: E402
 from tests.helpers.serving import Server  # noqa: E402
+
+LISTING_EVERY = 0.25  # seconds between one client's listings, while --clients ask hints
 
 
 def random_games(board: str, samples: int, jumps: tuple[int, int], seed: int) -> list[str]:
@@ -48,6 +55,24 @@ def random_games(board: str, samples: int, jumps: tuple[int, int], seed: int) ->
     return games
 
 
+def hint(server: Server, board: str, game: str, bound: str) -> tuple[float, bool]:
+    """One hint's seconds, and whether the position and every jump were decided."""
+    began = time.perf_counter()
+    document = server.get(f"/api/boards/{board}/hint?position={game}{bound}")
+    return time.perf_counter() - began, document["winnable"] is not None and \
+        all(jump["winnable"] is not None for jump in document["jumps"])
+
+
+def listings(server: Server, asked: threading.Event) -> list[float]:
+    """The seconds of each listing of the searches, one every LISTING_EVERY s until `asked` is set."""
+    seconds: list[float] = []
+    while not asked.wait(LISTING_EVERY):
+        began = time.perf_counter()
+        server.get("/api/searches")
+        seconds.append(time.perf_counter() - began)
+    return seconds
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("board", nargs="?", default="triangle-9")
@@ -55,6 +80,7 @@ def main() -> int:
     parser.add_argument("--jumps", type=int, nargs=2, default=(5, 35), metavar=("FEWEST", "MOST"))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--seconds", type=float, help="the solver's bound a hint (default the service's)")
+    parser.add_argument("--clients", type=int, default=1, help="clients asking at once")
     args = parser.parse_args()
     games = random_games(args.board, args.samples, tuple(args.jumps), args.seed)
     bound = "" if args.seconds is None else f"&seconds={args.seconds}"
@@ -62,22 +88,27 @@ def main() -> int:
         server = Server(Path(folder) / "runs")
         try:
             server.get(f"/api/boards/{args.board}/hint?position={games[0]}{bound}")  # compiles, warms
-            seconds, decided = [], 0
-            for game in games:
-                began = time.perf_counter()
-                document = server.get(f"/api/boards/{args.board}/hint?position={game}{bound}")
-                seconds.append(time.perf_counter() - began)
-                decided += document["winnable"] is not None and \
-                    all(jump["winnable"] is not None for jump in document["jumps"])
+            asked = threading.Event()
+            listing = ThreadPoolExecutor(1).submit(listings, server, asked) if args.clients > 1 else None
+            with ThreadPoolExecutor(args.clients) as clients:
+                timed = list(clients.map(lambda game: hint(server, args.board, game, bound), games))
+            asked.set()
+            listed = listing.result() if listing else []
         finally:
             server.stop()
+    seconds = [spent for spent, _ in timed]
+    decided = sum(whole for _, whole in timed)
     seconds.sort()
     pick = lambda share: seconds[min(len(seconds) - 1, int(share * len(seconds)))]  # noqa: E731
     within = "the service's bound" if args.seconds is None else f"a bound of {args.seconds:g} s"
-    print(f"{args.board}: {len(games)} hints ({within}), positions {args.jumps[0]}-{args.jumps[1]}"
+    clients = f", {args.clients} clients at once" if args.clients > 1 else ""
+    print(f"{args.board}: {len(games)} hints ({within}{clients}), positions {args.jumps[0]}-{args.jumps[1]}"
           f" random jumps from the start: median {statistics.median(seconds):.3f} s, p90 {pick(0.9):.3f} s,"
           f" p95 {pick(0.95):.3f} s, max {seconds[-1]:.3f} s; decided {decided} of {len(games)}"
           f" ({100 * decided / len(games):.1f} %)")
+    if listed:
+        print(f"the searches listed {len(listed)} times meanwhile: median {statistics.median(listed):.3f} s,"
+              f" max {max(listed):.3f} s")
     return 0
 
 

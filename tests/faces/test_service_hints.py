@@ -1,5 +1,6 @@
 """The solver's share of a real `pegsearch serve`: a hint whose client hangs up stops, hints past
-the share are refused at once (503 with Retry-After), and the listing stays fast meanwhile."""
+the share are refused at once (503 with Retry-After), the listing stays fast meanwhile, and the
+threads that solve run at a lower priority than those that answer routes."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import legal_jumps
+from pegsearch.service.hints import NICENESS
 from tests.helpers.serving import Server
 
 
@@ -117,4 +119,35 @@ def test_a_server_readies_the_solver_before_its_first_hint(tmp_path: Path) -> No
             time.sleep(0.5)
         assert "_highspy" in maps.read_text(), "scipy's LP was not loaded before any hint"
     finally:
+        started.stop()
+
+
+def test_the_threads_that_solve_hints_yield_the_cpu_to_the_routes(tmp_path: Path) -> None:
+    """Two hard hints at work: every thread of the server busy solving runs at a lower priority
+    (a nice value NICENESS above the server's own), the threads that answer routes at the
+    server's. They shared the CPU alike, and with 16 clients asking hints the listing took
+    0.5-0.8 s (issue 64, item 7)."""
+    started = Server(tmp_path / "runs")
+    connections: list[socket.socket] = []
+    try:
+        started.get("/api/boards/wiegleb-45/hint?position=8-14-23&seconds=0.1")  # compiled
+        connections = [asked(started, jumps) for jumps in hard_positions(2)]
+        time.sleep(2)
+        tasks = Path(f"/proc/{started.process.pid}/task")
+
+        def stat(task: str) -> list[str]:
+            return (tasks / task / "stat").read_text().rsplit(")", 1)[1].split()
+
+        before = {task: stat(task) for task in os.listdir(tasks)}
+        time.sleep(1)
+        main = str(started.process.pid)  # its event loop, which answers the routes
+        busy = {task: fields for task, fields in before.items() if task != main and
+                (tasks / task).exists() and
+                sum(map(int, stat(task)[11:13])) - sum(map(int, fields[11:13])) >= 3}  # 0.03 s
+        own = int(before[main][16])  # the server's nice value
+        assert busy, "no thread of the server was solving"
+        assert {int(fields[16]) for fields in busy.values()} == {own + NICENESS}
+    finally:
+        for connection in connections:
+            connection.close()
         started.stop()
