@@ -546,3 +546,17 @@ def test_serve_checks_its_spark_master_at_start(master: str, says: str, tmp_path
     result = run_pegsearch("serve", "--runs", str(tmp_path / "runs"), "--port", "0", "--engine",
                            "spark", "--master", master, timeout=120)
     assert_one_line(result, says)
+
+
+@pytest.mark.parametrize("idle", ["soon", "-1", "inf"])
+def test_serve_refuses_a_spark_idle_that_is_not_seconds(idle: str, tmp_path: Path) -> None:
+    """PEGSEARCH_SPARK_IDLE (how long the service's Spark worker keeps a cluster's session) was
+    read by the worker alone, at its first search: `serve` took any value and every Spark search
+    then failed on it."""
+    pytest.importorskip("pyspark")
+    result = run_pegsearch("serve", "--runs", str(tmp_path / "runs"), "--port", "0", "--engine",
+                           "spark", env={"PEGSEARCH_SPARK_IDLE": idle}, timeout=120)
+    assert_one_line(result, f"PEGSEARCH_SPARK_IDLE={idle}: not a number of seconds; give how long a"
+                            " server's idle Spark worker keeps a cluster's session, 0 or more"
+                            " (default 30)")
+    assert not (tmp_path / "runs").exists()

@@ -44,6 +44,10 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
         from pegsearch.engines.spark.session import check_master
 
         check_master(master)  # else every search submitted would fail on it, one by one
+    if engine == "spark":
+        from pegsearch.service.worker import spark_idle
+
+        spark_idle()  # else its Spark worker would fail on it, at the first search
     try:
         import uvicorn
 

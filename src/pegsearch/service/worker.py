@@ -35,6 +35,7 @@ from pegsearch.board.files import board_from_definition
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines import make_engine
 from pegsearch.engines.driver import search
+from pegsearch.environment import environment_seconds
 from pegsearch.errors import UsageError, failure
 from pegsearch.service.records import Records, write_json
 from pegsearch.service.storage import has_run
@@ -45,6 +46,13 @@ INTERRUPTED = 130  # SIGTERM stops a worker as a KeyboardInterrupt (see _stop): 
 # (engines.spark.session.release_shared_session); PEGSEARCH_SPARK_IDLE sets it.
 SPARK_IDLE = 30.0
 PROGRESS_SECONDS = 0.25
+
+
+def spark_idle() -> float:
+    """SPARK_IDLE, or the seconds PEGSEARCH_SPARK_IDLE gives (refused in one line unless it is a
+    number of seconds: `pegsearch serve` checks it as it starts)."""
+    return environment_seconds("PEGSEARCH_SPARK_IDLE", SPARK_IDLE,
+                               "how long a server's idle Spark worker keeps a cluster's session")
 
 
 def run_search(root: Location, records: Records, search_id: str) -> None:
@@ -127,7 +135,7 @@ def serve_kept(root: Location, records: Records) -> int:
     from pegsearch.engines.spark.session import keep_sessions, release_shared_session
 
     keep_sessions()
-    idle = float(os.environ.get("PEGSEARCH_SPARK_IDLE", SPARK_IDLE))
+    idle = spark_idle()
     interrupts.install()
     # Only this worker's reports go to the server's pipe: anything else printed (Spark's JVM
     # inherits the standard streams) goes to the log with the standard error.

@@ -35,6 +35,7 @@ from urllib.parse import urlparse
 import pyarrow as pa
 import pyarrow.fs as pafs
 
+from pegsearch.environment import environment_seconds
 from pegsearch.errors import UsageError
 from pegsearch.store import hadoop_conf
 
@@ -299,18 +300,8 @@ _unanswered: set[tuple[str, str]] = set()  # (scheme, bucket or NameNode) of sto
 def store_patience() -> float:
     """PATIENCE_SECONDS, or the seconds PEGSEARCH_STORE_PATIENCE gives (refused in one line unless
     it is a number of seconds, 0 or more)."""
-    given = os.environ.get("PEGSEARCH_STORE_PATIENCE")
-    if given is None:
-        return PATIENCE_SECONDS
-    try:
-        seconds = float(given)
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds < float("inf"):
-        raise UsageError(f"PEGSEARCH_STORE_PATIENCE={given}: not a number of seconds; give how long"
-                         " to wait for an object store that does not answer, 0 or more (default"
-                         f" {PATIENCE_SECONDS:.0f})")
-    return seconds
+    return environment_seconds("PEGSEARCH_STORE_PATIENCE", PATIENCE_SECONDS,
+                               "how long to wait for an object store that does not answer")
 
 
 def _bucket_path(text: str) -> str:
