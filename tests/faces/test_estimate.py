@@ -128,3 +128,15 @@ def test_a_board_is_measured_on_sizable_levels_and_later_levels_cost_more_a_posi
     text = pegsearch("estimate", "triangle-8", "--cores", "2").stdout
     assert "assumes: an idle machine of 2 cores, each as fast as the" in text
     assert "how sure: likely" in text
+
+
+def test_bitmap_passes_are_planned_as_the_engine_makes_them(tmp_path: Path) -> None:
+    """triangle-9 at --memory 20G, as docs/scale.md measured it: levels 14 and 15 in one pass (a
+    shared bitmap), level 16's 32 GiB bitmap in 2 passes, since a pass keeps the partitions whose
+    touched pages fit it and a quarter of the pages are never touched (it said 3, by the ranks)."""
+    out = tmp_path / "triangle-9"
+    made = pegsearch("run", "triangle-9", "--until", "9", "--out", str(out))
+    assert made.returncode == 0, made.stderr
+    levels = estimated(str(out), "--memory", "20G", "--cores", "2")["levels"]
+    assert [(levels[k]["reduce"], levels[k]["passes"]) for k in (14, 15, 16)] == \
+        [("bitmap", 1), ("bitmap", 1), ("bitmap", 2)]

@@ -245,7 +245,11 @@ def gpu_estimate_lines(gpu: GpuEstimate | None) -> str:
 
 def estimate_notes(found: Estimate) -> list[str]:
     """What an estimate rests on, what it assumes and how sure it is, a line each."""
-    from pegsearch.engines.costs import PROJECTION_SPREAD, WRITTEN  # loaded by the estimate itself
+    from pegsearch.engines.costs import (  # loaded by the estimate itself
+        ONE_LEVEL_SPREAD,
+        PROJECTION_SPREAD,
+        WRITTEN,
+    )
 
     source = (f"levels 0 to {found.measured_levels - 1} measured (m), the rest projected (p) from"
               f" {found.reference}'s shape (positions within about {PROJECTION_SPREAD:.0%})"
@@ -261,8 +265,12 @@ def estimate_notes(found: Estimate) -> list[str]:
              " measured the run, every core busy (linear scaling: 57-87 % of it was measured at 16"
              " threads, so more cores may take up to 1.7 times longer)"]
     if high > low:
+        alone = [kind for kind, levels in found.timed_levels.items() if len(levels) == 1]
+        one = "".join(f", the {kind} rate timed on one level within {ONE_LEVEL_SPREAD:.0%}"
+                      for kind in alone)
         lines.append(f"how sure: likely {low / 3600:,.2f} to {high / 3600:,.2f} h wall on such a"
-                     " machine (the timed levels' own rates around theirs together, the projected"
-                     f" positions within {PROJECTION_SPREAD:.0%}); checked on triangle-8 from its"
-                     " levels 0-12 (docs/performance.md)")
+                     f" machine (the timed levels' own rates around theirs together{one}, the"
+                     f" projected positions within {PROJECTION_SPREAD:.0%}); checked on triangle-8"
+                     " from its levels 0-12 and triangle-9 from its levels 0-12"
+                     " (docs/performance.md)")
     return lines

@@ -14,14 +14,17 @@ and says where it does not:
   dear as they are. The rate, CPU-µs a unit, is the slope of a line through the run's largest
   measured levels (sizable ones only, their compiling apart: never a level of one position whose
   time is the compiler's), so a level's start-up is not priced into every unit; bitmap and tables
-  levels apart. Wall seconds are CPU seconds spread over the cores (linear scaling, on an idle
+  levels apart (tables priced triangle-9's bitmap levels 1.7 times too dear a pass, so measuring
+  a board whose later levels will be bitmaps goes on to its first bitmap level, while that is
+  affordable). Wall seconds are CPU seconds spread over the cores (linear scaling, on an idle
   machine with cores as fast as the measuring one's): a lower bound, by up to 1.7 times at 16
   cores (a level ran at 57-87 % of it, docs/performance.md's Many cores).
 - how sure: the timed levels' own rates spread around the line's, and the projected positions are
   within PROJECTION_SPREAD: the estimate's range carries both.
 - memory and passes: as the local engine plans them (a bitmap a core while it fits the bound,
-  else one bitmap every core sets while that fits, else passes of a bitmap, or hash tables for a
-  sparse level), plus the process's own footprint.
+  else one bitmap every core sets while that fits, else passes of a bitmap, each holding the
+  partitions whose touched pages fit it, or hash tables for a sparse level), plus the process's
+  own footprint.
 - stored bytes: a part drained from a bitmap stores its positions' gaps, so its bytes a position
   grow with log2(1 / density); the run's last sizable level fixes the constant.
 
@@ -39,7 +42,7 @@ from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine, fits_planes, fits_shared
 from pegsearch.engines.projection import SIZABLE, Shape, projected_states, reference_for
 from pegsearch.errors import UsageError
-from pegsearch.kernel.bitmap import prefer_bitmap
+from pegsearch.kernel.bitmap import KEEP_SHARE, prefer_bitmap
 from pegsearch.store import PART_ROWS, Run
 
 # How a level drops repeats, as its record's note starts (engines.local.choose_reduce).
@@ -58,6 +61,17 @@ TIMED_STATES = 1_000_000
 # MEASURE_SECONDS of CPU, or the search ends.
 MEASURE_LEVELS = 2
 MEASURE_SECONDS = 5.0
+# Where a board's later levels will be bitmaps and its measured ones are not (triangle-9's first
+# is level 12), `estimate BOARD` measures on to the first bitmap level, unless that level is
+# projected past this many positions: tables price a bitmap level 1.7 times too dear.
+BITMAP_TIMED_STATES = 1 << 30
+# The share of a bitmap's pages its children touch (the rest is mapped, never written): 83, 76 and
+# 75 % of triangle-9's levels 13-15 (docs/scale.md), 71 % of level 16's first pass (4,572 of its
+# 8,219 partitions in 12.75 GiB). A pass holds KEEP_SHARE of its arena in touched pages.
+TOUCHED_SHARE = 0.75
+# How far a rate timed on one level alone may be off, as a factor: triangle-9's levels 13-16 (docs/
+# scale.md, --memory 20G) cost 1.00, 0.81, 0.75 and 1.07 times their estimate from its level 12.
+ONE_LEVEL_SPREAD = 0.35
 # How far the projected levels' positions may be off (triangle-8 from its levels 0-12: within
 # 10 % a level, 6 % in all).
 PROJECTION_SPREAD = 0.10
@@ -178,7 +192,7 @@ def estimate(run: Run, cores: int, memory: int, keep: str) -> Estimate:
         need = ranks // 8 if bitmap else count * TABLE_BYTES
         planes = bitmap and fits_planes(need, cores, memory)
         shared = bitmap and fits_shared(need, memory)  # one bitmap, every core
-        passes = 1 if planes or shared else max(1, ceil(need / (ARENA_SHARE * memory)))
+        passes = 1 if planes or shared else _passes(need, bitmap, memory)
         held = need * cores if planes else need if shared else min(need, int(ARENA_SHARE * memory))
         drain = min(count, cores * PART_ROWS) * 16  # drained keys and their encoding, a core each
         record = run.levels[level] if level < len(run.levels) else None
@@ -200,6 +214,17 @@ def estimate(run: Run, cores: int, memory: int, keep: str) -> Estimate:
                     reference, run.manifest.get("compile_target", {}).get("cpu", "CPU"),
                     {kind: round(rate.cpu_us, 5) for kind, rate in rates.items()},
                     {kind: list(rate.levels) for kind, rate in rates.items()}, busy(run), levels)
+
+
+def _passes(need: int, bitmap: bool, memory: int) -> int:
+    """The passes of a level too large for one step, as the local engine makes them: hash tables
+    fill the pass's arena (ARENA_SHARE of the bound); a bitmap pass maps more ranks than that and
+    keeps the partitions whose touched pages fit KEEP_SHARE of it (kernel.bitmap.BitmapTables), so
+    its passes go by the pages touched (TOUCHED_SHARE), not by its ranks."""
+    arena = ARENA_SHARE * memory
+    if bitmap:
+        return max(1, ceil(need * TOUCHED_SHARE / (KEEP_SHARE * arena)))
+    return max(1, ceil(need / arena))
 
 
 def units(shape: Shape, pegs: int, parents: int, passes: int, written: int) -> float:
@@ -230,9 +255,27 @@ def measured(spec: SearchSpec, folder: Path, seconds: float = MEASURE_SECONDS) -
     rather than guesses). A first run compiles the kernels inside its first levels, so a time
     bound alone ended the measurement at a level of one position."""
     run = search(spec, folder, LocalEngine(), until=1)
-    while run.status == "paused" and not _measured_enough(run, seconds):
+    while run.status == "paused" and (not _measured_enough(run, seconds) or _bitmap_ahead(run)):
         run = search(spec, folder, LocalEngine(), resume=True, until=len(run.levels))
     return run
+
+
+def _bitmap_ahead(run: Run) -> bool:
+    """Whether the run should go on to time a bitmap level: none is timed yet, a later level will
+    be one, and every level up to the first such is projected within BITMAP_TIMED_STATES."""
+    timed = [r for r in run.levels if r.get("reduce", "tables").startswith("bitmap")
+             and r["states"] >= SIZABLE and work(run, r) >= TIMED_SECONDS]
+    if timed or run.carry:
+        return False
+    shape = Shape.of(run.spec)
+    measured = [record["states"] for record in run.levels]
+    ahead = projected_states(measured, shape, reference_for(shape.holes), shape.start_pegs - 1)
+    for level, count in enumerate(ahead, start=len(measured)):
+        if count > BITMAP_TIMED_STATES:
+            return False
+        if prefer_bitmap(count, shape.ranks(shape.start_pegs - level)):
+            return True
+    return False
 
 
 def _measured_enough(run: Run, seconds: float) -> bool:
@@ -290,8 +333,9 @@ def _calibration(run: Run, shape: Shape) -> dict[str, Rate]:
         gap_bits = GAP_BITS if not stored else (8 * _bytes(stored[-1]) / stored[-1]["states"]
                                                 - log2(shape.ranks(stored[-1]["pegs"])
                                                        / stored[-1]["states"]))
-        rates[kind] = Rate(per_unit * 1e6, min(own), max(own), tuple(r["level"] for r in mine),
-                           gap_bits)
+        low, high = (min(own), max(own)) if len(mine) > 1 else \
+            (1 - ONE_LEVEL_SPREAD, 1 + ONE_LEVEL_SPREAD)
+        rates[kind] = Rate(per_unit * 1e6, low, high, tuple(r["level"] for r in mine), gap_bits)
     timed_kind = next(iter(rates.values()))
     return {kind: rates.get(kind) or replace(timed_kind, levels=()) for kind in KINDS}
 
