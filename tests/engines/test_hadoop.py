@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+import pegsearch as pegsearch_package
 from tests.helpers import pegsearch, pegsearch_process, sigint_as_from_a_terminal
 from tests.helpers.cluster import wait_until
 from tests.helpers.hadoop_cluster import HADOOP_BIN, UP, yarn_applications
@@ -182,6 +183,34 @@ def test_a_failed_tasks_own_error_is_shown(hadoop: dict[str, str], tmp_path: Pat
     assert "ModuleNotFoundError: No module named" in failed.stderr, failed.stderr[-3000:]
     last = failed.stderr.strip().splitlines()[-1]
     assert "level 1 failed" in last and "yarn logs -applicationId application_" in last, last
+
+
+@pytest.mark.slow
+def test_pegsearch_shipped_with_the_job_runs_where_it_is_not_installed(
+        hadoop: dict[str, str], local_triangle_5: Path, tmp_path: Path) -> None:
+    """Nodes whose Python has pegsearch's dependencies but not pegsearch (this Python without its
+    site-packages, as in the test above, given back the dependencies alone): the package shipped
+    with the job as cluster/hadoop/README.md says (a folder named in mrjob.conf's `setup` with
+    mrjob's `DIR/#`) makes level 1 on YARN, equal to the local engine's. The folder is the package
+    as `pip install --no-deps --target` lays it out, with the kernels this machine compiled."""
+    ship = tmp_path / "ship"
+    shutil.copytree(Path(pegsearch_package.__file__).parent, ship / "pegsearch")
+    dependencies = next(Path(path) for path in sys.path if path.endswith("site-packages"))
+    assert not list(dependencies.glob("pegsearch/__init__.py")), "pegsearch is in site-packages"
+    conf = tmp_path / "mrjob.conf"
+    conf.write_text(json.dumps({"runners": {"hadoop": {
+        "python_bin": [sys.executable, "-S"],
+        "setup": [f"export PYTHONPATH={dependencies}:{ship}/#:$PYTHONPATH"]}}}))
+    run = f"{hadoop['PEGSEARCH_HDFS']}/runs/shipped"
+    before = succeeded_jobs(hadoop)
+    made = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "hadoop",
+                             "--mrjob-conf", str(conf), "--until", "1", "--out", run, env=hadoop,
+                             timeout=900)
+    assert made.returncode == 0, made.stderr[-3000:]
+    assert succeeded_jobs(hadoop) - before == 1
+    resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=hadoop)
+    assert resumed.returncode == 0, resumed.stderr
+    assert_identical(run, local_triangle_5, hadoop)
 
 
 @pytest.mark.slow
@@ -383,7 +412,7 @@ def test_a_job_killed_on_yarn_leaves_a_run_that_resumes(hadoop: dict[str, str],
                     killed.append(app[0])
         return bool(killed)
 
-    wait_until(a_later_job_killed, 900, "a job of level 2 or later killed on YARN")
+    wait_until(a_later_job_killed, 900, "a job of level 2 or later killed on YARN", every=1)
     assert killed, "the search finished before any of its jobs could be killed"
     _, errors = searching.communicate(timeout=600)
     assert searching.returncode == 2, errors[-3000:]
@@ -416,7 +445,7 @@ def test_a_datanode_stopped_for_10_s_mid_level(hadoop: dict[str, str], local_tri
          "hadoop", "--until", "2", "--out", run], env=hadoop, stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE, text=True)
     wait_until(lambda: levels_made(run, hadoop) >= 2 or searching.poll() is not None, 900,
-               "level 1 of the run made on YARN")
+               "level 1 of the run made on YARN", every=1)
     os.kill(int((folder / "datanode.pid").read_text()), signal.SIGKILL)
     time.sleep(10)
     restarted = subprocess.run([str(UP), str(folder)], capture_output=True, text=True, timeout=600)

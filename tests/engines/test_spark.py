@@ -498,11 +498,12 @@ def test_a_small_task_memory_spreads_a_level_over_more_parts(tmp_path: Path) -> 
 @pytest.mark.parametrize("board", ["triangle-9", "wiegleb-45"])
 def test_boards_past_37_holes_route_bitmap_levels_by_rank_range(board: str, tmp_path: Path) -> None:
     """A 45-hole board's levels as bitmaps on local[2] (ranks in several chunks, kernel.ranks), cut
-    into rank ranges and made in several map passes (tasks may hold 16 KiB): position for position
-    the local engine's hash tables, digest for digest by `verify --against`."""
+    into rank ranges and made in several map passes (tasks may hold 32 KiB: triangle-9's level 5 in
+    16 passes, where 16 KiB made 32 and took twice as long): position for position the local
+    engine's hash tables, digest for digest by `verify --against`."""
     conf = tmp_path / "conf"
     conf.mkdir()
-    (conf / "spark-defaults.conf").write_text("spark.pegsearch.task.memory 16k\n")
+    (conf / "spark-defaults.conf").write_text("spark.pegsearch.task.memory 32k\n")
     out = tmp_path / "spark"
     result = subprocess.run([sys.executable, "-m", "pegsearch", "run", board, "--out", str(out),
                              "--until", "5", *LOCAL2, "--reduce", "bitmap"], capture_output=True,

@@ -27,11 +27,14 @@ def alive(pid: int) -> bool:
         return False
 
 
-def wait_until(condition, seconds: float, what: str) -> None:
+def wait_until(condition, seconds: float, what: str, every: float = 0.2) -> None:
+    """Ask `condition` every `every` seconds until it holds; fail after `seconds`. A condition that
+    starts a process (a `pegsearch counts`) asks less often: asked every 0.2 s it kept a core busy
+    beside the cluster it waited on."""
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
+        time.sleep(every)
 
 
 @contextmanager

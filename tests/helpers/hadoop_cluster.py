@@ -5,12 +5,16 @@ shell would reach it."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from xml.etree import ElementTree
 
 ROOT = Path(__file__).resolve().parents[2]
 UP, DOWN = ROOT / "cluster" / "hadoop" / "up", ROOT / "cluster" / "hadoop" / "down"
@@ -41,10 +45,14 @@ def exports(text: str) -> dict[str, str]:
 
 
 def yarn_applications(env: dict[str, str], states: str = "ALL") -> list[list[str]]:
-    """YARN's applications in these states, each as its columns (id first), by `yarn application
-    -list`."""
-    listed = subprocess.run(["yarn", "application", "-list", "-appStates", states], env=env,
-                            capture_output=True, text=True, timeout=120)
-    assert listed.returncode == 0, listed.stderr
-    return [line.split("\t") for line in listed.stdout.splitlines()
-            if line.startswith("application_")]
+    """YARN's applications in these states (comma-separated, or ALL), each as the columns `yarn
+    application -list` gives (id, name, type, user, queue, state, final state, progress, tracking
+    URL), asked of the ResourceManager's web service: a test polling it every fraction of a second
+    started a JVM each time (`yarn application -list`), a core busy beside the cluster it waited on."""
+    address = ElementTree.parse(Path(env["HADOOP_CONF_DIR"]) / "yarn-site.xml").find(
+        "property[name='yarn.resourcemanager.webapp.address']/value").text
+    query = "" if states == "ALL" else "?" + urllib.parse.urlencode({"states": states})
+    with urllib.request.urlopen(f"http://{address}/ws/v1/cluster/apps{query}", timeout=30) as answer:
+        listed = (json.load(answer).get("apps") or {}).get("app", [])
+    return [[app["id"], app["name"], app["applicationType"], app["user"], app["queue"], app["state"],
+             app["finalStatus"], f"{app['progress']:g}%", app.get("trackingUrl", "")] for app in listed]
