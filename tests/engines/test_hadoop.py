@@ -186,6 +186,23 @@ def test_a_failed_tasks_own_error_is_shown(hadoop: dict[str, str], tmp_path: Pat
 
 
 @pytest.mark.slow
+def test_a_hadoop_command_with_no_streaming_jar_near_it_is_one_line(hadoop: dict[str, str],
+                                                                   tmp_path: Path) -> None:
+    """`hadoop` on PATH a script of its own (a site's wrapper), no HADOOP_HOME: mrjob finds no
+    streaming jar near it and raised a bare Exception, 20 lines of traceback; now one line that
+    says where to name the jar, before any job is submitted."""
+    wrapper = tmp_path / "bin" / "hadoop"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\nexec {HADOOP_BIN / "hadoop"} "$@"\n')
+    wrapper.chmod(0o755)
+    refused = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "hadoop",
+                                "--until", "1", "--out", f"{hadoop['PEGSEARCH_HDFS']}/runs/no-jar",
+                                env={**hadoop, "PATH": f"{wrapper.parent}:{hadoop['PATH']}"})
+    one_line_refusal(refused, "no Hadoop streaming jar found where mrjob looks")
+    assert "hadoop_streaming_jar in mrjob.conf" in refused.stderr
+
+
+@pytest.mark.slow
 def test_pegsearch_shipped_with_the_job_runs_where_it_is_not_installed(
         hadoop: dict[str, str], local_triangle_5: Path, tmp_path: Path) -> None:
     """Nodes whose Python has pegsearch's dependencies but not pegsearch (this Python without its

@@ -139,6 +139,11 @@ class MRJobEngine:
             job = LevelJob(args=self._job_args(search, inputs, folder, run.carry, name))
             with job.make_runner() as runner, \
                     hadoop.submitted_applications(HADOOP_OUTPUT) as submitted:
+                if self.runner == "hadoop" and not runner.get_hadoop_streaming_jar():
+                    raise UsageError("no Hadoop streaming jar found where mrjob looks (below"
+                                     " HADOOP_HOME and the folder of the `hadoop` command): name"
+                                     " it with hadoop_streaming_jar in mrjob.conf, or set"
+                                     " HADOOP_HOME to the Hadoop distribution")
                 try:
                     runner.run()
                 except KeyboardInterrupt:  # Ctrl-C, SIGTERM, a service's cancel: end the job too
@@ -260,6 +265,16 @@ def _no_conf_warning(record: logging.LogRecord) -> bool:
 
 
 logging.getLogger("mrjob.conf").addFilter(_no_conf_warning)
+
+
+def _no_jar_warning(record: logging.LogRecord) -> bool:
+    """Drop mrjob's "Hadoop streaming jar not found. Use --hadoop-streaming-jar" (an option
+    pegsearch does not have): pegsearch refuses the run in a line of its own that says where to
+    name the jar."""
+    return not record.getMessage().startswith("Hadoop streaming jar not found")
+
+
+logging.getLogger("mrjob.hadoop").addFilter(_no_jar_warning)
 
 
 def _on_this_machine(master: str) -> bool:
