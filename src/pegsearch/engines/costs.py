@@ -263,9 +263,8 @@ def measured(spec: SearchSpec, folder: Path, seconds: float = MEASURE_SECONDS) -
 def _bitmap_ahead(run: Run) -> bool:
     """Whether the run should go on to time a bitmap level: none is timed yet, a later level will
     be one, and every level up to the first such is projected within BITMAP_TIMED_STATES."""
-    timed = [r for r in run.levels if r.get("reduce", "tables").startswith("bitmap")
-             and r["states"] >= SIZABLE and work(run, r) >= TIMED_SECONDS]
-    if timed or run.carry:
+    if run.carry or any(r.get("reduce", "tables").startswith("bitmap") and _timed(run, r)
+                        for r in run.levels[1:]):
         return False
     shape = Shape.of(run.spec)
     measured = [record["states"] for record in run.levels]
@@ -298,6 +297,13 @@ def busy(run: Run) -> float | None:
     return round(sum(r["cpu_seconds"] for r in levels) / sum(r["seconds"] * threads for r in levels), 3)
 
 
+def _timed(run: Run, record: dict) -> bool:
+    """Whether a level's time can set a rate: sizable, and its work long enough to time or its
+    positions so many that the timer's and threads' start-up is a sliver of it."""
+    return record["states"] >= SIZABLE and (work(run, record) >= TIMED_SECONDS
+                                            or record["states"] >= TIMED_STATES)
+
+
 def _calibration(run: Run, shape: Shape) -> dict[str, Rate]:
     """The rates of bitmap and of tables levels, each from the run's largest timed levels made
     that way by the local engine (a kind the run has not timed takes the other's). A run with no
@@ -308,7 +314,7 @@ def _calibration(run: Run, shape: Shape) -> dict[str, Rate]:
         raise UsageError(f"{run.uri} has no level the local engine made to time: estimate from a"
                          " run made by `pegsearch run` (or name the board to measure one)")
     sizable = [r for r in made if r["states"] >= SIZABLE]
-    timed = [r for r in sizable if work(run, r) >= TIMED_SECONDS or r["states"] >= TIMED_STATES]
+    timed = [r for r in sizable if _timed(run, r)]
     if not timed:
         largest = max(sizable or run.levels, key=lambda r: r["states"])
         short = (f"took {work(run, largest):.3f} s of CPU, under the {TIMED_SECONDS} s a level's"

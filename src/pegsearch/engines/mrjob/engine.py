@@ -258,23 +258,17 @@ def _store_lines(lines: Iterator[tuple[str, str | None]], writer: LevelWriter,
         index += 1
 
 
-def _no_conf_warning(record: logging.LogRecord) -> bool:
-    """Drop mrjob's "No configs specified for ... runner", which it would repeat at every level:
-    a runner without options in mrjob.conf (inline, usually) is normal here."""
-    return not record.getMessage().startswith("No configs specified")
+def _drop_messages(logger: str, start: str) -> None:
+    """Drop the messages of mrjob's `logger` that begin with `start`."""
+    logging.getLogger(logger).addFilter(lambda record: not record.getMessage().startswith(start))
 
 
-logging.getLogger("mrjob.conf").addFilter(_no_conf_warning)
-
-
-def _no_jar_warning(record: logging.LogRecord) -> bool:
-    """Drop mrjob's "Hadoop streaming jar not found. Use --hadoop-streaming-jar" (an option
-    pegsearch does not have): pegsearch refuses the run in a line of its own that says where to
-    name the jar."""
-    return not record.getMessage().startswith("Hadoop streaming jar not found")
-
-
-logging.getLogger("mrjob.hadoop").addFilter(_no_jar_warning)
+# mrjob's "No configs specified for ... runner" would repeat at every level: a runner without
+# options in mrjob.conf (inline, usually) is normal here.
+_drop_messages("mrjob.conf", "No configs specified")
+# "Hadoop streaming jar not found. Use --hadoop-streaming-jar" names an option pegsearch does not
+# have: pegsearch refuses the run in a line of its own that says where to name the jar.
+_drop_messages("mrjob.hadoop", "Hadoop streaming jar not found")
 
 
 def _on_this_machine(master: str) -> bool:
