@@ -18,7 +18,7 @@ the manifest), so the levels are the same whichever made them. `--driver-below 0
 to the cluster. (cluster/spark.md has the measured costs.)
 
 Each level is read back from the store rather than kept in Spark, so lineage is one level long: a
-lost executor costs at most the current level. One SparkSession serves the whole run (`session`),
+lost executor costs at most the current level. One SparkContext serves the whole run (`session`),
 because starting one takes seconds, and Python workers are reused so the kernel loads once per
 executor. Before the first level on a cluster, a probe shows that every executor reaches the
 run's store (`probe`).
@@ -32,7 +32,7 @@ from functools import partial
 
 import numpy as np
 from py4j.protocol import Py4JError
-from pyspark.sql import SparkSession
+from pyspark import SparkContext
 
 from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.engines.estimates import expected_states
@@ -83,7 +83,7 @@ class SparkEngine:
             raise InputError("{driver_below} {given}: give a whole number of parents, 0 or more",
                              given=driver_below)
         self._driver = LocalEngine(reduce=self.reduce)
-        self.spark: SparkSession | None = None
+        self.context: SparkContext | None = None
         self._shared: set[str] = set()  # run URIs the executors were shown to reach
 
     def options(self) -> dict:
@@ -91,13 +91,13 @@ class SparkEngine:
                 "reduce": self.reduce}
 
     def __enter__(self) -> SparkEngine:
-        self.spark = start_session(self.master)
+        self.context = start_session(self.master)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.spark is not None:
-            stop_session(self.spark, failed=exc[0] is not None)
-            self.spark = None
+        if self.context is not None:
+            stop_session(self.context, failed=exc[0] is not None)
+            self.context = None
 
     def check_location(self, location: Location) -> None:
         return None  # executors reach the store themselves; _check_store proves it per run
@@ -107,7 +107,7 @@ class SparkEngine:
         """One Spark job: map tasks (one per parent part) send blocks, reduce tasks (one per
         partition) merge them and write the parts; the driver collects the parts' entries. A small
         level is made in the driver instead (see the module notes)."""
-        assert self.spark is not None, "next_level outside `with engine:`"
+        assert self.context is not None, "next_level outside `with engine:`"
         parents = run.levels[level]["states"]
         choice = None if parents < self.driver_below else choose_reduce(run, level, self.reduce)
         # A level no position can reach (its ranks are none) is empty: no job to run.
@@ -148,14 +148,14 @@ class SparkEngine:
              reducer: Callable, writer: LevelWriter) -> None:
         """One Spark job of the level: map tasks (a parent part each) send blocks by partition,
         reduce tasks write the parts, whose entries the writer takes."""
-        assert self.spark is not None
+        assert self.context is not None
         # Named in Spark's UI and event log, where a level's shuffle bytes and memory are read.
-        self.spark.sparkContext.setJobDescription(f"pegsearch level {level + 1} of {run.uri}")
+        self.context.setJobDescription(f"pegsearch level {level + 1} of {run.uri}")
         # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
         # py4j's tracebacks and leave its connection half-read (see interrupts.cancelling).
         with cancelling(self._cancel):
             try:
-                made = (self.spark.sparkContext.parallelize(entries, len(entries))
+                made = (self.context.parallelize(entries, len(entries))
                         .mapPartitions(mapper)
                         .partitionBy(partitions, by_partition)
                         .mapPartitionsWithIndex(reducer)
@@ -168,26 +168,26 @@ class SparkEngine:
 
     def _cancel(self) -> None:
         """Stop the running job for a signal, quietly: its tasks' failures are ours, not news."""
-        assert self.spark is not None
+        assert self.context is not None
         # The signal may have reached the JVM too, whose shutdown hook stopped the context first
         # (its refusal was printed as a traceback from this thread): nothing is left to cancel.
         with contextlib.suppress(Py4JError):
-            log_level(self.spark, "OFF")
-            self.spark.sparkContext.cancelAllJobs()
+            log_level(self.context, "OFF")
+            self.context.cancelAllJobs()
 
     def winnable_parents(self, run: Run, level: int, winnable: np.ndarray) -> np.ndarray:
         """One step of the backward walk as a Spark job: each task reads one part of the level,
         expands it with the shared kernel and keeps a parent when a child's signature is in the
         next level's winnable set (broadcast once to each executor); kept parents come back as
         blocks."""
-        assert self.spark is not None, "winnable_parents outside `with engine:`"
+        assert self.context is not None, "winnable_parents outside `with engine:`"
         self._check_store(run.location)
         entries = run.levels[level]["files"]
         plan = Plan(run.uri, level, run.tables(), Carry.NOTHING, 0)
-        shared = self.spark.sparkContext.broadcast(winnable)
+        shared = self.context.broadcast(winnable)
         try:
             with cancelling(self._cancel):
-                kept = (self.spark.sparkContext.parallelize(entries, len(entries))
+                kept = (self.context.parallelize(entries, len(entries))
                         .mapPartitions(partial(winnable_task, plan, shared)).collect())
         except Exception as exc:
             raise task_error(exc, level) from None
@@ -200,8 +200,8 @@ class SparkEngine:
         """The reduce partitions of level `level + 1` (see sizing): from its parents, and from what
         a task may hold of the level the local engine's rule expects (and of its bitmap, over
         `ranks`, for a bitmap level)."""
-        assert self.spark is not None
-        context = self.spark.sparkContext
+        context = self.context
+        assert context is not None
         conf = dict(context.getConf().getAll())
         local = context.master.startswith("local")
         cores = context.defaultParallelism
@@ -211,9 +211,9 @@ class SparkEngine:
 
     def _check_store(self, location: Location) -> None:
         """Show, once per run, that executors reach the run's store as this driver does."""
-        assert self.spark is not None
+        assert self.context is not None
         if location.uri not in self._shared:
-            check_store(self.spark.sparkContext, location)
+            check_store(self.context, location)
             self._shared.add(location.uri)
 
 

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 
 import pyspark
-from pyspark.sql import SparkSession
+from pyspark import SparkConf, SparkContext
 
 from pegsearch.engines import hadoop
 from pegsearch.engines.jvm import check_java, log4j_file
@@ -50,7 +50,7 @@ appender.console.layout.pattern = spark %p %c{1}: %m%n%ex
 
 
 # The session a process keeps from one run to the next (see keep_sessions), with its master.
-_kept: list[tuple[str, SparkSession]] = []
+_kept: list[tuple[str, SparkContext]] = []
 _keeping: list[bool] = []
 
 
@@ -74,14 +74,17 @@ def release_shared_session() -> bool:
     return True
 
 
-def start_session(master: str | None) -> SparkSession:
-    """One SparkSession for a whole run, on `master`; with none, the master given to spark-submit,
-    or local[*] when this process starts Spark itself. A kept session on the same master (or any,
-    when none is named) is that session; one on another master is stopped first (a process holds
-    one SparkContext)."""
+def start_session(master: str | None) -> SparkContext:
+    """One SparkContext for a whole run, on `master`; with none, the master given to spark-submit,
+    or local[*] when this process starts Spark itself. A kept context on the same master (or any,
+    when none is named) is that context; one on another master is stopped first (a process holds
+    one SparkContext).
+
+    A context, not a SparkSession: the engine's jobs are RDDs, and a session's SQL catalog cost
+    every start some 4 s of loading classes on top of the context's 6 (AMD EPYC, local[2])."""
     if _kept:
         kept_master, kept = _kept[0]
-        if master in (None, kept_master) and kept.sparkContext._jsc is not None:
+        if master in (None, kept_master) and kept._jsc is not None:
             return kept
         _kept.clear()
         kept.stop()
@@ -94,47 +97,46 @@ def start_session(master: str | None) -> SparkSession:
     # Executors run the kernel, so they need this interpreter's packages; say otherwise with
     # PYSPARK_PYTHON (or spark.pyspark.python under spark-submit).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = (SparkSession.builder.appName("pegsearch")
-               .config("spark.ui.showConsoleProgress", "false")
-               # Spark already runs one task per core: the kernel must not add threads.
-               .config("spark.executorEnv.NUMBA_NUM_THREADS", "1")
-               # A Python worker imports the kernel and loads it from numba's cache once (about
-               # a second); reused workers pay that once per run instead of once per task.
-               .config("spark.python.worker.reuse", "true"))
+    conf = (SparkConf().setAppName("pegsearch")
+            .set("spark.ui.showConsoleProgress", "false")
+            # Spark already runs one task per core: the kernel must not add threads.
+            .set("spark.executorEnv.NUMBA_NUM_THREADS", "1")
+            # A Python worker imports the kernel and loads it from numba's cache once (about
+            # a second); reused workers pay that once per run instead of once per task.
+            .set("spark.python.worker.reuse", "true"))
     # Executors open the run's store themselves: they get the driver's S3 settings and GCS
     # emulator (a cluster with instance roles or its own credentials needs none of them).
     for name, value in os.environ.items():
         if name.startswith("AWS_") or name == "STORAGE_EMULATOR_HOST":
-            builder = builder.config(f"spark.executorEnv.{name}", value)
+            conf.set(f"spark.executorEnv.{name}", value)
     if master_given or not submitted:
-        builder = builder.master(master)
+        conf.setMaster(master)
     if master == "yarn" and hadoop.on_this_machine(cluster):
-        builder = _on_local_yarn(builder)
+        _on_local_yarn(conf)
     logs = Path(tempfile.mkdtemp(prefix="pegsearch-spark-"))
-    if not submitted:  # the JVM starts with this session: give it quiet logs
+    if not submitted:  # the JVM starts with this context: give it quiet logs
         # The driver's JVM only schedules and moves blocks (the kernel runs in Python), so its
         # optimising compiler would cost start-up and never pay back, on a cluster's master too.
         options = (f"-Dlog4j2.configurationFile={log4j_file(logs, QUIET_LOG4J2)}"
                    " -XX:TieredStopAtLevel=1")
         if master.startswith("local"):  # nor is anyone there to open the web UI
-            builder = builder.config("spark.ui.enabled", "false")
-        builder = builder.config("spark.driver.extraJavaOptions", options)
+            conf.set("spark.ui.enabled", "false")
+        conf.set("spark.driver.extraJavaOptions", options)
     try:
-        spark = _made_off_the_main_thread(builder, cluster if master == "yarn" else None)
+        context = _made_off_the_main_thread(conf, cluster if master == "yarn" else None)
     except Exception as exc:
         raise UsageError(f"Spark did not start: {_first_line(exc)}") from None
     finally:
         shutil.rmtree(logs, ignore_errors=True)  # log4j read it as the JVM started
     if not submitted:
-        log_level(spark, "ERROR")  # now that the session is up (see QUIET_LOG4J2)
+        log_level(context, "ERROR")  # now that the context is up (see QUIET_LOG4J2)
     if _keeping:
-        _kept.append((master, spark))
-    return spark
+        _kept.append((master, context))
+    return context
 
 
-def _made_off_the_main_thread(builder: SparkSession.Builder,
-                              yarn: dict[str, str] | None) -> SparkSession:
-    """`builder.getOrCreate()` on a thread of its own, the main thread waiting for it; on YARN
+def _made_off_the_main_thread(conf: SparkConf, yarn: dict[str, str] | None) -> SparkContext:
+    """`SparkContext.getOrCreate(conf)` on a thread of its own, the main thread waiting for it; on YARN
     (`yarn`: its settings), saying so when the session's application waits to be run (it waited
     250 s without a word behind a service's application master that filled the queue's share).
 
@@ -143,12 +145,12 @@ def _made_off_the_main_thread(builder: SparkSession.Builder,
     being made then lands inside a py4j call, the handler's own call fails ("reentrant call"), and
     py4j's tracebacks came out before the search's one line. Made elsewhere, the context puts in no
     handler: pegsearch's stays, and raises `Interrupted` where the main thread waits."""
-    made: list[SparkSession] = []
+    made: list[SparkContext] = []
     failed: list[Exception] = []
 
     def make() -> None:
         try:
-            made.append(builder.getOrCreate())
+            made.append(SparkContext.getOrCreate(conf))
         except Exception as exc:  # raised again on the main thread
             failed.append(exc)
 
@@ -167,31 +169,30 @@ def _made_off_the_main_thread(builder: SparkSession.Builder,
     return made[0]
 
 
-def stop_session(spark: SparkSession, failed: bool) -> None:
-    """Stop the session (unless this process keeps it); after a failure, quietly: the tasks it
+def stop_session(context: SparkContext, failed: bool) -> None:
+    """Stop the context (unless this process keeps it); after a failure, quietly: the tasks it
     cuts short would each log a stack trace about a failure that is ours, not news."""
-    if any(spark is kept for _, kept in _kept):
+    if any(context is kept for _, kept in _kept):
         return
     if failed:
-        log_level(spark, "OFF")
-    spark.stop()
+        log_level(context, "OFF")
+    context.stop()
 
 
-def log_level(spark: SparkSession, level: str) -> None:
+def log_level(context: SparkContext, level: str) -> None:
     """Set the level of every logger of the driver's JVM (log4j's level names: ERROR, OFF)."""
-    jvm = spark.sparkContext._jvm
+    jvm = context._jvm
     jvm.org.apache.logging.log4j.core.config.Configurator.setAllLevels(
         "", jvm.org.apache.logging.log4j.Level.getLevel(level))
 
 
-def _on_local_yarn(builder: SparkSession.Builder) -> SparkSession.Builder:
+def _on_local_yarn(conf: SparkConf) -> None:
     """Settings for a YARN cluster on this machine (cluster/hadoop/up): its containers read Spark's
     jars where pip put them rather than from a copy uploaded to HDFS for every session (about
     400 MB), and reach the driver on the loopback address."""
     jars = Path(pyspark.__file__).parent / "jars"
-    return (builder.config("spark.yarn.jars", f"local:{jars}/*")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1"))
+    conf.set("spark.yarn.jars", f"local:{jars}/*").set("spark.driver.host", "127.0.0.1")
+    conf.set("spark.driver.bindAddress", "127.0.0.1")
 
 
 def check_master(master: str) -> dict[str, str]:
@@ -218,8 +219,6 @@ def check_master(master: str) -> dict[str, str]:
 
 def _submitted_master() -> str:
     """The master spark-submit was given, read from the JVM it started (connecting is cheap)."""
-    from pyspark import SparkConf, SparkContext
-
     SparkContext._ensure_initialized()  # without a JVM, SparkConf() would be empty
     return SparkConf().get("spark.master", "local[*]")
 
