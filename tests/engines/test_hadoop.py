@@ -329,6 +329,40 @@ def test_every_command_reads_and_writes_a_run_on_hdfs(hadoop: dict[str, str],
 
 
 @pytest.mark.slow
+def test_a_folder_put_by_fs_py_is_what_hadoops_own_fsshell_makes(hadoop: dict[str, str],
+                                                                  tmp_path: Path) -> None:
+    """`hadoop fs -put FOLDER DEST` (a level job's input, as mrjob uploads it) by fs.py, without a
+    JVM, lays out the files Hadoop's FsShell does: into DEST when it is new, inside it when it is
+    a folder already; a second put over them is refused by both."""
+    source = tmp_path / "input"
+    (source / "deeper").mkdir(parents=True)
+    (source / "part-00000.txt").write_text("1\n2\n")
+    (source / "deeper" / "part-00001.txt").write_text("345\n")
+    base = f"{hadoop['PEGSEARCH_HDFS']}/put-{tmp_path.name}"
+    by = {"fs.py": hadoop, "FsShell": {**hadoop, "PEGSEARCH_PYTHON": "no-such-python"}}
+
+    def fs(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["hadoop", "fs", *args], capture_output=True, text=True, env=env,
+                              timeout=120)
+
+    assert fs(hadoop, "-mkdir", "-p", base).returncode == 0
+    listings = {}
+    for name, env in by.items():
+        assert fs(env, "-put", str(source), f"{base}/{name}-new").returncode == 0
+        assert fs(env, "-mkdir", "-p", f"{base}/{name}-there").returncode == 0
+        assert fs(env, "-put", str(source), f"{base}/{name}-there").returncode == 0
+        assert fs(env, "-put", str(source), f"{base}/{name}-new").returncode == 0  # inside, now
+        assert fs(env, "-put", str(source), f"{base}/{name}-there").returncode != 0  # there already
+        listed = fs(hadoop, "-ls", "-R", f"{base}/{name}-new", f"{base}/{name}-there")
+        listings[name] = sorted((line.split()[0][0], line.split()[4],
+                                 line.split()[-1].removeprefix(f"{base}/{name}"))
+                                for line in listed.stdout.splitlines())
+    assert listings["fs.py"] == listings["FsShell"]
+    assert ("-", "4", "-new/input/deeper/part-00001.txt") in listings["fs.py"]
+    assert ("-", "4", "-there/input/part-00000.txt") in listings["fs.py"]
+
+
+@pytest.mark.slow
 def test_an_hdfs_folder_without_write_permission_is_one_line(hadoop: dict[str, str]) -> None:
     locked = f"{hadoop['PEGSEARCH_HDFS']}/locked"
     for args in (["-mkdir", "-p", "/locked"], ["-chmod", "755", "/locked"]):
