@@ -191,8 +191,9 @@ def _on_local_yarn(conf: SparkConf) -> None:
     jars where pip put them rather than from a copy uploaded to HDFS for every session (about
     400 MB), and reach the driver on the loopback address."""
     jars = Path(pyspark.__file__).parent / "jars"
-    conf.set("spark.yarn.jars", f"local:{jars}/*").set("spark.driver.host", "127.0.0.1")
-    conf.set("spark.driver.bindAddress", "127.0.0.1")
+    (conf.set("spark.yarn.jars", f"local:{jars}/*")
+     .set("spark.driver.host", "127.0.0.1")
+     .set("spark.driver.bindAddress", "127.0.0.1"))
 
 
 def check_master(master: str) -> dict[str, str]:
