@@ -68,6 +68,7 @@ from pegsearch.kernel.tables import BoardTables  # noqa: E402
 from pegsearch.store import Run  # noqa: E402
 from tests.helpers import (  # noqa: E402
     assert_one_line_error,
+    distinct,
     level_sets,
     pegsearch,
     pegsearch_process,
@@ -104,8 +105,8 @@ def test_the_kernel_sets_the_bits_of_the_childrens_ranks(base: int, words: int |
     tables = BoardTables.for_board(board)
     level = tables.signatures(np.array([board.start_position()], dtype=np.uint64))
     for _ in range(4):
-        level = np.unique(expand(tables, level)[0])
-    children = np.unique(expand(tables, level)[0])
+        level = distinct(expand(tables, level)[0])
+    children = distinct(expand(tables, level)[0])
     ranks = level_ranks(board.holes, (), board.holes - 6, 0)
     expected = children.copy()
     rank_all(expected, len(expected), ranks.args)

@@ -17,7 +17,7 @@ from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine, prefetched
 from pegsearch.errors import UsageError
-from tests.helpers import level_sets, parts_of, pegsearch
+from tests.helpers import distinct, level_sets, parts_of, pegsearch
 
 
 @pytest.mark.parametrize(("count_paths", "reduce"), [(False, "tables"), (True, "tables"),
@@ -49,7 +49,7 @@ def test_parts_are_sorted_and_disjoint(reduce: str, tmp_path: Path) -> None:
         for part in seen:
             assert np.all(part[1:] > part[:-1])
         merged = np.concatenate(seen)
-        assert len(np.unique(merged)) == len(merged) == run.levels[level]["states"]
+        assert len(distinct(merged)) == len(merged) == run.levels[level]["states"]
 
 
 @pytest.mark.parametrize("text", ["2X", "lots", "1K"])

@@ -39,6 +39,7 @@ from pegsearch.kernel.values import Carry
 from pegsearch.sizes import default_budget
 from pegsearch.store import Location, Run, level_name
 from tests.helpers import (
+    distinct,
     level_sets,
     local_run,
     one_level_run,
@@ -93,7 +94,7 @@ def test_local2_levels_equal_local_engine(tmp_path: Path) -> None:
         for part in parts:
             assert np.all(part[1:] > part[:-1]), f"level {level}: a part is not sorted"
         together = np.concatenate(parts)
-        assert len(np.unique(together)) == len(together), f"level {level}: parts overlap"
+        assert len(distinct(together)) == len(together), f"level {level}: parts overlap"
 
 
 def test_levels_made_in_the_driver_and_by_spark_jobs_equal_the_local_engine(tmp_path: Path) -> None:

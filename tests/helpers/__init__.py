@@ -24,6 +24,7 @@ from pegsearch.board.spec import SearchSpec
 from pegsearch.cli.main import answer
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
+from pegsearch.kernel.members import sorted_distinct
 from pegsearch.kernel.path_counts import as_int
 from pegsearch.store import MANIFEST, LevelWriter, Location, Run, level_name
 from pegsearch.store.parts import iter_parts
@@ -82,6 +83,12 @@ def values_by_position(run: Run, level: int) -> dict[int, tuple[int, ...]]:
         return {p: (int(moves), int(last)) for p, (last, moves) in zip(positions.tolist(), values,
                                                                        strict=True)}
     return {p: (as_int(row),) for p, row in zip(positions.tolist(), values, strict=True)}
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values (uint64), ascending, as `np.unique` gives them, by numpy's sort:
+    `np.unique`'s hash table (numpy 2.3 on) took 70 times as long on millions of signatures."""
+    return sorted_distinct(np.array(values, dtype=np.uint64))
 
 
 def limbs(values: list[int]) -> np.ndarray:

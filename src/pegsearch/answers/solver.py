@@ -61,7 +61,7 @@ WARM_SLOTS = 1 << 10
 SLOT = 8
 # A goal's endgame (kernel.endgame) is made once its searches have examined ENDGAME_AFTER
 # positions (a second or two: the easy questions of a survey never pay for one), of at most a share
-# of the goal's slots and at most ENDGAME_MOST keys (about a second a million to make). On
+# of the goal's slots and at most ENDGAME_MOST keys (about 0.1 s a million to make). On
 # triangle-9 it decided 22 of 24 hard questions in 46 s, against 19 in 61 s without.
 ENDGAME_AFTER = 2_000_000
 ENDGAME_SHARE = 4

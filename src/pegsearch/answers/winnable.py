@@ -181,8 +181,9 @@ def counted_parents(run: Run, level: int, winnable: np.ndarray, values: np.ndarr
                     step: Reaching, chunk: int = CHUNK) -> tuple[np.ndarray, np.ndarray]:
     """The positions of `level` with a child in `winnable` (sorted), each with the value
     `step` makes of its children's `values` (kernel.expand: solutions or moves left)."""
-    tables = run.tables()
-    kept = [step(tables, parents, winnable, values) for parents, _ in run.iter_level(level, chunk)]
+    tables, members = run.tables(), Members(winnable)
+    kept = [step(tables, parents_reaching(tables, parents, members), winnable, values)
+            for parents, _ in run.iter_level(level, chunk)]
     if not kept:
         return np.empty(0, dtype=np.uint64), np.empty((0, 2), dtype=np.uint64)
     parents = np.concatenate([found for found, _ in kept])

@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from pegsearch.kernel.expand import image_of
-from pegsearch.kernel.members import Members
+from pegsearch.kernel.members import Members, sorted_distinct
 from pegsearch.kernel.tables import BoardTables
 
 # Positions of a level taken back at a time (their parents, with repeats, are a million or so:
@@ -53,7 +53,7 @@ def endgame(tables: BoardTables, goal: int, most: int,
     0 (an empty set) when not even the goal's one-peg positions fit. None where `going`, asked
     between chunks of a level (the making takes seconds), said stop."""
     holes = [np.uint64(1) << np.uint64(h) for h in range(tables.holes) if goal >> h & 1]
-    level = np.unique(tables.signatures(np.array(holes, dtype=np.uint64)))
+    level = sorted_distinct(tables.signatures(np.array(holes, dtype=np.uint64)))
     levels: list[np.ndarray] = []
     while len(level) and sum(map(len, levels)) + len(level) <= most:
         levels.append(level)
@@ -78,5 +78,5 @@ def _level_before(tables: BoardTables, level: np.ndarray, pegs: int,
         chunk = level[first:first + CHUNK]
         out = np.empty(len(chunk) * pegs * landing, dtype=np.uint64)
         made = _parents(chunk, tables.need, tables.free, tables.flip, tables.byte_images, out)
-        found.append(np.unique(out[:made]))
-    return np.unique(np.concatenate(found))
+        found.append(sorted_distinct(out[:made]))
+    return sorted_distinct(np.concatenate(found))

@@ -31,6 +31,7 @@ from pegsearch.board.classes import class_of, invariants
 from pegsearch.board.files import load_board
 from pegsearch.kernel.bitmap import BitmapTables, rank_space
 from pegsearch.kernel.expand import Scratch, expand_into_bits
+from pegsearch.kernel.members import sorted_distinct
 from pegsearch.kernel.ranks import level_ranks
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.threads import WORKERS
@@ -49,7 +50,7 @@ def level_and_children(tables: BoardTables, start: int) -> tuple[np.ndarray, int
         children = [level[(level & f) == n] ^ f for n, f in zip(need, flip, strict=True)]
         if len(level) >= PARENTS:
             return level, sum(len(made) for made in children)
-        level = np.unique(np.concatenate(children))
+        level = sorted_distinct(np.concatenate(children))
 
 
 class OneStep:
