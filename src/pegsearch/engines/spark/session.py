@@ -89,7 +89,9 @@ def start_session(master: str | None) -> SparkContext:
         _kept.clear()
         kept.stop()
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit already started the JVM
-    if not submitted:
+    if submitted:
+        SparkContext._ensure_initialized()  # connected, SparkConf() reads what it was given
+    else:
         check_java("the spark engine")
     master_given = master is not None
     master = master or (_submitted_master() if submitted else "local[*]")
@@ -105,7 +107,7 @@ def start_session(master: str | None) -> SparkContext:
             # a second); reused workers pay that once per run instead of once per task.
             .set("spark.python.worker.reuse", "true")
             # Its daemon forks them with numba started (engines.spark.daemon): about a second
-            # less a worker. A daemon module of the user's own stays.
+            # less a worker. One given to spark-submit stays (its JVM's settings are read here).
             .setIfMissing("spark.python.daemon.module", "pegsearch.engines.spark.daemon"))
     # Executors open the run's store themselves: they get the driver's S3 settings and GCS
     # emulator (a cluster with instance roles or its own credentials needs none of them).
@@ -222,8 +224,7 @@ def check_master(master: str) -> dict[str, str]:
 
 
 def _submitted_master() -> str:
-    """The master spark-submit was given, read from the JVM it started (connecting is cheap)."""
-    SparkContext._ensure_initialized()  # without a JVM, SparkConf() would be empty
+    """The master spark-submit was given, read from the JVM it started (connected to already)."""
     return SparkConf().get("spark.master", "local[*]")
 
 
