@@ -180,7 +180,11 @@ def _held_among(run: Run, level: int, wanted: np.ndarray, chunk: int) -> Iterato
 def counted_parents(run: Run, level: int, winnable: np.ndarray, values: np.ndarray,
                     step: Reaching, chunk: int = CHUNK) -> tuple[np.ndarray, np.ndarray]:
     """The positions of `level` with a child in `winnable` (sorted), each with the value
-    `step` makes of its children's `values` (kernel.expand: solutions or moves left)."""
+    `step` makes of its children's `values` (kernel.expand: solutions or moves left).
+
+    The parents that reach the set at all are found first, by a table of it (one probe a child,
+    on every core); `step`, whose binary search a child was most of a walk's time, then runs on
+    those alone (English's walks took 15-17 CPU-s each, now 9-10: bench/backward_walk.py)."""
     tables, members = run.tables(), Members(winnable)
     kept = [step(tables, parents_reaching(tables, parents, members), winnable, values)
             for parents, _ in run.iter_level(level, chunk)]
