@@ -88,7 +88,7 @@ def values_by_position(run: Run, level: int) -> dict[int, tuple[int, ...]]:
 def distinct(values: np.ndarray) -> np.ndarray:
     """The distinct values (uint64), ascending, as `np.unique` gives them, by numpy's sort:
     `np.unique`'s hash table (numpy 2.3 on) took 70 times as long on millions of signatures."""
-    return sorted_distinct(np.array(values, dtype=np.uint64))
+    return sorted_distinct(values, in_place=False)
 
 
 def limbs(values: list[int]) -> np.ndarray:

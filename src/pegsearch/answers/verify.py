@@ -25,7 +25,7 @@ from pegsearch.errors import UsageError
 from pegsearch.kernel.backward import parents_reaching
 from pegsearch.kernel.digest import as_text, combined, digest
 from pegsearch.kernel.expand import signatures
-from pegsearch.kernel.members import Members
+from pegsearch.kernel.members import Members, sorted_distinct
 from pegsearch.kernel.path_counts import as_int
 from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import Carry, merge_summaries
@@ -159,17 +159,17 @@ def recompute(path: str | Path, upto: int) -> list[str]:
 
     The second computation shares nothing with the engines but the board's jump and symmetry
     tables: every legal jump of every parent in plain numpy, canonicalised by `BoardTables.signatures`
-    (numpy, not the compiled kernel) and deduplicated by a sort (`_sorted_distinct`, not hash
+    (numpy, not the compiled kernel) and deduplicated by a sort (`sorted_distinct`, not hash
     tables). It holds a level's children in memory, so it is for a run's smaller levels.
     """
     run = Run.open(path)
     tables = run.tables()
     problems = []
-    level = _sorted_distinct(run.read_level(0))
+    level = sorted_distinct(run.read_level(0), in_place=False)
     for index in range(1, min(upto, len(run.levels) - 1) + 1):
         children = np.concatenate([level[(level & flip) == need] ^ flip
                                    for need, flip in zip(tables.need, tables.flip, strict=True)])
-        level = _sorted_distinct(tables.signatures(children))
+        level = sorted_distinct(tables.signatures(children))
         stored = np.sort(run.read_level(index))
         if not np.array_equal(level, stored):
             problems.append(f"level {index}: the stored {len(stored):,} positions differ from the"
@@ -398,12 +398,6 @@ def _value_text(carry: Carry, row: np.ndarray) -> str:
     return f"{as_int(row):,}" if carry is Carry.PATHS else f"{int(row[1])} (holes {int(row[0]):#x})"
 
 
-def _sorted_distinct(positions: np.ndarray) -> np.ndarray:
-    """The distinct positions, ascending, by a sort (numpy 2.3 on made `np.unique` a hash table)."""
-    ordered = np.sort(positions)
-    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
-
-
 class Spans:
     """Whether a level's parts share no position, seen a part at a time: at once when the parts
     cover ascending ranges (every engine's parts of a bitmap level, and any level in one part);
@@ -449,4 +443,4 @@ def _mixed(positions: np.ndarray) -> np.ndarray:
 
 
 def _distinct(positions: np.ndarray) -> bool:
-    return len(_sorted_distinct(positions)) == len(positions)
+    return len(sorted_distinct(positions, in_place=False)) == len(positions)
