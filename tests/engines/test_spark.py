@@ -32,6 +32,7 @@ from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
 from pegsearch.engines.spark.blocks import SPARSE_SHARE, decode_block, encode_block, encode_range, or_range
 from pegsearch.engines.spark.engine import SparkEngine
+from pegsearch.engines.spark.session import sessions_kept
 from pegsearch.engines.spark.sizing import TASK_ROWS, shuffle_for, spark_bytes, task_memory
 from pegsearch.errors import PathCountOverflow, UsageError
 from pegsearch.kernel.path_counts import LIMIT, as_int
@@ -76,6 +77,15 @@ def assert_same_levels(run: Run, reference: Run) -> None:
 
 
 # ----- local[2], in process
+
+@pytest.fixture(scope="module", autouse=True)
+def one_session() -> Iterator[None]:
+    """The module's searches in this process share one local[2] session, as the service's Spark
+    worker's searches do (sessions_kept): a session each cost the quick suite some 6 s a test (a
+    JVM, its Python workers loading the kernel). Stopped after the module."""
+    with sessions_kept():
+        yield
+
 
 def test_local2_levels_equal_local_engine(tmp_path: Path) -> None:
     board = load_board("triangle-6")
@@ -125,11 +135,7 @@ def test_fewest_moves_on_local2_equal_the_local_engines_position_for_position(tm
 
 @pytest.fixture(scope="module")
 def engine() -> Iterator[SparkEngine]:
-    """One local[2] session for the tests below that drive the engine a level at a time.
-
-    Tests that run whole searches in this process (search() starts and stops its own session)
-    must come before the first test that uses this fixture.
-    """
+    """The engine on the module's session, for the tests below that drive it a level at a time."""
     with SparkEngine("local[2]", driver_below=0) as started:
         yield started
 

@@ -126,41 +126,41 @@ def search_once(root: Location, records: Records, search_id: str,
 
 def serve_kept(root: Location, records: Records) -> int:
     """`python -m pegsearch.service.worker --kept ROOT STATE`: Spark searches one after another in
-    one process that keeps its Spark session (see engines.spark.session.keep_sessions), so each
+    one process that keeps its Spark session (see engines.spark.session.sessions_kept), so each
     after the first starts its first job at once. Search ids come on stdin, a line each; each
     search's end goes to stdout as `ID CODE`. SIGINT stops the running search (a cancel: its Spark
     job is cancelled and the session stays sound, see interrupts.cancelling); SIGTERM stops it and
     ends the worker (the server stopping). Idle for PEGSEARCH_SPARK_IDLE seconds, a session on a
     shared cluster is let go (its YARN application ends), a local one kept."""
-    from pegsearch.engines.spark.session import keep_sessions, release_shared_session
+    from pegsearch.engines.spark.session import release_shared_session, sessions_kept
 
-    keep_sessions()
     idle = spark_idle()
     interrupts.install()
     # Only this worker's reports go to the server's pipe: anything else printed (Spark's JVM
     # inherits the standard streams) goes to the log with the standard error.
     reports = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
-    while True:
-        try:
-            if not select.select([sys.stdin], [], [], idle)[0] and release_shared_session():
-                print(f"idle {idle:g} s: the Spark session on the cluster is let go; the next"
-                      " search starts another", file=sys.stderr)
-            line = sys.stdin.readline()
-        except interrupts.Interrupted:  # between searches: nothing to cancel
-            if interrupts.rearm() == signal.SIGTERM:
+    with sessions_kept():
+        while True:
+            try:
+                if not select.select([sys.stdin], [], [], idle)[0] and release_shared_session():
+                    print(f"idle {idle:g} s: the Spark session on the cluster is let go; the next"
+                          " search starts another", file=sys.stderr)
+                line = sys.stdin.readline()
+            except interrupts.Interrupted:  # between searches: nothing to cancel
+                if interrupts.rearm() == signal.SIGTERM:
+                    return INTERRUPTED
+                continue
+            if not line:
+                return 0
+            search_id = line.strip()
+            log = records.log(search_id)
+            log.write_text(f"searched by the Spark worker {os.getpid()}, which keeps its session\n")
+            code = search_once(root, records, search_id, partial(_append, log))
+            stopped = interrupts.rearm()
+            print(search_id, INTERRUPTED if stopped else code, file=reports)
+            if stopped == signal.SIGTERM:
                 return INTERRUPTED
-            continue
-        if not line:
-            return 0
-        search_id = line.strip()
-        log = records.log(search_id)
-        log.write_text(f"searched by the Spark worker {os.getpid()}, which keeps its session\n")
-        code = search_once(root, records, search_id, partial(_append, log))
-        stopped = interrupts.rearm()
-        print(search_id, INTERRUPTED if stopped else code, file=reports)
-        if stopped == signal.SIGTERM:
-            return INTERRUPTED
 
 
 def _append(path: Path, line: str) -> None:

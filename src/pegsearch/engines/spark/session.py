@@ -15,6 +15,8 @@ import socket
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyspark
@@ -49,16 +51,25 @@ appender.console.layout.pattern = spark %p %c{1}: %m%n%ex
 """
 
 
-# The session a process keeps from one run to the next (see keep_sessions), with its master.
+# The session a process keeps from one run to the next (see sessions_kept), with its master.
 _kept: list[tuple[str, SparkContext]] = []
 _keeping: list[bool] = []
 
 
-def keep_sessions() -> None:
-    """Keep this process's Spark session from one run to the next, as a service's Spark worker
-    does: its JVM, its executors and their warm Python workers then serve every later search at
-    once (a new session costs seconds: a JVM, executors, Python workers loading the kernel)."""
+@contextmanager
+def sessions_kept() -> Iterator[None]:
+    """Keep this process's Spark session from one run to the next within the block, as a
+    service's Spark worker does (and the Spark tests, whose searches in one process share it): its
+    JVM, its executors and their warm Python workers then serve every later search at once (a new
+    session costs seconds: a JVM, executors, Python workers loading the kernel). The session kept
+    is stopped as the block ends."""
     _keeping.append(True)
+    try:
+        yield
+    finally:
+        _keeping.pop()
+        while _kept:
+            _kept.pop()[1].stop()
 
 
 def release_shared_session() -> bool:
