@@ -385,16 +385,18 @@ class Question:
 
     def _restart(self) -> None:
         """Begin the second search again, its jumps in the first's order with each jump's score
-        shifted by noise (kernel.jump_order: up to the spread's deviation and a few stranded pegs, so
-        a jump scored a stranded peg behind is sometimes tried first): a depth-first search's
-        time to a win is heavy-tailed, one order lost for millions of positions in a subtree another never
-        enters, so short runs in many orders find most wins sooner than one long run (a child
-        of a won triangle-9 position: 18 M positions in the first order, 40 K in restarts). A
+        shifted by noise (kernel.jump_order: up to the spread's deviation and, every other run, a
+        few stranded pegs, so a jump scored a stranded peg behind is sometimes tried first): a
+        depth-first search's time to a win is heavy-tailed, one order lost for millions of
+        positions in a subtree another never enters, so short runs in many orders find most wins
+        sooner than one long run (a child of a won triangle-9 position: 18 M positions in the
+        first order, 40 K in restarts). A
         run ends after Luby's sequence of budgets (1, 1, 2, 1, 1, 2, 4, ... times RESTART_UNIT);
         what it proved dead stays in the goal's table, so no run repeats another's proofs, and
         one that tries every jump proves a loss as surely as the first."""
         base = self.searches[0].goal
-        search = Search(base._replace(spread=restart_spread(base.spread, self.noise)), self.kept.dead,
+        wide = self.runs % 2 == 1  # every other run (jump_order.restart_spread)
+        search = Search(base._replace(spread=restart_spread(base.spread, self.noise, wide)), self.kept.dead,
                         self.kept.won, self.board.holes, any_won=self.kept.any_won)
         with self.lock:  # the other lane may be counting the positions examined
             self.retired += int(self.searches[1].counts[0])
