@@ -20,6 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
+from pegsearch.answers.fewest_solver import fewest_moves
 from pegsearch.answers.shapes import BY, Found, Hint, HintJump, Solution, steps
 from pegsearch.answers.solver import (
     LANES,
@@ -86,6 +87,35 @@ def solution_by_solver(board: Board, start: tuple[int, ...], finish: int | None,
     note = "" if answer.won else f"{goal} from this start: {why(answer)}"
     return Solution(answer.won, note, finish, False, steps(answer.line), tuple(positions), board,
                     Found(tuple(start), answer.outcome, answer.how, answer.examined, answer.seconds))
+
+
+def fewest_by_solver(board: Board, start: tuple[int, ...], finish: int | None, seconds: float,
+                     solver: Solver) -> Solution:
+    """The line with the fewest moves from a board's start, by the solver (answers.fewest_solver):
+    proved fewest, or the best found within `seconds` with the bound not closed, said in its note."""
+    if finish is not None:
+        board.hole_of(finish, "finish")
+    position = board.start_position(start)
+    _check_goal(board, position, finish)
+    found = fewest_moves(board, position, finish, seconds, solver)
+    positions = [position]
+    for jump in found.line:
+        positions.append(dict(legal_jumps(board, positions[-1]))[jump])
+    goal = "one peg" if finish is None else f"one peg on hole {finish}"
+    if found.outcome == LOST_WORD:
+        note = f"{goal} from this start: {why(Answer(LOST_WORD, position, finish, how=found.how))}"
+    elif not found.line:
+        note = (f"{goal} from this start: undecided: no line found within the time bound, and none"
+                f" has fewer than {found.at_least} moves; give it more time (--seconds)")
+    elif not found.proved:
+        note = (f"the fewest moves are not proved: the best line found has {found.moves}, and no"
+                f" solution has fewer than {found.at_least} (proved); give it more time (--seconds)")
+    else:
+        note = ""
+    return Solution(bool(found.line), note, finish, found.proved and bool(found.line),
+                    steps(found.line), tuple(positions), board,
+                    Found(tuple(start), found.outcome, found.how, found.examined, found.seconds,
+                          found.at_least))
 
 
 def hint_by_solver(board: Board, position: int, finish: int | None, seconds: float,

@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass
 
 from pegsearch.answers import SURVEY_WHOLE
-from pegsearch.answers.by_solver import hint_by_solver, solution_by_solver
+from pegsearch.answers.by_solver import fewest_by_solver, hint_by_solver, solution_by_solver
 from pegsearch.answers.documents import require_complete, solution_document
 from pegsearch.answers.hint import hint
 from pegsearch.answers.shapes import Hint, Solution
@@ -114,10 +114,22 @@ def hint_of(question: Asked, position: int, finish: int | None, seconds: float, 
     return hint(require_complete(question.run, "a hint"), position, finish, from_start=from_start)
 
 
+def fewest_asked(question: Asked) -> Asked:
+    """Who answers a question of the fewest moves: a complete run that carries them, else the
+    solver (a complete run without them is said to be the reason)."""
+    run = question.run
+    if run is None or run.fewest_moves:
+        return question
+    return Asked(question.board, question.start, None,
+                 f"{run.uri} carries no fewest moves", question.location)
+
+
 def solution_of(question: Asked, finish: int | None, seconds: float, solver: Solver,
-                progress: WalkProgress | None = None) -> Solution:
+                progress: WalkProgress | None = None, fewest_moves: bool = False) -> Solution:
     """One solution from the start: walked back through the run's levels, or found by the solver
-    within `seconds`; or why there is none (or none yet)."""
+    within `seconds`; or why there is none (or none yet). `fewest_moves`, asked of the solver
+    (`fewest_asked`): the line with the fewest moves, proved or the best found."""
     if question.run is None:
-        return solution_by_solver(question.board, question.start, finish, seconds, solver)
+        answer = fewest_by_solver if fewest_moves else solution_by_solver
+        return answer(question.board, question.start, finish, seconds, solver)
     return solution_document(require_complete(question.run, "a solution"), finish, progress)

@@ -52,17 +52,23 @@ def steps(jumps: list[Jump] | tuple[Jump, ...]) -> tuple[Step, ...]:
 @dataclass(frozen=True)
 class Found:
     """What the solver says of an answer it found rather than read: the start it searched from,
-    its outcome (won, lost, undecided), how (a proof, or the bound that stopped it), and its cost."""
+    its outcome (won, lost, undecided), how (a proof, or the bound that stopped it), and its cost;
+    asked for the fewest moves, the fewest any solution can have as proved (the line's own moves
+    once proved fewest)."""
 
     start: tuple[int, ...]
     outcome: str
     how: str
     examined: int
     seconds: float
+    moves_at_least: int | None = None
 
     def as_document(self) -> dict:
-        return {"start": list(self.start), "by": BY, "outcome": self.outcome, "how": self.how,
-                "examined": self.examined, "seconds": round(self.seconds, 3)}
+        document = {"start": list(self.start), "by": BY, "outcome": self.outcome, "how": self.how,
+                    "examined": self.examined, "seconds": round(self.seconds, 3)}
+        if self.moves_at_least is not None:
+            document["moves_at_least"] = self.moves_at_least
+        return document
 
 
 @dataclass(frozen=True)
@@ -74,7 +80,7 @@ class Solution:
     solved: bool
     note: str
     finish: int | None
-    fewest_moves: bool  # the line has the fewest moves (read from a fewest-moves run)
+    fewest_moves: bool  # the line has the fewest moves (read from a fewest-moves run, or proved)
     steps: tuple[Step, ...]
     positions: tuple[int, ...]
     board: Board

@@ -27,7 +27,15 @@ from pegsearch.answers.documents import (
     run_counts,
     winnable_answer,
 )
-from pegsearch.answers.door import asked, board_solver, hint_of, solution_of, solution_solver, survey_reason
+from pegsearch.answers.door import (
+    asked,
+    board_solver,
+    fewest_asked,
+    hint_of,
+    solution_of,
+    solution_solver,
+    survey_reason,
+)
 from pegsearch.answers.hint import played, read_position
 from pegsearch.answers.listing import runs_document
 from pegsearch.answers.shapes import BY, Survey
@@ -197,6 +205,8 @@ def command_hint(args: argparse.Namespace) -> int:
 
 def command_solve(args: argparse.Namespace) -> int:
     question = asked(asked_of(args.run), args.start, args.depth_first)
+    if args.fewest_moves:
+        question = fewest_asked(question)
     seconds = time_bound(args.seconds)
     if args.finish is not None:
         question.board.hole_of(args.finish, "finish")
@@ -204,7 +214,7 @@ def command_solve(args: argparse.Namespace) -> int:
                 for path, kind in ((args.svg, ".svg"), (args.png, ".png")) if path]
     with LevelBar("walking the levels back") as bar:
         solution = solution_of(question, args.finish, seconds, solution_solver(args.memory),
-                               None if question.run is None else bar)
+                               None if question.run is None else bar, args.fewest_moves)
     board, start = question.board, question.start
     if solution.found is not None:
         print(f"pegsearch: answered by the depth-first solver ({question.reason})", file=sys.stderr)

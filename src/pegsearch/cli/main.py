@@ -276,6 +276,10 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--start", type=hole, nargs="+", metavar="HOLE",
                        help="of a board: the hole(s) empty at the start (default: those drawn empty)")
     solve.add_argument("--finish", type=hole, metavar="HOLE", help="end with the last peg on HOLE")
+    solve.add_argument("--fewest-moves", action="store_true",
+                       help="a line with the fewest moves (a move: one or more jumps by the same"
+                            " peg): read from a fewest-moves run, else found by the solver, proved"
+                            " fewest or the best found with the bound not closed")
     _add_solver_arguments(solve, 60)
     solve.add_argument("--json", action="store_true", help="print the solution as JSON")
     solve.add_argument("--svg", type=Path, metavar="FILE", help="also draw the boards into an SVG strip")

@@ -48,6 +48,8 @@ def print_solution(heading: str, solution: Solution) -> None:
     if solution.solved:
         print(f"a solution in {len(jumps)} jumps, {moves}, last peg on hole"
               f" {solution.positions[-1].bit_length()}")
+        if solution.note:
+            print(solution.note)
     elif jumps:
         print(f"{solution.note}, in {len(jumps)} jumps, {moves}")
     else:

@@ -195,29 +195,39 @@ def _won_first(d, stack, won):
 
 
 @numba.njit(cache=True, nogil=True)
+def rooted(stack, goal):
+    """Make the root's images and pagoda weights, and count it examined; False when a pagoda
+    function rules it out."""
+    root = stack.positions[0]
+    for image in range(stack.images.shape[1]):
+        stack.images[0, image] = image_of(root, goal.byte_images, image)
+    for k in range(stack.weights.shape[1]):
+        total = 0
+        for hole in range(goal.pagoda_weights.shape[1]):
+            if root >> np.uint64(hole) & np.uint64(1):
+                total += goal.pagoda_weights[k, hole]
+        stack.weights[0, k] = total
+        if total < goal.thresholds[k]:
+            return False
+    stack.counts[EXAMINED] += 1
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
 def start(stack, goal, mask, won, dead, endgame, shift, few):
     """Put the root (positions[0]) on the stack: its images, its weights; returns WON, LOST (a
     pagoda function, the dead table or the endgame rules it out, or it has no jump) or RUNNING."""
-    s, g = stack, goal
+    s = stack
     root = s.positions[0]
-    for image in range(s.images.shape[1]):
-        s.images[0, image] = image_of(root, g.byte_images, image)
-    for k in range(s.weights.shape[1]):
-        total = 0
-        for hole in range(g.pagoda_weights.shape[1]):
-            if root >> np.uint64(hole) & np.uint64(1):
-                total += g.pagoda_weights[k, hole]
-        s.weights[0, k] = total
-        if total < g.thresholds[k]:
-            s.top[0] = -1
-            return LOST
-    s.counts[EXAMINED] += 1
+    if not rooted(s, goal):
+        s.top[0] = -1
+        return LOST
     least = _least(s.images, 0)
     if holds(dead, least) or (popcount(root) <= few and
                               not member(endgame, shift, np.uint64(len(endgame) - 1), least)):
         s.top[0] = -1
         return LOST
-    ended = _enter(0, s, g, mask, dead, endgame, shift, popcount(root) <= few + 1)
+    ended = _enter(0, s, goal, mask, dead, endgame, shift, popcount(root) <= few + 1)
     if ended == WON:
         s.counts[EVICTIONS] += keep(won, _least(s.images, 0))
     if ended == RUNNING:
@@ -370,6 +380,10 @@ class Stack(NamedTuple):
         stack.top[0] = -1
         return stack
 
+    def line(self, order: np.ndarray) -> list[int]:
+        """The board's jump numbers (`order`: the goal's) from the root to the top."""
+        return [int(order[j]) for j in self.path[1:self.top[0] + 1]]
+
 
 @dataclass
 class Search:
@@ -423,7 +437,7 @@ class Search:
 
     def line(self) -> list[int]:
         """The board's jump numbers from the root to the stack's top (after WON: a solution)."""
-        return [int(self.goal.order[j]) for j in self.stack.path[1:self.stack.top[0] + 1]]
+        return self.stack.line(self.goal.order)
 
 
 def _apart(shape: int | tuple[int, ...], dtype: type) -> np.ndarray:

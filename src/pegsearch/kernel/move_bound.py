@@ -1,0 +1,262 @@
+"""The move-bounded walk: is the goal reachable from a position in at most B moves?
+
+A move is one or more jumps by the same peg, so a jump costs a move unless its peg is the one
+that made the jump before it. The walk is the depth-first kernel's (kernel.depth_first) with a
+bound on moves: a jump is taken only while the moves spent, plus a lower bound on the moves still
+needed, stay within B. Asked for B = 1, 2, ... in turn (answers.fewest_solver), the first B it
+reaches the goal within is the fewest, proved by the B before it, each searched to the end.
+
+- The lower bound: a peg on a corner (a hole no jump passes over) leaves it only by moving, one
+  move each, unless it is the peg that moved last (its move may go on) or it stays to the end on
+  a goal hole (one such peg).
+- The table of states known short: a state is a position and the hole of the peg that moved last
+  (the same position with another last peg may need a move more), kept by its signature under
+  the goal's group with that hole carried by the symmetry that makes it, with the most moves
+  proved too few from it. A state met again with no more moves left is skipped. The table is
+  bounded and lossy (where a key's slots are full, the entry of the fewest moves goes); forgetting
+  costs time, never correctness, and what it holds stays true for every B, so one table serves
+  every bound asked.
+- The goal's pagoda functions rule out a child as in the depth-first walk.
+
+The walk is resumable as kernel.depth_first's is: its state is arrays, a call spends a budget of
+positions and returns.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from pegsearch.kernel.depth_first import (
+    EXAMINED,
+    LOST,
+    PROBES,
+    RUNNING,
+    WON,
+    Goal,
+    Stack,
+    _apart,
+    _home,
+    rooted,
+)
+from pegsearch.kernel.expand import legal_word
+from pegsearch.kernel.ranks import popcount
+from pegsearch.kernel.tables import BoardTables
+
+# The last hole of a state no peg has moved into yet (the root): no jump goes on a move.
+NO_HOLE = 255
+# A jump that goes on the last move is tried before every jump that starts a new one.
+NEW_MOVE = 1 << 40
+
+class MoveGoal(NamedTuple):
+    """What the move-bounded walk adds to a goal (in the goal's jump order): each jump's start and
+    landing holes, its landing hole's image under each symmetry of the goal's group, and the
+    corner holes."""
+
+    starts: np.ndarray  # int64 [jumps]
+    lands: np.ndarray  # int64 [jumps]
+    landing_images: np.ndarray  # uint64 [jumps, symmetries]
+    corners: np.ndarray  # uint64 [1]: the holes no jump passes over
+
+    @classmethod
+    def compiled(cls, tables: BoardTables, goal: Goal, overs: int) -> MoveGoal:
+        """The goal's moves on `tables` (the goal's group); `overs` the holes some jump passes
+        over."""
+        at = goal.order
+        return cls(np.array([trailing(int(tables.leave[j])) for j in at], dtype=np.int64),
+                   np.array([trailing(int(tables.free[j])) for j in at], dtype=np.int64),
+                   np.ascontiguousarray(tables.landing_images[at]),
+                   np.array([((1 << tables.holes) - 1) & ~overs], dtype=np.uint64))
+
+
+def trailing(bit: int) -> int:
+    """The hole (from 0) of a one-bit mask."""
+    return bit.bit_length() - 1
+
+
+def new_short_table(slots: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An empty table of states known short: signatures (0: free), last holes and moves proved
+    too few, `slots` of each (a power of two)."""
+    slots = max(slots, PROBES)
+    return (np.zeros(slots, dtype=np.uint64), np.zeros(slots, dtype=np.uint8),
+            np.zeros(slots, dtype=np.uint8))
+
+
+@numba.njit(cache=True, nogil=True)
+def _short(keys, holes, moves, key, hole, left):
+    """Whether the state (key, hole) is known to need more than `left` moves."""
+    mask = len(keys) - 1
+    slot = _home(keys, key)
+    for probe in range(PROBES):
+        at = (slot + probe) & mask
+        if keys[at] == key and holes[at] == hole:
+            return moves[at] >= left
+        if keys[at] == 0:
+            return False
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
+def _keep_short(keys, holes, moves, key, hole, left):
+    """Keep that the state (key, hole) needs more than `left` moves; where its slots are full, the
+    entry of the fewest moves goes (the cheapest to prove again), unless `left` is fewer still."""
+    mask = len(keys) - 1
+    slot = _home(keys, key)
+    cheapest, least = -1, left
+    for probe in range(PROBES):
+        at = (slot + probe) & mask
+        if keys[at] == key and holes[at] == hole:
+            moves[at] = max(moves[at], left)
+            return
+        if keys[at] == 0:
+            keys[at], holes[at], moves[at] = key, hole, left
+            return
+        if moves[at] < least:
+            cheapest, least = at, moves[at]
+    if cheapest >= 0:
+        keys[cheapest], holes[cheapest], moves[cheapest] = key, hole, left
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def needed(position, last, corners, mask):
+    """At least the moves still needed from `position` whose last moved peg stands on `last`
+    (a one-bit mask; 0 for none): its other pegs on corners, less one that may stay on a goal
+    hole."""
+    cornered = position & corners & ~last
+    return popcount(cornered) - (1 if cornered & mask else 0)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _state(images, d, landing_images, j):
+    """The key of depth d's state, reached by jump j (-1: the root): its signature, and its last
+    hole carried by the first symmetry that makes the signature."""
+    best, at = images[d, 0], 0
+    for g in range(1, images.shape[1]):
+        if images[d, g] < best:
+            best, at = images[d, g], g
+    if j < 0:
+        return best, NO_HOLE
+    return best, trailing_zeros(landing_images[j, at])
+
+
+@numba.njit(cache=True, nogil=True)
+def _enter(d, stack, goal, moves_goal):
+    """List depth d's legal jumps, those going on with the last moved peg first, then by how
+    little they spread the pegs; returns how many."""
+    need, flip, spread = goal.need, goal.flip, goal.spread
+    s = stack.walk
+    position, last = s.positions[d], stack.last[d]
+    jumps, scores = s.jumps, s.scores
+    n = 0
+    for word in range(len(need) // 64):
+        legal = legal_word(position, need, flip, word)
+        while legal:
+            j = 64 * word + trailing_zeros(legal)
+            legal &= legal - np.uint64(1)
+            score = spread[j] + (0 if moves_goal.starts[j] == last else NEW_MOVE)
+            at = n
+            while at > 0 and scores[at - 1] > score:
+                scores[at] = scores[at - 1]
+                jumps[d, at] = jumps[d, at - 1]
+                at -= 1
+            scores[at] = score
+            jumps[d, at] = j
+            n += 1
+    s.count[d] = n
+    s.next[d] = 0
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
+def begin(stack, goal, moves_goal, bound):
+    """Put the root (positions[0], no peg moved yet) on the stack for a search within `bound`
+    moves: WON (one peg on a goal hole already), LOST (nothing to search within the bound) or
+    RUNNING."""
+    s = stack.walk
+    root = s.positions[0]
+    stack.last[0], stack.moves[0], s.path[0] = -1, 0, -1
+    s.top[0] = -1
+    if not rooted(s, goal):
+        return LOST
+    if root & (root - np.uint64(1)) == 0:
+        return WON if root & goal.mask else LOST
+    if needed(root, np.uint64(0), moves_goal.corners[0], goal.mask) > bound or \
+            _enter(0, stack, goal, moves_goal) == 0:
+        return LOST
+    s.top[0] = 0
+    return RUNNING
+
+
+@numba.njit(cache=True, nogil=True)
+def walk(stack, goal, moves_goal, keys, holes, shorts, bound, budget):
+    """Go on with the search within `bound` moves for up to `budget` positions: WON (the stack is
+    a line within the bound), LOST (none is: the root is exhausted) or RUNNING. Every state whose
+    jumps were all tried is kept as needing more than the moves it had left."""
+    positions, images, weights, jumps, _, count, next_, path, top, counts, _ = stack.walk
+    moves, last = stack.moves, stack.last
+    flip, flip_images, changes, thresholds, mask = (goal.flip, goal.flip_images, goal.changes,
+                                                    goal.thresholds, goal.mask)
+    starts, lands, landing_images, corners = (moves_goal.starts, moves_goal.lands,
+                                              moves_goal.landing_images, moves_goal.corners[0])
+    symmetries, pagodas = images.shape[1], weights.shape[1]
+    while budget > 0:
+        d = top[0]
+        if d < 0:
+            return LOST
+        if next_[d] == count[d]:  # every jump tried: this state needs more than its moves left
+            key, hole = _state(images, d, landing_images, path[d])
+            _keep_short(keys, holes, shorts, key, hole, bound - moves[d])
+            top[0] = d - 1
+            if d == 0:
+                return LOST
+            continue
+        j = jumps[d, next_[d]]
+        next_[d] += 1
+        spent = moves[d] + (0 if starts[j] == last[d] else 1)
+        if spent > bound:
+            continue
+        child = positions[d] ^ flip[j]
+        if spent + needed(child, np.uint64(1) << np.uint64(lands[j]), corners, mask) > bound:
+            continue
+        c = d + 1
+        ruled_out = False
+        for k in range(pagodas):
+            weights[c, k] = weights[d, k] - changes[k, j]
+            if weights[c, k] < thresholds[k]:
+                ruled_out = True
+        if ruled_out:
+            continue
+        for image in range(symmetries):
+            images[c, image] = images[d, image] ^ flip_images[j, image]
+        key, hole = _state(images, c, landing_images, j)
+        if _short(keys, holes, shorts, key, hole, bound - spent):
+            continue
+        budget -= 1
+        counts[EXAMINED] += 1
+        positions[c], moves[c], last[c], path[c] = child, spent, lands[j], j
+        if child & (child - np.uint64(1)) == 0:
+            if child & mask:
+                top[0] = c
+                return WON
+            continue
+        if _enter(c, stack, goal, moves_goal) > 0:
+            top[0] = c
+    return RUNNING
+
+
+class Moves(NamedTuple):
+    """A move-bounded walk's stack: the depth-first walk's (kernel.depth_first.Stack, its `keys`
+    unused) with, at each depth, the moves spent reaching it and the hole of the peg that moved
+    last (-1: none)."""
+
+    walk: Stack
+    moves: np.ndarray
+    last: np.ndarray
+
+    @classmethod
+    def empty(cls, goal: Goal, holes: int) -> Moves:
+        """An empty stack deep enough for a board of `holes` holes."""
+        return cls(Stack.empty(goal, holes), _apart(holes + 1, np.int32), _apart(holes + 1, np.int32))

@@ -1,0 +1,117 @@
+"""Fewest moves by the solver, without the whole search: against the whole search's fewest moves
+(a survey by searches, every start and finishing hole), OEIS A127500 and the English centre game,
+and as the command line says it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pegsearch.answers.fewest_solver import fewest_moves
+from pegsearch.answers.solver import LOST_WORD, WON_WORD, Solver, goal_holes
+from pegsearch.answers.survey import survey
+from pegsearch.board.files import load_board
+from pegsearch.board.geometry import Jump
+from pegsearch.engines.local import LocalEngine
+from tests.answers.test_fewest_moves import assert_plays
+from tests.helpers import assert_one_line_error, pegsearch
+
+MEMORY = 1 << 26
+
+
+def assert_equal_to_the_searches(board_name: str, out: Path) -> int:
+    """Every start's fewest moves, to one peg anywhere and on each finishing hole, proved by the
+    solver, equal the survey by searches'; each line plays. Returns the fewest over all."""
+    board = load_board(board_name)
+    fewest = 99
+    for result in survey(board, out, LocalEngine, fewest_moves=True):
+        position = board.start_position((result.start,))
+        by_finish = dict(zip(result.finishes, result.moves or (), strict=True))
+        for finish in (None, *range(1, board.holes + 1)):
+            if not goal_holes(board, position, finish):
+                continue  # the classes rule it out: `solve` refuses it (tested below)
+            expected = result.fewest_moves if finish is None else by_finish.get(finish)
+            found = fewest_moves(board, position, finish, 120, Solver(MEMORY))
+            assert found.proved, (result.start, finish)
+            if expected is None:
+                assert found.outcome == LOST_WORD, (result.start, finish)
+                continue
+            assert (found.outcome, found.moves, found.at_least) == (WON_WORD, expected, expected), \
+                (result.start, finish)
+            assert_plays(board, result.start, found.line, finish, expected)
+            fewest = min(fewest, expected)
+    return fewest
+
+
+@pytest.mark.parametrize("side", [4, 5])
+def test_the_solvers_fewest_moves_equal_the_whole_searches(side: int, published: dict,
+                                                           tmp_path: Path) -> None:
+    fewest = assert_equal_to_the_searches(f"triangle-{side}", tmp_path)
+    assert fewest == published["triangle_shortest_solution_moves"]["by_side"][str(side)]
+
+
+@pytest.mark.slow  # about a minute on 2 cores
+def test_the_solvers_fewest_moves_equal_the_whole_searches_on_triangle_6(published: dict,
+                                                                         tmp_path: Path) -> None:
+    fewest = assert_equal_to_the_searches("triangle-6", tmp_path)
+    assert fewest == published["triangle_shortest_solution_moves"]["by_side"]["6"]
+
+
+@pytest.mark.slow  # 3-4 minutes on one core
+def test_the_solver_proves_the_english_centre_game_takes_18_moves() -> None:
+    """Bergholt's 18 moves (1912), shown minimal by Beasley (1964): no line of 17 exists."""
+    board = load_board("english-33")
+    found = fewest_moves(board, board.start_position((17,)), 17, 1200, Solver(1 << 30))
+    assert found.proved and found.moves == found.at_least == 18
+    assert_plays(board, 17, found.line, 17, 18)
+
+
+def test_solve_fewest_moves_of_a_board_says_proved_fewest() -> None:
+    result = pegsearch("solve", "triangle-5", "--start", "4", "--finish", "4", "--fewest-moves")
+    assert result.returncode == 0, result.stderr
+    assert "answered by the depth-first solver" in result.stderr
+    assert "13 jumps, 9 moves (the fewest), last peg on hole 4" in result.stdout
+
+
+def test_solve_fewest_moves_out_of_time_gives_the_best_line_and_the_bound() -> None:
+    """English's centre game is not proved in two seconds: the best line found, the bound proved,
+    and the note saying that they have not met."""
+    result = pegsearch("solve", "english-33", "--fewest-moves", "--finish", "17", "--seconds", "2",
+                       "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["solved"] and not document["fewest_moves"]
+    assert document["how"] == "time"
+    assert 8 <= document["moves_at_least"] <= 18 <= document["moves"]
+    assert "the fewest moves are not proved" in document["note"]
+    board = load_board("english-33")
+    jumps = tuple(Jump(step["from"], step["over"], step["to"]) for step in document["jumps"])
+    assert_plays(board, 17, jumps, 17, document["moves"])
+
+
+def test_solve_fewest_moves_of_a_run_without_them_is_answered_by_the_solver(tmp_path: Path) -> None:
+    out = tmp_path / "plain"
+    assert pegsearch("run", "triangle-5", "--out", str(out)).returncode == 0
+    result = pegsearch("solve", str(out), "--fewest-moves")
+    assert result.returncode == 0, result.stderr
+    assert f"({out} carries no fewest moves)" in result.stderr
+    assert "10 moves (the fewest)" in result.stdout
+
+
+@pytest.mark.parametrize("extra, fragment", [
+    (["--seconds", "0"], "not a time bound"),
+    (["--finish", "2"], "one peg can never end on hole 2 from this start"),
+])
+def test_bad_fewest_moves_questions_are_refused_in_one_line(extra: list[str], fragment: str) -> None:
+    assert_one_line_error(pegsearch("solve", "triangle-5", "--fewest-moves", *extra), fragment)
+
+
+def test_fewest_moves_on_a_board_past_64_holes_is_refused_in_one_line(tmp_path: Path) -> None:
+    rows = ["          ."] + [" " * (10 - row) + " ".join("o" * (row + 1)) for row in range(1, 11)]
+    toml = tmp_path / "triangle-11.toml"
+    toml.write_text('name = "triangle-11"\ngrid = "triangle"\nlayout = """\n' + "\n".join(rows)
+                    + '\n"""\n')
+    result = pegsearch("solve", str(toml), "--fewest-moves", "--depth-first")
+    assert_one_line_error(result, "the layout has 66 holes; at most 64 fit")
