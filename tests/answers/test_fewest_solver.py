@@ -4,17 +4,22 @@ and as the command line says it."""
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pegsearch.answers.fewest_solver import fewest_moves
-from pegsearch.answers.solver import LOST_WORD, WON_WORD, Solver, goal_holes
+from pegsearch.answers.solver import LOST_WORD, WON_WORD, Solver, compiled_goal, goal_holes, goal_tables
 from pegsearch.answers.survey import survey
 from pegsearch.board.files import load_board
-from pegsearch.board.geometry import Jump
+from pegsearch.board.geometry import Jump, legal_jumps
+from pegsearch.board.regions import corners, merson_regions, partitions
 from pegsearch.engines.local import LocalEngine
+from pegsearch.kernel.move_bound import MoveGoal, needed
 from tests.answers.test_fewest_moves import assert_plays
 from tests.helpers import assert_one_line_error, pegsearch
 
@@ -115,3 +120,67 @@ def test_fewest_moves_on_a_board_past_64_holes_is_refused_in_one_line(tmp_path: 
                     + '\n"""\n')
     result = pegsearch("solve", str(toml), "--fewest-moves", "--depth-first")
     assert_one_line_error(result, "the layout has 66 holes; at most 64 fit")
+
+
+SQUARE_4 = """name = "square-16"
+grid = "square"
+layout = \"\"\"
+o . o o
+o o o o
+o o o o
+o o o o
+\"\"\"
+"""
+
+
+@pytest.mark.parametrize("board_name, start", [("triangle-5", 4), ("triangle-5", 1), ("square-16", 2)])
+def test_the_lower_bound_never_passes_the_fewest_moves_left(board_name: str, start: int,
+                                                             tmp_path: Path) -> None:
+    """Every state (position, hole of the peg that moved last) reachable from the start, its
+    fewest moves to one peg worked out here by plain recursion, against the kernel's bound; and
+    the bound is exact for some of the winnable states (it does not stay 0)."""
+    if board_name == "square-16":  # a square grid's Merson regions are its 2x2 blocks
+        (tmp_path / "square-16.toml").write_text(SQUARE_4)
+        board_name = str(tmp_path / "square-16.toml")
+    board = load_board(board_name)
+    goal = tuple(range(1, board.holes + 1))
+    compiled = compiled_goal(board, goal, None, False)
+    moves_goal = MoveGoal.compiled(goal_tables(board, None), compiled, corners(board), partitions(board))
+    mask = np.uint64((1 << board.holes) - 1)
+
+    @functools.cache
+    def left(position: int, last: int) -> float:
+        if position.bit_count() == 1:
+            return 0
+        return min((left(child, jump.to) + (jump.start != last)
+                    for jump, child in legal_jumps(board, position)), default=math.inf)
+
+    tight = winnable = 0
+    stack, seen = [(board.start_position((start,)), 0)], set()
+    while stack:
+        position, last = stack.pop()
+        if (position, last) in seen:
+            continue
+        seen.add((position, last))
+        bound = int(needed(np.uint64(position), np.uint64(1 << (last - 1) if last else 0),
+                           moves_goal, mask))
+        exact = left(position, last)
+        assert bound <= exact, (position, last)
+        winnable += exact < math.inf
+        tight += bound == exact
+        stack.extend((child, jump.to) for jump, child in legal_jumps(board, position))
+    assert tight > winnable // 100 > 0
+
+
+def test_merson_regions_hold_their_property_and_no_corner() -> None:
+    """A jump over a region's hole from outside lands inside it, on every board shipped."""
+    for name in ("triangle-9", "english-33", "wiegleb-45", "hexagon-37"):
+        board = load_board(name)
+        cornered = corners(board)
+        for region in merson_regions(board):
+            assert not any(cornered >> (hole - 1) & 1 for hole in region)
+            for jump in board.jumps:
+                if jump.over in region and jump.start not in region:
+                    assert jump.to in region, (name, sorted(region), jump)
+        for regions in partitions(board):
+            assert sum(bin(mask).count("1") for mask in regions) == bin(sum(regions)).count("1")

@@ -35,6 +35,7 @@ from pegsearch.answers.solver import (
     luby,
 )
 from pegsearch.board.geometry import Board, Jump, legal_jumps
+from pegsearch.board.regions import corners, partitions
 from pegsearch.interrupts import check
 from pegsearch.kernel.depth_first import EXAMINED, LOST, RUNNING, WON
 from pegsearch.kernel.jump_order import restart_spread
@@ -92,14 +93,13 @@ def fewest_moves(board: Board, position: int, finish: int | None, seconds: float
         return FewestFound(LOST_WORD, (), None, 0, True, first.how, first.examined, _since(began))
     tables = goal_tables(board, finish)
     goal = compiled_goal(board, holes, finish, True)
-    overs = sum(1 << (hole - 1) for hole in {jump.over for jump in board.jumps})
-    moves_goal = MoveGoal.compiled(tables, goal, overs)
+    moves_goal = MoveGoal.compiled(tables, goal, corners(board), partitions(board))
     # Half the slots of a goal of the solver: a slot here is a signature, a hole and a move count,
     # 10 bytes against 8, so the table stays within the goal's memory.
     short = new_short_table(solver.slots // 2)
     best = first.line if first.won else ()
     most = _moves(best) - 1 if best else position.bit_count()
-    least = max(1, int(needed(np.uint64(position), np.uint64(0), moves_goal.corners[0], goal.mask)))
+    least = max(1, int(needed(np.uint64(position), np.uint64(0), moves_goal, goal.mask)))
     stacks = Moves.empty(goal, board.holes), Moves.empty(goal, board.holes)
     below = _Bounded(stacks[0], (goal, moves_goal), position, least)
     above = _Bounded(stacks[1], (goal, moves_goal), position, most)

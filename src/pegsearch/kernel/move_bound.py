@@ -8,7 +8,8 @@ reaches the goal within is the fewest, proved by the B before it, each searched 
 
 - The lower bound: a peg on a corner (a hole no jump passes over) leaves it only by moving, one
   move each, unless it is the peg that moved last (its move may go on) or it stays to the end on
-  a goal hole (one such peg).
+  a goal hole (one such peg); and a full Merson region needs a move to begin inside it, one each
+  for disjoint regions, unless the peg that moved last is in it (board.regions).
 - The table of states known short: a state is a position and the hole of the peg that moved last
   (the same position with another last peg may need a move more), kept by its signature under
   the goal's group with that hole carried by the symmetry that makes it, with the most moves
@@ -60,16 +61,21 @@ class MoveGoal(NamedTuple):
     lands: np.ndarray  # int64 [jumps]
     landing_images: np.ndarray  # uint64 [jumps, symmetries]
     corners: np.ndarray  # uint64 [1]: the holes no jump passes over
+    regions: np.ndarray  # uint64 [partitions, most]: disjoint Merson regions (board.regions), 0 after
 
     @classmethod
-    def compiled(cls, tables: BoardTables, goal: Goal, overs: int) -> MoveGoal:
-        """The goal's moves on `tables` (the goal's group); `overs` the holes some jump passes
-        over."""
+    def compiled(cls, tables: BoardTables, goal: Goal, corners: int,
+                 partitions: tuple[tuple[int, ...], ...]) -> MoveGoal:
+        """The goal's moves on `tables` (the goal's group), with the board's corners and its
+        partitions into Merson regions (bit masks)."""
         at = goal.order
+        regions = np.zeros((len(partitions), max(map(len, partitions), default=0) + 1), dtype=np.uint64)
+        for row, regions_of in enumerate(partitions):
+            regions[row, :len(regions_of)] = regions_of
         return cls(np.array([trailing(int(tables.leave[j])) for j in at], dtype=np.int64),
                    np.array([trailing(int(tables.free[j])) for j in at], dtype=np.int64),
                    np.ascontiguousarray(tables.landing_images[at]),
-                   np.array([((1 << tables.holes) - 1) & ~overs], dtype=np.uint64))
+                   np.array([corners], dtype=np.uint64), regions)
 
 
 def trailing(bit: int) -> int:
@@ -121,12 +127,23 @@ def _keep_short(keys, holes, moves, key, hole, left):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def needed(position, last, corners, mask):
+def needed(position, last, moves_goal, mask):
     """At least the moves still needed from `position` whose last moved peg stands on `last`
     (a one-bit mask; 0 for none): its other pegs on corners, less one that may stay on a goal
-    hole."""
-    cornered = position & corners & ~last
-    return popcount(cornered) - (1 if cornered & mask else 0)
+    hole, and its full Merson regions without `last`, the most of any partition."""
+    cornered = position & moves_goal.corners[0] & ~last
+    regions = moves_goal.regions
+    most = 0
+    for row in range(regions.shape[0]):
+        full = 0
+        for k in range(regions.shape[1]):
+            region = regions[row, k]
+            if region == 0:
+                break
+            if position & region == region and not region & last:
+                full += 1
+        most = max(most, full)
+    return popcount(cornered) - (1 if cornered & mask else 0) + most
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -183,7 +200,7 @@ def begin(stack, goal, moves_goal, bound):
         return LOST
     if root & (root - np.uint64(1)) == 0:
         return WON if root & goal.mask else LOST
-    if needed(root, np.uint64(0), moves_goal.corners[0], goal.mask) > bound or \
+    if needed(root, np.uint64(0), moves_goal, goal.mask) > bound or \
             _enter(0, stack, goal, moves_goal) == 0:
         return LOST
     s.top[0] = 0
@@ -199,8 +216,7 @@ def walk(stack, goal, moves_goal, keys, holes, shorts, bound, budget):
     moves, last = stack.moves, stack.last
     flip, flip_images, changes, thresholds, mask = (goal.flip, goal.flip_images, goal.changes,
                                                     goal.thresholds, goal.mask)
-    starts, lands, landing_images, corners = (moves_goal.starts, moves_goal.lands,
-                                              moves_goal.landing_images, moves_goal.corners[0])
+    starts, lands, landing_images = moves_goal.starts, moves_goal.lands, moves_goal.landing_images
     symmetries, pagodas = images.shape[1], weights.shape[1]
     while budget > 0:
         d = top[0]
@@ -219,7 +235,7 @@ def walk(stack, goal, moves_goal, keys, holes, shorts, bound, budget):
         if spent > bound:
             continue
         child = positions[d] ^ flip[j]
-        if spent + needed(child, np.uint64(1) << np.uint64(lands[j]), corners, mask) > bound:
+        if spent + needed(child, np.uint64(1) << np.uint64(lands[j]), moves_goal, mask) > bound:
             continue
         c = d + 1
         ruled_out = False
