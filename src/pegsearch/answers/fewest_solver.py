@@ -37,7 +37,7 @@ from pegsearch.answers.solver import (
 from pegsearch.board.geometry import Board, Jump, legal_jumps
 from pegsearch.board.regions import corners, partitions
 from pegsearch.interrupts import check
-from pegsearch.kernel.depth_first import EXAMINED, LOST, RUNNING, WON
+from pegsearch.kernel.depth_first import EXAMINED, LOST, RUNNING, WON, Goal
 from pegsearch.kernel.jump_order import restart_spread
 from pegsearch.kernel.move_bound import MoveGoal, Moves, begin, needed, new_short_table, walk
 
@@ -66,17 +66,22 @@ class FewestFound:
 
 
 class _Bounded:
-    """One search of the move-bounded walk at a bound, resumable."""
+    """One search of the move-bounded walk at a bound, resumable, on `stack` (begun afresh)."""
 
-    def __init__(self, stack: Moves, goal: tuple, position: int, bound: int) -> None:
+    def __init__(self, stack: Moves, goal: tuple[Goal, MoveGoal], position: int, bound: int) -> None:
         self.stack, self.goal, self.bound = stack, goal, bound
+        self.began = self.examined
         stack.walk.positions[0] = np.uint64(position)
-        self.ended = begin(stack, goal[0], goal[1], np.int64(bound))
+        self.ended = begin(stack, *goal, np.int64(bound))
+
+    @property
+    def examined(self) -> int:
+        """The positions its stack has examined, this search's and those before it."""
+        return int(self.stack.walk.counts[EXAMINED])
 
     def go(self, short: tuple[np.ndarray, ...]) -> int:
         if self.ended == RUNNING:
-            self.ended = walk(self.stack, self.goal[0], self.goal[1], *short,
-                              np.int64(self.bound), np.int64(TURN))
+            self.ended = walk(self.stack, *self.goal, *short, np.int64(self.bound), np.int64(TURN))
         return self.ended
 
 
@@ -100,17 +105,16 @@ def fewest_moves(board: Board, position: int, finish: int | None, seconds: float
     best = first.line if first.won else ()
     most = _moves(best) - 1 if best else position.bit_count()
     least = max(1, int(needed(np.uint64(position), np.uint64(0), moves_goal, goal.mask)))
-    stacks = Moves.empty(goal, board.holes), Moves.empty(goal, board.holes)
-    below = _Bounded(stacks[0], (goal, moves_goal), position, least)
-    above = _Bounded(stacks[1], (goal, moves_goal), position, most)
+    below = _Bounded(Moves.empty(goal, board.holes), (goal, moves_goal), position, least)
+    above = _Bounded(Moves.empty(goal, board.holes), (goal, moves_goal), position, most)
     examined = first.examined
     runs, noise = 1, np.random.default_rng(position)  # the first run: in the first order
     while least <= most and time.perf_counter() < deadline:
         check()
         for search in (below, above):
-            counted = int(search.stack.walk.counts[EXAMINED])
+            counted = search.examined
             ended = search.go(short)
-            examined += int(search.stack.walk.counts[EXAMINED]) - counted
+            examined += search.examined - counted
             if ended == WON:
                 best = _played(board, position, holes,
                                tuple(board.jumps[j] for j in search.stack.walk.line(goal.order)))
@@ -120,10 +124,10 @@ def fewest_moves(board: Board, position: int, finish: int | None, seconds: float
         if below.ended != RUNNING or below.bound != least:
             below = _Bounded(below.stack, below.goal, position, least)
         if above.ended != RUNNING or above.bound != most or \
-                above.stack.walk.counts[EXAMINED] >= luby(runs) * RESTART_UNIT:
+                above.examined - above.began >= luby(runs) * RESTART_UNIT:
             runs += 1
             noisy = goal._replace(spread=restart_spread(goal.spread, noise, runs % 2 == 1))
-            above = _Bounded(Moves.empty(goal, board.holes), (noisy, moves_goal), position, most)
+            above = _Bounded(above.stack, (noisy, moves_goal), position, most)
     proved = least > most
     if not best:
         outcome, how = (LOST_WORD, "search") if proved else (UNDECIDED, "time")
