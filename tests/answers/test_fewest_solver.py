@@ -1,6 +1,7 @@
 """Fewest moves by the solver, without the whole search: against the whole search's fewest moves
-(a survey by searches, every start and finishing hole), OEIS A127500 and the English centre game,
-and as the command line says it."""
+(a survey by searches, every start and finishing hole) and OEIS A127500, its lower bound against
+the fewest moves left worked out here, and as the command line says it. (English and skippy-xl,
+every start: bench/fewest_moves_agreement.py, minutes a start.)"""
 
 from __future__ import annotations
 
@@ -62,17 +63,6 @@ def test_the_solvers_fewest_moves_equal_the_whole_searches_on_triangle_6(publish
                                                                          tmp_path: Path) -> None:
     fewest = assert_equal_to_the_searches("triangle-6", tmp_path)
     assert fewest == published["triangle_shortest_solution_moves"]["by_side"]["6"]
-
-
-@pytest.mark.slow  # 3-4 minutes on one core
-def test_the_solver_proves_the_english_centre_game_takes_18_moves() -> None:
-    """Bergholt's 18 moves (1912), shown minimal by Beasley (1964): no line of 17 exists. With
-    the command line's memory (4 GiB): with a quarter, the states known short were forgotten and
-    proved again, 2.5 times the positions."""
-    board = load_board("english-33")
-    found = fewest_moves(board, board.start_position((17,)), 17, 1200, Solver(1 << 32, goals=2))
-    assert found.proved and found.moves == found.at_least == 18
-    assert_plays(board, 17, found.line, 17, 18)
 
 
 def test_solve_fewest_moves_of_a_board_says_proved_fewest() -> None:
