@@ -75,17 +75,12 @@ def solution_by_solver(board: Board, start: tuple[int, ...], finish: int | None,
                        solver: Solver) -> Solution:
     """`documents.solution_document`'s answer for a board's start, found by the solver: one
     solution, or why there is none (proved) or none yet (undecided)."""
-    if finish is not None:
-        board.hole_of(finish, "finish")
-    position = board.start_position(start)
-    _check_goal(board, position, finish)
+    position = _start_checked(board, start, finish)
     answer = solver.answer(board, position, finish, seconds)
-    positions = [position]
-    for jump in answer.line:
-        positions.append(dict(legal_jumps(board, positions[-1]))[jump])
+    positions = _positions(board, position, answer.line)
     goal = "one peg" if finish is None else f"one peg on hole {finish}"
     note = "" if answer.won else f"{goal} from this start: {why(answer)}"
-    return Solution(answer.won, note, finish, False, steps(answer.line), tuple(positions), board,
+    return Solution(answer.won, note, finish, False, steps(answer.line), positions, board,
                     Found(tuple(start), answer.outcome, answer.how, answer.examined, answer.seconds))
 
 
@@ -93,14 +88,9 @@ def fewest_by_solver(board: Board, start: tuple[int, ...], finish: int | None, s
                      solver: Solver) -> Solution:
     """The line with the fewest moves from a board's start, by the solver (answers.fewest_solver):
     proved fewest, or the best found within `seconds` with the bound not closed, said in its note."""
-    if finish is not None:
-        board.hole_of(finish, "finish")
-    position = board.start_position(start)
-    _check_goal(board, position, finish)
+    position = _start_checked(board, start, finish)
     found = fewest_moves(board, position, finish, seconds, solver)
-    positions = [position]
-    for jump in found.line:
-        positions.append(dict(legal_jumps(board, positions[-1]))[jump])
+    positions = _positions(board, position, found.line)
     goal = "one peg" if finish is None else f"one peg on hole {finish}"
     if found.outcome == LOST_WORD:
         note = f"{goal} from this start: {why(Answer(LOST_WORD, position, finish, how=found.how))}"
@@ -113,9 +103,26 @@ def fewest_by_solver(board: Board, start: tuple[int, ...], finish: int | None, s
     else:
         note = ""
     return Solution(bool(found.line), note, finish, found.proved and bool(found.line),
-                    steps(found.line), tuple(positions), board,
+                    steps(found.line), positions, board,
                     Found(tuple(start), found.outcome, found.how, found.examined, found.seconds,
                           found.at_least))
+
+
+def _start_checked(board: Board, start: tuple[int, ...], finish: int | None) -> int:
+    """The start's position, its finishing hole checked: on the board, and in its class."""
+    if finish is not None:
+        board.hole_of(finish, "finish")
+    position = board.start_position(start)
+    _check_goal(board, position, finish)
+    return position
+
+
+def _positions(board: Board, position: int, line: tuple[Jump, ...]) -> tuple[int, ...]:
+    """The position before a line's first jump and after each."""
+    positions = [position]
+    for jump in line:
+        positions.append(dict(legal_jumps(board, positions[-1]))[jump])
+    return tuple(positions)
 
 
 def hint_by_solver(board: Board, position: int, finish: int | None, seconds: float,

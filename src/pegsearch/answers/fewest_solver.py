@@ -28,13 +28,15 @@ from pegsearch.answers.solver import (
     RESTART_UNIT,
     UNDECIDED,
     WON_WORD,
+    Answer,
     Solver,
     compiled_goal,
     goal_holes,
     goal_tables,
     luby,
+    replayed,
 )
-from pegsearch.board.geometry import Board, Jump, legal_jumps
+from pegsearch.board.geometry import Board, Jump
 from pegsearch.board.regions import corners, partitions
 from pegsearch.interrupts import check
 from pegsearch.kernel.depth_first import EXAMINED, LOST, RUNNING, WON, Goal
@@ -116,8 +118,8 @@ def fewest_moves(board: Board, position: int, finish: int | None, seconds: float
             ended = search.go(short)
             examined += search.examined - counted
             if ended == WON:
-                best = _played(board, position, holes,
-                               tuple(board.jumps[j] for j in search.stack.walk.line(goal.order)))
+                line = tuple(board.jumps[j] for j in search.stack.walk.line(goal.order))
+                best = replayed(board, Answer(WON_WORD, position, finish, line)).line
                 most = _moves(best) - 1
             elif ended == LOST:
                 least = max(least, search.bound + 1)
@@ -138,20 +140,6 @@ def fewest_moves(board: Board, position: int, finish: int | None, seconds: float
 
 def _moves(line: tuple[Jump, ...]) -> int:
     return move_numbers(line)[-1] if line else 0
-
-
-def _played(board: Board, position: int, holes: tuple[int, ...],
-            line: tuple[Jump, ...]) -> tuple[Jump, ...]:
-    """`line`, after it is played from `position`, every jump legal, to one peg on one of `holes`.
-    A line that fails is a bug, never an answer."""
-    for jump in line:
-        legal = dict(legal_jumps(board, position))
-        if jump not in legal:
-            raise AssertionError(f"the fewest-moves line from {position} plays {jump}, not legal")
-        position = legal[jump]
-    if position.bit_count() != 1 or position.bit_length() not in holes:
-        raise AssertionError("the fewest-moves line does not end with one peg on the goal")
-    return line
 
 
 def _since(began: float) -> float:

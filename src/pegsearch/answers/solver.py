@@ -209,7 +209,7 @@ class Solver:
                 enough is not None and enough.is_set() and time.perf_counter() >= began + least):
             if ended == WON:
                 line = tuple(board.jumps[j] for j in search.line())
-                hole = _replayed(board, Answer(WON_WORD, position, None, line)).last
+                hole = replayed(board, Answer(WON_WORD, position, None, line)).last
                 for perm in fixing:  # the line's images under the symmetries keeping the position
                     image = perm[hole - 1] + 1
                     lines.setdefault(image, tuple(image_of_jump(perm, jump) for jump in line))
@@ -239,7 +239,7 @@ class Solver:
         seconds = sum(answer.seconds for answer in answers)
         answer = answers[0]
         if not answer.decided and answers[1].decided:  # the reverse line, played backwards
-            answer = _replayed(board, Answer(answers[1].outcome, position, finish,
+            answer = replayed(board, Answer(answers[1].outcome, position, finish,
                                              tuple(reversed(answers[1].line)), answers[1].how))
         return Answer(answer.outcome, position, finish, answer.line, answer.how, examined, seconds)
 
@@ -252,7 +252,7 @@ class Solver:
             return Answer(LOST_WORD, position, finish, how="search" if examined else "pagoda",
                           examined=examined, seconds=seconds)
         line = tuple(board.jumps[j] for j in search.line())
-        return _replayed(board, Answer(WON_WORD, position, finish, line, examined=examined,
+        return replayed(board, Answer(WON_WORD, position, finish, line, examined=examined,
                                        seconds=seconds))
 
     def _kept(self, board: Board, finish: int | None) -> Tables:
@@ -467,7 +467,7 @@ def _compiled(board: Board, tables: BoardTables, goal: tuple[int, ...], scores: 
     return Goal.compiled(tables, mask, list(range(len(board.jumps))), found, scores)
 
 
-def _replayed(board: Board, answer: Answer) -> Answer:
+def replayed(board: Board, answer: Answer) -> Answer:
     """`answer`, after its line is played from its position: every jump legal, one peg left on a
     goal hole. A line that fails is a bug, never an answer."""
     position = answer.position

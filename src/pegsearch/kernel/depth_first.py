@@ -238,6 +238,18 @@ def start(stack, goal, mask, won, dead, endgame, shift, few):
     return ended
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def weighed(weights, changes, thresholds, d, j):
+    """Weigh the child jump j makes from depth d (at d + 1) by every pagoda function: its
+    parent's weight less the jump's change. False when one rules the goal out."""
+    kept = True
+    for k in range(weights.shape[1]):
+        weights[d + 1, k] = weights[d, k] - changes[k, j]
+        if weights[d + 1, k] < thresholds[k]:
+            kept = False
+    return kept
+
+
 @numba.njit(cache=True, nogil=True)
 def walk(stack, goal, mask, won, any_won, dead, endgame, shift, few, budget):
     """Go on with the search for up to `budget` positions: WON (the stack is the line, kept in
@@ -249,7 +261,6 @@ def walk(stack, goal, mask, won, any_won, dead, endgame, shift, few, budget):
     positions, images, weights, jumps, keys, count, next_, path, top, counts, _ = stack
     flip, flip_images, changes, thresholds = goal.flip, goal.flip_images, goal.changes, goal.thresholds
     symmetries = images.shape[1]
-    pagodas = weights.shape[1]
     ends = np.uint64(len(endgame) - 1)
     while budget > 0:
         d = top[0]
@@ -265,12 +276,7 @@ def walk(stack, goal, mask, won, any_won, dead, endgame, shift, few, budget):
         j, least = jumps[d, next_[d]], keys[d, next_[d]]
         next_[d] += 1
         c = d + 1
-        ruled_out = False
-        for k in range(pagodas):
-            weights[c, k] = weights[d, k] - changes[k, j]
-            if weights[c, k] < thresholds[k]:
-                ruled_out = True
-        if ruled_out:
+        if not weighed(weights, changes, thresholds, d, j):
             continue
         if popcount(positions[d]) <= few + 1:  # the endgame says, exactly: no dead table to ask
             if not member(endgame, shift, ends, least):

@@ -42,6 +42,7 @@ from pegsearch.kernel.depth_first import (
     _apart,
     _home,
     rooted,
+    weighed,
 )
 from pegsearch.kernel.expand import legal_word
 from pegsearch.kernel.ranks import popcount
@@ -217,7 +218,7 @@ def walk(stack, goal, moves_goal, keys, holes, shorts, bound, budget):
     flip, flip_images, changes, thresholds, mask = (goal.flip, goal.flip_images, goal.changes,
                                                     goal.thresholds, goal.mask)
     starts, lands, landing_images = moves_goal.starts, moves_goal.lands, moves_goal.landing_images
-    symmetries, pagodas = images.shape[1], weights.shape[1]
+    symmetries = images.shape[1]
     while budget > 0:
         d = top[0]
         if d < 0:
@@ -238,12 +239,7 @@ def walk(stack, goal, moves_goal, keys, holes, shorts, bound, budget):
         if spent + needed(child, np.uint64(1) << np.uint64(lands[j]), moves_goal, mask) > bound:
             continue
         c = d + 1
-        ruled_out = False
-        for k in range(pagodas):
-            weights[c, k] = weights[d, k] - changes[k, j]
-            if weights[c, k] < thresholds[k]:
-                ruled_out = True
-        if ruled_out:
+        if not weighed(weights, changes, thresholds, d, j):
             continue
         for image in range(symmetries):
             images[c, image] = images[d, image] ^ flip_images[j, image]
