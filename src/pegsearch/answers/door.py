@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass
 
 from pegsearch.answers import SURVEY_WHOLE
-from pegsearch.answers.by_solver import fewest_by_solver, hint_by_solver, solution_by_solver
+from pegsearch.answers.by_solver import WORKERS, fewest_by_solver, hint_by_solver, solution_by_solver
 from pegsearch.answers.documents import require_complete, solution_document
 from pegsearch.answers.hint import hint
 from pegsearch.answers.shapes import Hint, Solution
@@ -82,6 +82,14 @@ def board_solver(board: Board, memory: str | int | None = None) -> Solver:
     """A solver for hints and surveys of one board: the tables of one peg anywhere and on each
     hole kept, in `memory` (default the local engine's)."""
     return Solver(memory, goals=board.holes + 1)
+
+
+def survey_solver(memory: str | int | None = None) -> Solver:
+    """A solver for a survey by the solver: the tables of the goals its pairs search at once
+    (WORKERS pairs, each both ways, and the next pairs' as those end), each as large as `memory`
+    allows: a pair searched for minutes examines hundreds of millions of positions, and a table
+    a 42nd of the memory (one for each goal of the board, as hints keep) forgot most of them."""
+    return Solver(memory, goals=3 * WORKERS)
 
 
 def solution_solver(memory: str | int | None = None) -> Solver:

@@ -32,7 +32,7 @@ import numpy as np
 from pegsearch.board.classes import class_of, invariants
 from pegsearch.board.geometry import Board, Jump, legal_jumps
 from pegsearch.board.numbers import shown
-from pegsearch.board.pagoda import pagoda_against, pagodas
+from pegsearch.board.pagoda import Pagoda, pagoda_against, pagodas, pagodas_of_play
 from pegsearch.board.symmetry import image_of_jump
 from pegsearch.errors import InputError
 from pegsearch.interrupts import check
@@ -50,6 +50,10 @@ STEP = 1 << 14
 LANES = (0, 1)
 # The first turn, in seconds, of each side of a question searched both ways.
 FIRST_TURN = 0.02
+# The seconds a question is searched before the pagoda functions fitted to its play are made
+# (`Solver._turn_about`): most questions are decided sooner, and the fitting takes some seconds on a
+# board of 40 holes.
+UNFITTED = 10.0
 # A won table's share of a goal's memory: it holds lines of play, not every position tried; and
 # at most WON_MOST slots (2 MiB), since every child a search makes is looked up in it once it
 # holds a line: a 64 MiB one, out of the cache, took a fifth of triangle-9's search speed.
@@ -173,19 +177,29 @@ class Solver:
         for a survey's pair or a solve; a hint's many questions skip it), then searched for at
         most `seconds` (undecided at once when `stop` is set); `dual`: a single vacancy to a single
         hole is searched both ways (module notes)."""
+        began = time.perf_counter()
         goal = goal_holes(board, position, finish)
         if goal and pagoda_against(board, position, goal):  # one program, before any search
             return Answer(LOST_WORD, position, finish, how="pagoda")
         vacancy = ((1 << board.holes) - 1) ^ position
-        if dual and finish is not None and vacancy.bit_count() == 1 and vacancy != 1 << (finish - 1) \
-                and goal_holes(board, position, finish):
-            return self._both_ways(board, position, finish, vacancy.bit_length(),
-                                   time.perf_counter() + seconds, stop)
-        return self.ask(board, position, finish).go(seconds, stop=stop)
+        if not (dual and finish is not None and vacancy.bit_count() == 1
+                and vacancy != 1 << (finish - 1) and goal):
+            return self._turn_about(board, [(position, finish)], began + seconds, stop)[0]
+        reverse = ((1 << board.holes) - 1) ^ (1 << (finish - 1))
+        answers = self._turn_about(board, [(position, finish), (reverse, vacancy.bit_length())],
+                                   began + seconds, stop)
+        answer = answers[0]
+        if not answer.decided and answers[1].decided:  # the reverse line, played backwards
+            answer = replayed(board, Answer(answers[1].outcome, position, finish,
+                                             tuple(reversed(answers[1].line)), answers[1].how))
+        return Answer(answer.outcome, position, finish, answer.line, answer.how,
+                      sum(side.examined for side in answers), sum(side.seconds for side in answers))
 
-    def ask(self, board: Board, position: int, finish: int | None) -> Question:
-        """A question to search for a while, and again later where it left off (`Question.go`)."""
-        return Question(self, board, position, finish)
+    def ask(self, board: Board, position: int, finish: int | None,
+            fitted: tuple[Pagoda, ...] = ()) -> Question:
+        """A question to search for a while, and again later where it left off (`Question.go`),
+        with pagoda functions `fitted` to it (see `fitted_pagodas`) beside its goal's."""
+        return Question(self, board, position, finish, fitted)
 
     def finishes(self, board: Board, position: int, holes: tuple[int, ...], seconds: float,
                  enough: threading.Event | None = None, least: float = 0.0,
@@ -221,27 +235,31 @@ class Solver:
         open_ = () if ended == LOST else tuple(h for h in goal if h not in lines)
         return dict(sorted(lines.items())), open_
 
-    def _both_ways(self, board: Board, position: int, finish: int, start: int,
-                   deadline: float, stop: threading.Event | None = None) -> Answer:
-        """A single vacancy `start` to one peg on `finish`, searched with its reverse (from a
-        vacancy at `finish` to one peg on `start`) turn about, each turn twice as long."""
-        reverse = ((1 << board.holes) - 1) ^ (1 << (finish - 1))
-        sides = [Question(self, board, position, finish), Question(self, board, reverse, start)]
+    def _turn_about(self, board: Board, sides: list[tuple[int, int | None]], deadline: float,
+                  stop: threading.Event | None = None) -> list[Answer]:
+        """Questions (position, finish) searched turn about, each turn twice as long, until one
+        is decided or `deadline` passes; an answer each. Those still open after UNFITTED seconds
+        are asked again with the pagoda functions fitted to their play (`fitted_pagodas`, some
+        seconds of linear programs, counted in the bound): the fresh searches begin on the same
+        tables, with what the first proved dead."""
+        began = time.perf_counter()
+        asked = [self.ask(board, position, finish) for position, finish in sides]
+        before = [Answer(UNDECIDED, position, finish) for position, finish in sides]
         slice_ = FIRST_TURN
         while True:
-            answers = [side.go(min(slice_, max(0.0, deadline - time.perf_counter())), stop=stop)
-                       for side in sides]
+            answers = [question.go(min(slice_, max(0.0, deadline - time.perf_counter())), stop=stop)
+                       for question in asked]
             if any(answer.decided for answer in answers) or time.perf_counter() >= deadline \
                     or stopped(stop):
                 break
+            if not any(question.fitted for question in asked) and _since(began) >= UNFITTED:
+                before = answers
+                asked = [self.ask(board, position, finish, fitted_pagodas(
+                    board, position, goal_holes(board, position, finish))) for position, finish in sides]
             slice_ *= 2
-        examined = sum(answer.examined for answer in answers)
-        seconds = sum(answer.seconds for answer in answers)
-        answer = answers[0]
-        if not answer.decided and answers[1].decided:  # the reverse line, played backwards
-            answer = replayed(board, Answer(answers[1].outcome, position, finish,
-                                             tuple(reversed(answers[1].line)), answers[1].how))
-        return Answer(answer.outcome, position, finish, answer.line, answer.how, examined, seconds)
+        return [Answer(answer.outcome, answer.position, answer.finish, answer.line, answer.how,
+                       answer.examined + earlier.examined, answer.seconds + earlier.seconds)
+                for answer, earlier in zip(answers, before, strict=True)]
 
     def _answer(self, board: Board, search: Search, ended: int, position: int, finish: int | None,
                 seconds: float) -> Answer:
@@ -299,15 +317,19 @@ class Question:
     """One question being searched: `go` searches on for a while and says where it stands, so a
     hint can share its time among several, each resumed where it stopped."""
 
-    def __init__(self, solver: Solver, board: Board, position: int, finish: int | None) -> None:
+    def __init__(self, solver: Solver, board: Board, position: int, finish: int | None,
+                 fitted: tuple[Pagoda, ...] = ()) -> None:
         self.solver, self.board, self.position, self.finish = solver, board, position, finish
+        self.fitted = fitted
         self.seconds = 0.0
         goal = goal_holes(board, position, finish)
         # Two searches on the same tables, turn about: jumps that draw the pegs in first, and
         # jumps that strand no peg first. Each order has positions the other is slow on (by
-        # millions of positions); what either proves dead, the other skips.
+        # millions of positions); what either proves dead, the other skips. Every pagoda function
+        # holds for the goal whatever the position, so searches with other functions (another
+        # question's fitted ones) share its tables soundly.
         self.kept = solver._kept(board, finish)
-        self.searches = [Search(compiled_goal(board, goal, finish, drawn_in), self.kept.dead,
+        self.searches = [Search(compiled_goal(board, goal, finish, drawn_in, fitted), self.kept.dead,
                                 self.kept.won, board.holes, any_won=self.kept.any_won)
                          for drawn_in in (True, False)] if goal else []
         self._with_endgame()
@@ -451,19 +473,30 @@ def goal_tables(board: Board, finish: int | None) -> BoardTables:
     return BoardTables.for_board(board, group)
 
 
+def fitted_pagodas(board: Board, position: int, goal: tuple[int, ...]) -> tuple[Pagoda, ...]:
+    """The pagoda functions fitted to a question's first levels of play (board.pagoda.
+    pagodas_of_play), for a question asked once and searched long (a survey's pair, a solve): some
+    seconds of linear programs. A hint's many questions, each searched for a fraction of a second,
+    go without."""
+    return pagodas_of_play(board, position, goal) if goal else ()
+
+
 @cache
-def compiled_goal(board: Board, goal: tuple[int, ...], finish: int | None, drawn_in: bool) -> Goal:
-    """The kernel's form of a goal: tables under the group that keeps it, its pagoda functions,
-    and its jumps scored by how they spread the pegs (`drawn_in`) or not at all."""
+def compiled_goal(board: Board, goal: tuple[int, ...], finish: int | None, drawn_in: bool,
+                  fitted: tuple[Pagoda, ...] = ()) -> Goal:
+    """The kernel's form of a goal: tables under the group that keeps it, its pagoda functions
+    and those `fitted` to a question, and its jumps scored by how they spread the pegs
+    (`drawn_in`) or not at all."""
     scores = spread(board, finish) if drawn_in else [0] * len(board.jumps)
-    return _compiled(board, goal_tables(board, finish), goal, scores)
+    return _compiled(board, goal_tables(board, finish), goal, scores, fitted)
 
 
-def _compiled(board: Board, tables: BoardTables, goal: tuple[int, ...], scores: list[int]) -> Goal:
+def _compiled(board: Board, tables: BoardTables, goal: tuple[int, ...], scores: list[int],
+              fitted: tuple[Pagoda, ...] = ()) -> Goal:
     """The goal `goal` (its holes) for the walk on `tables`, with the goal's pagoda functions and
-    each jump's score."""
+    those `fitted` to a question, and each jump's score."""
     mask = sum(1 << (hole - 1) for hole in goal)
-    found = [(pagoda.weights, pagoda.threshold) for pagoda in pagodas(board, goal)]
+    found = [(pagoda.weights, pagoda.threshold) for pagoda in pagodas(board, goal) + fitted]
     return Goal.compiled(tables, mask, list(range(len(board.jumps))), found, scores)
 
 

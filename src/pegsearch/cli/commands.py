@@ -35,6 +35,7 @@ from pegsearch.answers.door import (
     solution_of,
     solution_solver,
     survey_reason,
+    survey_solver,
 )
 from pegsearch.answers.hint import played, read_position
 from pegsearch.answers.listing import runs_document
@@ -270,7 +271,7 @@ def _survey_by_solver(board: Board, args: argparse.Namespace, why: str) -> int:
         folder.check()  # before the survey, not after it
     print(f"pegsearch: surveyed by the depth-first solver ({why}), each pair within {seconds:g} s",
           file=sys.stderr)
-    results = survey_by_solver(board, seconds, board_solver(board, args.memory),
+    results = survey_by_solver(board, seconds, survey_solver(args.memory),
                                pair_progress if sys.stderr.isatty() else None)
     surveyed = Survey(board, tuple(results), BY)
     document = surveyed.as_document()

@@ -28,7 +28,7 @@ from pathlib import Path
 from pegsearch import interrupts
 from pegsearch.answers import PAIR_SECONDS
 from pegsearch.answers.by_solver import survey_by_solver
-from pegsearch.answers.door import board_solver
+from pegsearch.answers.door import survey_solver
 from pegsearch.answers.shapes import BY, Survey
 from pegsearch.answers.survey import store_answers, survey
 from pegsearch.board.files import board_from_definition
@@ -64,7 +64,7 @@ def run_search(root: Location, records: Records, search_id: str) -> None:
     board = board_from_definition(record.board, f"search {search_id} (board)")
     if record.survey and record.depth_first:
         (root / search_id).make()
-        results = survey_by_solver(board, PAIR_SECONDS, board_solver(board))
+        results = survey_by_solver(board, PAIR_SECONDS, survey_solver())
         store_answers(root / search_id, Survey(board, tuple(results), BY).as_document())
         return
     if record.survey:
