@@ -16,7 +16,7 @@ at once.
 Single vacancy to single peg: the game from a board full but hole S to one peg on F is the game
 from full but F to one peg on S played backwards (each position's complement, the same jumps in
 reverse order), so such a question is searched both ways at once, turn about with doubling budgets,
-and the easier side answers both.
+and the easier side answers both; unless a symmetry swaps S and F, which makes it its own reverse.
 """
 
 from __future__ import annotations
@@ -182,12 +182,12 @@ class Solver:
         if goal and pagoda_against(board, position, goal):  # one program, before any search
             return Answer(LOST_WORD, position, finish, how="pagoda")
         vacancy = ((1 << board.holes) - 1) ^ position
-        if not (dual and finish is not None and vacancy.bit_count() == 1
-                and vacancy != 1 << (finish - 1) and goal):
+        start = vacancy.bit_length()
+        if not (dual and finish is not None and vacancy.bit_count() == 1 and goal
+                and not _swapped(board, start, finish)):
             return self._turn_about(board, [(position, finish)], began + seconds, stop)[0]
         reverse = ((1 << board.holes) - 1) ^ (1 << (finish - 1))
-        answers = self._turn_about(board, [(position, finish), (reverse, vacancy.bit_length())],
-                                   began + seconds, stop)
+        answers = self._turn_about(board, [(position, finish), (reverse, start)], began + seconds, stop)
         answer = answers[0]
         if not answer.decided and answers[1].decided:  # the reverse line, played backwards
             answer = replayed(board, Answer(answers[1].outcome, position, finish,
@@ -442,6 +442,15 @@ class Question:
         if self.kept.endgame is not None:
             for search in self.searches:
                 search.endgame, search.few = self.kept.endgame, self.kept.few
+
+
+def _swapped(board: Board, start: int, finish: int) -> bool:
+    """Whether a symmetry of the board swaps `start` and `finish` (or they are one hole): the
+    single vacancy at `start` to one peg on `finish` is then its own reverse, up to that symmetry
+    (the 41-hole diamond's top corner to its bottom one), and searching it both ways would search
+    one question twice, on two goals' tables, at half the speed each."""
+    return any(perm[start - 1] == finish - 1 and perm[finish - 1] == start - 1
+               for perm in board.symmetries)
 
 
 def luby(run: int) -> int:
