@@ -353,6 +353,23 @@ def test_pagoda_functions_never_grow_by_a_jump(board: str) -> None:
             assert min(w[h - 1] for h in goal) == pagoda.threshold > 0
 
 
+def test_a_loss_by_a_pagoda_function_shows_the_function_to_check() -> None:
+    """`solve diamond-41 --start 7 --finish 13`: lost by a pagoda function, whose weights the JSON
+    gives and the text draws; checked here on every jump of the board, the start weighed again."""
+    document = json.loads(pegsearch("solve", "diamond-41", "--start", "7", "--finish", "13",
+                                    "--json").stdout)
+    assert (document["outcome"], document["how"]) == (LOST_WORD, "pagoda")
+    proof, board = document["pagoda"], load_board("diamond-41")
+    w = proof["weights"]
+    assert all(w[j.to - 1] <= w[j.start - 1] + w[j.over - 1] for j in board.jumps)
+    weighs = sum(w) - w[7 - 1]  # every hole but 7 holds a peg
+    assert proof["position_weighs"] == weighs < w[13 - 1] == proof["goal_weighs_at_least"]
+    text = pegsearch("solve", "diamond-41", "--start", "7", "--finish", "13").stdout
+    assert f"it weighs {weighs}, one peg on a goal hole at least {w[12]}" in text
+    rows = [line.split() for line in text.splitlines()]
+    assert [str(x) for x in w[16:25]] in rows  # the drawing's middle row: holes 17-25
+
+
 def play_from_the_top(board_name: str, jumps: int) -> tuple[int, int]:
     """The 41-hole diamond from its top corner to its bottom one (a pair the survey left undecided
     at 60 s): the start, and a position `jumps` jumps into its play, each jump drawn (seed 7) among

@@ -64,7 +64,12 @@ PROOFS = {"class": "the position classes rule it out (no jump changes a position
 
 
 def why(answer: Answer) -> str:
-    """One sentence on an answer that is not won: the proof, or the bound that stopped it."""
+    """One sentence on an answer that is not won: the proof, or the bound that stopped it (a
+    pagoda function's, with what the position and the goal weigh)."""
+    if answer.outcome == LOST_WORD and answer.pagoda is not None:
+        return (f"proved: {PROOFS['pagoda']}: it weighs {answer.pagoda.weight(answer.position)},"
+                f" one peg on a goal hole at least {answer.pagoda.threshold} (each hole's weight"
+                " given: no jump's landing hole weighs more than its other two together)")
     if answer.outcome == LOST_WORD:
         return f"proved: {PROOFS[answer.how]}"
     return (f"undecided: the time bound was reached after {answer.examined:,} positions; give it"
@@ -81,7 +86,8 @@ def solution_by_solver(board: Board, start: tuple[int, ...], finish: int | None,
     goal = "one peg" if finish is None else f"one peg on hole {finish}"
     note = "" if answer.won else f"{goal} from this start: {why(answer)}"
     return Solution(answer.won, note, finish, False, steps(answer.line), positions, board,
-                    Found(tuple(start), answer.outcome, answer.how, answer.examined, answer.seconds))
+                    Found(tuple(start), answer.outcome, answer.how, answer.examined, answer.seconds,
+                          pagoda=answer.pagoda))
 
 
 def fewest_by_solver(board: Board, start: tuple[int, ...], finish: int | None, seconds: float,

@@ -16,6 +16,7 @@ from pegsearch.answers.finishes import FinishClass
 from pegsearch.answers.solver import UNDECIDED
 from pegsearch.answers.survey import StartResult
 from pegsearch.board.geometry import Board, Jump
+from pegsearch.board.pagoda import Pagoda
 from pegsearch.board.pictures import holes_with_pegs, render
 
 BY = "depth-first"  # an answer's `by`: found by the solver, not read from a run's levels
@@ -62,6 +63,7 @@ class Found:
     examined: int
     seconds: float
     moves_at_least: int | None = None
+    pagoda: Pagoda | None = None  # a `pagoda` proof's function
 
     def as_document(self) -> dict:
         document = {"start": list(self.start), "by": BY, "outcome": self.outcome, "how": self.how,
@@ -108,6 +110,10 @@ class Solution:
                     "board": board_document(self.board)}
         if self.found is not None:
             document |= self.found.as_document()
+            if self.found.pagoda is not None:  # the proof, to check: each hole's weight
+                document["pagoda"] = {"weights": list(self.found.pagoda.weights),
+                                      "position_weighs": self.found.pagoda.weight(self.positions[0]),
+                                      "goal_weighs_at_least": self.found.pagoda.threshold}
         return document
 
 

@@ -79,7 +79,8 @@ RESTART_UNIT = 20_000
 class Answer:
     """A question's answer: `outcome` won, lost or undecided; `line` the jumps that win (won);
     `how` the proof (lost: `class`, `pagoda` or `search`) or the bound reached (undecided: `time`);
-    `examined` the positions the search visited."""
+    `examined` the positions the search visited; `pagoda` the function of a `pagoda` proof, for
+    anyone to check."""
 
     outcome: str
     position: int
@@ -88,6 +89,7 @@ class Answer:
     how: str = ""
     examined: int = 0
     seconds: float = 0.0
+    pagoda: Pagoda | None = None
 
     @property
     def won(self) -> bool:
@@ -179,8 +181,9 @@ class Solver:
         hole is searched both ways (module notes)."""
         began = time.perf_counter()
         goal = goal_holes(board, position, finish)
-        if goal and pagoda_against(board, position, goal):  # one program, before any search
-            return Answer(LOST_WORD, position, finish, how="pagoda")
+        against = pagoda_against(board, position, goal) if goal else None  # one program, first
+        if against is not None:
+            return Answer(LOST_WORD, position, finish, how="pagoda", pagoda=against)
         vacancy = ((1 << board.holes) - 1) ^ position
         start = vacancy.bit_length()
         if not (dual and finish is not None and vacancy.bit_count() == 1 and goal

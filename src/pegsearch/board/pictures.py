@@ -6,6 +6,8 @@ command line prints and the service sends for a client to show.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pegsearch.board.geometry import EMPTY, PEG, Board
 
 
@@ -14,13 +16,17 @@ def holes_with_pegs(position: int) -> list[int]:
     return [i + 1 for i in range(int(position).bit_length()) if position >> i & 1]
 
 
-def render(board: Board, position: int | None = None, numbers: bool = False) -> str:
-    """A text picture of the board: pegs and empty holes, or hole numbers when `numbers` is set."""
-    width = len(str(board.holes)) if numbers else 1
+def render(board: Board, position: int | None = None, numbers: bool = False,
+           labels: Sequence[str] | None = None) -> str:
+    """A text picture of the board: pegs and empty holes, or hole numbers when `numbers` is set,
+    or `labels`, one for each hole (a pagoda function's weights)."""
+    if numbers:
+        labels = [str(hole) for hole in range(1, board.holes + 1)]
+    width = max(map(len, labels)) if labels else 1
     rows: dict[int, list[tuple[int, str]]] = {}
     for hole, (col, row) in enumerate(board.cells, start=1):
-        if numbers:
-            mark = str(hole).rjust(width)
+        if labels:
+            mark = labels[hole - 1].rjust(width)
         else:
             mark = PEG if position is not None and position >> (hole - 1) & 1 else EMPTY
         rows.setdefault(row, []).append((col * width, mark))

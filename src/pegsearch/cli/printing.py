@@ -54,6 +54,8 @@ def print_solution(heading: str, solution: Solution) -> None:
         print(f"{solution.note}, in {len(jumps)} jumps, {moves}")
     else:
         print(solution.note)
+    if solution.found is not None and solution.found.pagoda is not None:
+        print(render(solution.board, labels=[str(w) for w in solution.found.pagoda.weights]))
     if not jumps:
         return
     print("jumps: " + " ".join(map(str, jumps)))
