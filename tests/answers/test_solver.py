@@ -15,7 +15,7 @@ import pytest
 
 from pegsearch.answers.by_solver import _settled, _transposed
 from pegsearch.answers.hint import read_position
-from pegsearch.answers.solver import LANES, LOST_WORD, UNDECIDED, WON_WORD, Answer, Solver, luby
+from pegsearch.answers.solver import LANES, LOST_WORD, UNDECIDED, WON_WORD, Answer, Solver, both_ways, luby
 from pegsearch.answers.winnable import targets, winnable_sets
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import legal_jumps
@@ -368,6 +368,23 @@ def test_a_loss_by_a_pagoda_function_shows_the_function_to_check() -> None:
     assert f"it weighs {weighs}, one peg on a goal hole at least {w[12]}" in text
     rows = [line.split() for line in text.splitlines()]
     assert [str(x) for x in w[16:25]] in rows  # the drawing's middle row: holes 17-25
+
+
+def test_a_pair_whose_reverse_is_proved_lost_first_is_lost() -> None:
+    """A single vacancy's pair is searched both ways; where the reverse game (vacancy at the
+    finish, one peg on the start) is proved lost while the forward one is open, the pair is lost
+    by that search, with no line: triangle-5's (5, 1), whose reverse (1, 5) a search proves lost.
+    (It "played" the reverse's empty line and failed its own check, ending a diamond-41 survey.)"""
+    board = load_board("triangle-5")
+    full = (1 << board.holes) - 1
+    reverse = Solver("64M").answer(board, full ^ 1, 5, 30, dual=False)
+    assert (reverse.outcome, reverse.how) == (LOST_WORD, "search")
+    forward = Answer(UNDECIDED, board.start_position((5,)), 1, examined=7, seconds=0.5)
+    answer = both_ways(board, forward, reverse)
+    assert (answer.outcome, answer.how, answer.line) == (LOST_WORD, "search", ())
+    assert (answer.position, answer.finish) == (forward.position, 1)
+    assert answer.examined == 7 + reverse.examined
+    assert Solver("64M").answer(board, forward.position, 1, 30).outcome == LOST_WORD  # both ways
 
 
 def play_from_the_top(board_name: str, jumps: int) -> tuple[int, int]:

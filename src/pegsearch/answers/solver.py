@@ -190,13 +190,9 @@ class Solver:
                 and not _swapped(board, start, finish)):
             return self._turn_about(board, [(position, finish)], began + seconds, stop)[0]
         reverse = ((1 << board.holes) - 1) ^ (1 << (finish - 1))
-        answers = self._turn_about(board, [(position, finish), (reverse, start)], began + seconds, stop)
-        answer = answers[0]
-        if not answer.decided and answers[1].decided:  # the reverse line, played backwards
-            answer = replayed(board, Answer(answers[1].outcome, position, finish,
-                                             tuple(reversed(answers[1].line)), answers[1].how))
-        return Answer(answer.outcome, position, finish, answer.line, answer.how,
-                      sum(side.examined for side in answers), sum(side.seconds for side in answers))
+        forward, backward = self._turn_about(board, [(position, finish), (reverse, start)],
+                                             began + seconds, stop)
+        return both_ways(board, forward, backward)
 
     def ask(self, board: Board, position: int, finish: int | None,
             fitted: tuple[Pagoda, ...] = ()) -> Question:
@@ -445,6 +441,22 @@ class Question:
         if self.kept.endgame is not None:
             for search in self.searches:
                 search.endgame, search.few = self.kept.endgame, self.kept.few
+
+
+def both_ways(board: Board, forward: Answer, backward: Answer) -> Answer:
+    """A single vacancy's question answered from its two searches (`Solver.answer`): the forward
+    one's answer, or where it is open the reverse one's, decided: its line played backwards and
+    checked, or its proof of loss, which is the forward game's (the two games' solutions are each
+    other's reversed). The reverse side proved lost first once the functions fitted to play made
+    such proofs (a diamond-41 survey pair): its empty line, "played", ended nowhere near the goal."""
+    answer = forward
+    if not forward.decided and backward.decided:
+        answer = Answer(backward.outcome, forward.position, forward.finish,
+                        tuple(reversed(backward.line)), backward.how)
+        if answer.won:
+            answer = replayed(board, answer)
+    return Answer(answer.outcome, forward.position, forward.finish, answer.line, answer.how,
+                  forward.examined + backward.examined, forward.seconds + backward.seconds)
 
 
 def _swapped(board: Board, start: int, finish: int) -> bool:
