@@ -8,6 +8,7 @@ import json
 import random
 import subprocess
 import sys
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from pegsearch.answers.hint import read_position
 from pegsearch.answers.solver import LANES, LOST_WORD, UNDECIDED, WON_WORD, Answer, Solver, both_ways, luby
 from pegsearch.answers.winnable import targets, winnable_sets
 from pegsearch.board.files import load_board
-from pegsearch.board.geometry import legal_jumps
+from pegsearch.board.geometry import Board, legal_jumps
 from pegsearch.board.pagoda import pagoda_against, pagodas, pagodas_of_play
 from pegsearch.kernel.depth_first import new_table
 from pegsearch.kernel.jump_order import STRANDED
@@ -339,6 +340,12 @@ def test_a_hint_on_a_board_marks_each_jump_and_the_finishes() -> None:
     assert "the last peg can still end on" in text.stdout and "keeps it winnable" in text.stdout
 
 
+def never_grows(board: Board, w: Sequence[int]) -> bool:
+    """Whether weights `w` (hole h's at h - 1) are a pagoda function's: on every jump line of the
+    board, the landing hole weighs no more than the other two together."""
+    return all(w[j.to - 1] <= w[j.start - 1] + w[j.over - 1] for j in board.jumps)
+
+
 @pytest.mark.parametrize("board", ["english-33", "triangle-9", "wiegleb-45", "diamond-41"])
 def test_pagoda_functions_never_grow_by_a_jump(board: str) -> None:
     """Each function's inequality checked on every jump line, by the board's jumps; its
@@ -349,7 +356,7 @@ def test_pagoda_functions_never_grow_by_a_jump(board: str) -> None:
         assert found
         for pagoda in found:
             w = pagoda.weights
-            assert all(w[j.to - 1] <= w[j.start - 1] + w[j.over - 1] for j in loaded.jumps)
+            assert never_grows(loaded, w)
             assert min(w[h - 1] for h in goal) == pagoda.threshold > 0
 
 
@@ -361,7 +368,7 @@ def test_a_loss_by_a_pagoda_function_shows_the_function_to_check() -> None:
     assert (document["outcome"], document["how"]) == (LOST_WORD, "pagoda")
     proof, board = document["pagoda"], load_board("diamond-41")
     w = proof["weights"]
-    assert all(w[j.to - 1] <= w[j.start - 1] + w[j.over - 1] for j in board.jumps)
+    assert never_grows(board, w)
     weighs = sum(w) - w[7 - 1]  # every hole but 7 holds a peg
     assert proof["position_weighs"] == weighs < w[13 - 1] == proof["goal_weighs_at_least"]
     text = pegsearch("solve", "diamond-41", "--start", "7", "--finish", "13").stdout
@@ -410,7 +417,7 @@ def test_pagoda_functions_fitted_to_play_hold_and_rule_out_what_the_goals_do_not
     assert fitted and any(min(pagoda.weights) < 0 for pagoda in fitted)
     for pagoda in fitted:
         w = pagoda.weights
-        assert all(w[j.to - 1] <= w[j.start - 1] + w[j.over - 1] for j in board.jumps)
+        assert never_grows(board, w)
         assert pagoda.threshold == w[40] and not pagoda.rules_out(start)
     level = {start}
     for _ in range(6):

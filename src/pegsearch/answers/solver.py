@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import numpy as np
@@ -197,7 +197,7 @@ class Solver:
     def ask(self, board: Board, position: int, finish: int | None,
             fitted: tuple[Pagoda, ...] = ()) -> Question:
         """A question to search for a while, and again later where it left off (`Question.go`),
-        with pagoda functions `fitted` to it (see `fitted_pagodas`) beside its goal's."""
+        with pagoda functions `fitted` to its play (`_turn_about`) beside its goal's."""
         return Question(self, board, position, finish, fitted)
 
     def finishes(self, board: Board, position: int, holes: tuple[int, ...], seconds: float,
@@ -238,9 +238,11 @@ class Solver:
                   stop: threading.Event | None = None) -> list[Answer]:
         """Questions (position, finish) searched turn about, each turn twice as long, until one
         is decided or `deadline` passes; an answer each. Those still open after UNFITTED seconds
-        are asked again with the pagoda functions fitted to their play (`fitted_pagodas`, some
-        seconds of linear programs, counted in the bound): the fresh searches begin on the same
-        tables, with what the first proved dead."""
+        are asked again with the pagoda functions fitted to their play (board.pagoda.
+        pagodas_of_play: some seconds of linear programs, counted in the bound; a hint's many
+        questions, each searched for a fraction of a second, go without): the fresh searches begin
+        on the same tables, with what the first proved dead. A question with no goal hole is lost
+        by its class in the first turn, so every one fitted has a goal."""
         began = time.perf_counter()
         asked = [self.ask(board, position, finish) for position, finish in sides]
         before = [Answer(UNDECIDED, position, finish) for position, finish in sides]
@@ -253,11 +255,11 @@ class Solver:
                 break
             if not any(question.fitted for question in asked) and _since(began) >= UNFITTED:
                 before = answers
-                asked = [self.ask(board, position, finish, fitted_pagodas(
+                asked = [self.ask(board, position, finish, pagodas_of_play(
                     board, position, goal_holes(board, position, finish))) for position, finish in sides]
             slice_ *= 2
-        return [Answer(answer.outcome, answer.position, answer.finish, answer.line, answer.how,
-                       answer.examined + earlier.examined, answer.seconds + earlier.seconds)
+        return [replace(answer, examined=answer.examined + earlier.examined,
+                        seconds=answer.seconds + earlier.seconds)
                 for answer, earlier in zip(answers, before, strict=True)]
 
     def _answer(self, board: Board, search: Search, ended: int, position: int, finish: int | None,
@@ -455,8 +457,8 @@ def both_ways(board: Board, forward: Answer, backward: Answer) -> Answer:
                         tuple(reversed(backward.line)), backward.how)
         if answer.won:
             answer = replayed(board, answer)
-    return Answer(answer.outcome, forward.position, forward.finish, answer.line, answer.how,
-                  forward.examined + backward.examined, forward.seconds + backward.seconds)
+    return replace(answer, examined=forward.examined + backward.examined,
+                   seconds=forward.seconds + backward.seconds)
 
 
 def _swapped(board: Board, start: int, finish: int) -> bool:
@@ -495,14 +497,6 @@ def goal_tables(board: Board, finish: int | None) -> BoardTables:
     group = board.symmetries if finish is None else \
         tuple(perm for perm in board.symmetries if perm[finish - 1] == finish - 1)
     return BoardTables.for_board(board, group)
-
-
-def fitted_pagodas(board: Board, position: int, goal: tuple[int, ...]) -> tuple[Pagoda, ...]:
-    """The pagoda functions fitted to a question's first levels of play (board.pagoda.
-    pagodas_of_play), for a question asked once and searched long (a survey's pair, a solve): some
-    seconds of linear programs. A hint's many questions, each searched for a fraction of a second,
-    go without."""
-    return pagodas_of_play(board, position, goal) if goal else ()
 
 
 @cache
