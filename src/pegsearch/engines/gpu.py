@@ -20,6 +20,7 @@ import math
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass
 from importlib.util import find_spec
 
@@ -144,16 +145,18 @@ class GpuEngine(LocalEngine):
                 base = lo << plan.space.rbits
                 # Several readers, as on the local engine: one decodes parents for about 8 cores.
                 readers = 1 + self.workers // CORES_A_READER
-                for keys, _ in reported(prefetched(*(run.iter_level(level, chunk, share=(r, readers))
-                                                     for r in range(readers))),
-                                        passes * parents, (passes + 1) * parents, report):
-                    began = time.perf_counter()
-                    on_gpu = cuda.to_device(keys)
-                    copied = time.perf_counter()
-                    set_bits(board, ranks, on_gpu, base, bits, children)
-                    cuda.synchronize()
-                    clock["copies"] += copied - began
-                    clock["kernel"] += time.perf_counter() - copied
+                chunks = reported(prefetched(*(run.iter_level(level, chunk, share=(r, readers))
+                                               for r in range(readers))),
+                                  passes * parents, (passes + 1) * parents, report)
+                with closing(chunks):  # the readers stopped now, not when the generator is freed
+                    for keys, _ in chunks:
+                        began = time.perf_counter()
+                        on_gpu = cuda.to_device(keys)
+                        copied = time.perf_counter()
+                        set_bits(board, ranks, on_gpu, base, bits, children)
+                        cuda.synchronize()
+                        clock["copies"] += copied - began
+                        clock["kernel"] += time.perf_counter() - copied
                 written = self._drain(bits, plan, lo, width, writer, written, pool, clock)
                 lo += width
                 passes += 1

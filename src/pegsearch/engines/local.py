@@ -326,13 +326,14 @@ class LocalEngine:
                                                               share=(r, readers))
                                                for r in range(readers))),
                                   passes * parents, (passes + 1) * parents, report)
-                if one_step:
-                    expand_into_bits(tables, (keys for keys, _ in chunks), held)
-                    held.merge()
-                else:
-                    for keys, values in chunks:
-                        held.add(*expand_routed(tables, keys, values, run.carry, plan.space,
-                                                held.lo, held.hi, self.scratch, plan.ranks))
+                with contextlib.closing(chunks):  # the readers stopped now, not when the generator is freed
+                    if one_step:
+                        expand_into_bits(tables, (keys for keys, _ in chunks), held)
+                        held.merge()
+                    else:
+                        for keys, values in chunks:
+                            held.add(*expand_routed(tables, keys, values, run.carry, plan.space,
+                                                    held.lo, held.hi, self.scratch, plan.ranks))
                 written = self._write(held, writer, written, pool)
                 lo, width = held.hi, held.hi - held.lo
                 passes += 1
