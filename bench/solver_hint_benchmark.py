@@ -1,13 +1,14 @@
 """Time the solver's hints over HTTP: positions of random games asked of a real `pegsearch serve`.
 
     python bench/solver_hint_benchmark.py [BOARD] [--samples 200] [--jumps 5 35] [--seed 1]
-                                          [--seconds S] [--clients N]
+                                          [--start HOLE] [--seconds S] [--clients N]
 
 Starts `pegsearch serve` on an empty runs root (no search: the board's hints come from the
 depth-first solver) and asks GET /api/boards/BOARD/hint for SAMPLES positions, each reached by a
-number of random legal jumps from the board's start drawn from JUMPS (a game that runs out of
-jumps sooner is drawn again), written as those jumps. One keep-alive connection, one request at a
-time, as the Play page asks, with the service's own time bound (or `seconds=S`). Prints the
+number of random legal jumps drawn from JUMPS (a game that runs out of jumps sooner is drawn again)
+from the board's start, or from HOLE alone empty (a start the Play page offers where the drawn one
+can never be won: diamond-41's), written as the holes with pegs. One keep-alive connection, one
+request at a time, as the Play page asks, with the service's own time bound (or `seconds=S`). Prints the
 median, 90th and 95th percentile and maximum seconds, and the share decided: the position and
 every jump won or lost, none undecided (the finishing holes are not counted: they get a share of
 the time of their own). With --clients N, N clients ask at once, the positions dealt out among
@@ -38,20 +39,23 @@ from tests.helpers.serving import Server  # noqa: E402
 LISTING_EVERY = 0.25  # seconds between one client's listings, while --clients ask hints
 
 
-def random_games(board: str, samples: int, jumps: tuple[int, int], seed: int) -> list[str]:
-    """SAMPLES positions as the jumps that reach them, each game JUMPS long (drawn uniformly)."""
+def random_games(board: str, samples: int, jumps: tuple[int, int], seed: int,
+                 start: int | None) -> list[str]:
+    """SAMPLES positions as their holes with pegs, each game JUMPS long (drawn uniformly) from the
+    board's start, or from `start` alone empty."""
     loaded, chosen = load_board(board), random.Random(seed)
+    first = loaded.start_position(None if start is None else (start,))
     games: list[str] = []
     while len(games) < samples:
-        wanted, position, played = chosen.randint(*jumps), loaded.start_position(), []
-        while len(played) < wanted:
+        wanted, position, played = chosen.randint(*jumps), first, 0
+        while played < wanted:
             moves = legal_jumps(loaded, position)
             if not moves:
                 break
-            jump, position = chosen.choice(moves)
-            played.append(str(jump))
-        if len(played) == wanted:
-            games.append(",".join(played))
+            _, position = chosen.choice(moves)
+            played += 1
+        if played == wanted:
+            games.append(",".join(str(hole + 1) for hole in range(loaded.holes) if position >> hole & 1))
     return games
 
 
@@ -79,10 +83,11 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--jumps", type=int, nargs=2, default=(5, 35), metavar=("FEWEST", "MOST"))
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--start", type=int, help="the one hole empty at the start (default the board's)")
     parser.add_argument("--seconds", type=float, help="the solver's bound a hint (default the service's)")
     parser.add_argument("--clients", type=int, default=1, help="clients asking at once")
     args = parser.parse_args()
-    games = random_games(args.board, args.samples, tuple(args.jumps), args.seed)
+    games = random_games(args.board, args.samples, tuple(args.jumps), args.seed, args.start)
     bound = "" if args.seconds is None else f"&seconds={args.seconds}"
     with tempfile.TemporaryDirectory() as folder:
         server = Server(Path(folder) / "runs")
@@ -102,8 +107,9 @@ def main() -> int:
     pick = lambda share: seconds[min(len(seconds) - 1, int(share * len(seconds)))]  # noqa: E731
     within = "the service's bound" if args.seconds is None else f"a bound of {args.seconds:g} s"
     clients = f", {args.clients} clients at once" if args.clients > 1 else ""
+    start = "the start" if args.start is None else f"hole {args.start} empty"
     print(f"{args.board}: {len(games)} hints ({within}{clients}), positions {args.jumps[0]}-{args.jumps[1]}"
-          f" random jumps from the start: median {statistics.median(seconds):.3f} s, p90 {pick(0.9):.3f} s,"
+          f" random jumps from {start}: median {statistics.median(seconds):.3f} s, p90 {pick(0.9):.3f} s,"
           f" p95 {pick(0.95):.3f} s, max {seconds[-1]:.3f} s; decided {decided} of {len(games)}"
           f" ({100 * decided / len(games):.1f} %)")
     if listed:
