@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from pegsearch.board.files import load_board  # noqa: E402
 from pegsearch.board.geometry import legal_jumps  # noqa: E402
+from pegsearch.board.pictures import holes_with_pegs  # noqa: E402
 from tests.helpers.serving import Server  # noqa: E402
 
 LISTING_EVERY = 0.25  # seconds between one client's listings, while --clients ask hints
@@ -55,7 +56,7 @@ def random_games(board: str, samples: int, jumps: tuple[int, int], seed: int,
             _, position = chosen.choice(moves)
             played += 1
         if played == wanted:
-            games.append(",".join(str(hole + 1) for hole in range(loaded.holes) if position >> hole & 1))
+            games.append(",".join(map(str, holes_with_pegs(position))))
     return games
 
 
