@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from pegsearch.board.files import load_board  # noqa: E402
 from pegsearch.board.geometry import legal_jumps  # noqa: E402
 from pegsearch.board.pictures import holes_with_pegs  # noqa: E402
+from pegsearch.errors import UsageError  # noqa: E402
 from tests.helpers.serving import Server  # noqa: E402
 
 LISTING_EVERY = 0.25  # seconds between one client's listings, while --clients ask hints
@@ -88,7 +89,10 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, help="the solver's bound a hint (default the service's)")
     parser.add_argument("--clients", type=int, default=1, help="clients asking at once")
     args = parser.parse_args()
-    games = random_games(args.board, args.samples, tuple(args.jumps), args.seed, args.start)
+    try:
+        games = random_games(args.board, args.samples, tuple(args.jumps), args.seed, args.start)
+    except UsageError as exc:  # a board or --start hole that is not there: one line, exit 2
+        parser.error(str(exc))
     bound = "" if args.seconds is None else f"&seconds={args.seconds}"
     with tempfile.TemporaryDirectory() as folder:
         server = Server(Path(folder) / "runs")
