@@ -288,6 +288,33 @@ def test_the_solver_survey_equals_the_searched_survey(published: dict, tmp_path:
             assert replayed(side, holes - {start["start"]}, line.split(",")) == {int(finish)}
 
 
+def test_pairs_the_solver_leaves_undecided_are_settled_by_their_starts_whole_search(
+        published: dict, tmp_path: Path) -> None:
+    """Issue 63, item 1: a pair no bound decides is decided by its start's whole search. At a bound
+    this short the solver decides no pair of triangle-5; `--whole-search` searches each start
+    whole into the survey's folder: no pair is left undecided, the finishes are the searched
+    survey's (a second engine) and Bell's pairs (A130516), the won lines replay by rows and
+    columns, and the pairs no line reaches are proved lost by the kept run."""
+    out = tmp_path / "settled"
+    document = survey_json("triangle-5", out, "--depth-first", "--seconds", "0.0001", "--whole-search")
+    searched = survey_json("triangle-5", tmp_path / "searched")
+    assert [(s["start"], s["finishes"]) for s in document["starts"]] == \
+        [(s["start"], s["finishes"]) for s in searched["starts"]]
+    assert solvable_pair_classes(document, 5) == published["triangle_solvable_pairs"]["by_side"]["5"]
+    holes = set(range(1, 16))
+    proofs = []
+    for start in document["starts"]:
+        assert not start["undecided"]
+        run = out / f"start-{start['searched']:02d}"
+        assert start["whole_search"] == str(run) and (run / "manifest.json").is_file()
+        for finish, line in start["lines"].items():
+            assert replayed(5, holes - {start["start"]}, line.split(",")) == {int(finish)}
+        assert not set(map(int, start["lost"])) & set(start["finishes"])
+        proofs += start["lost"].values()
+    assert "whole search" in proofs and set(proofs) <= {"class", "pagoda", "search", "whole search"}
+    assert pegsearch("verify", str(out / "start-01")).returncode == 0
+
+
 def test_triangle_9_is_solved_from_its_corner_and_the_line_replays() -> None:
     result = pegsearch("solve", "triangle-9", "--json")
     assert result.returncode == 0, result.stderr

@@ -8,12 +8,17 @@ and to check that each hole's answer is its class's answer carried through a sym
 from __future__ import annotations
 
 import json
+import shlex
+import signal
+import subprocess
+import sys
+import time
 from itertools import permutations
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import assert_one_line_error, cell, hole_at, pegsearch
+from tests.helpers import assert_one_line_error, cell, hole_at, pegsearch, wait_for_levels
 
 CORNER_CLASSES = {"1": (1, 11, 15), "2": (2, 3, 7, 10, 12, 14), "4": (4, 6, 13), "5": (5, 8, 9)}
 
@@ -88,6 +93,26 @@ def test_a_survey_folder_is_reused_and_its_text_lists_every_start(tmp_path: Path
     assert result.stdout.splitlines()[-1] == "one peg is reachable from 15 of 15 start holes"
     assert_one_line_error(pegsearch("survey", "triangle-5", "--out", str(out), "--count-paths"),
                           "reused only for the same board, --count-paths and --fewest-moves")
+
+
+def test_a_survey_stopped_names_the_folder_it_chose_to_continue_in(tmp_path: Path) -> None:
+    """Stopped, a survey said to continue with the survey as typed: without --out that made a new
+    folder under runs/ and searched again from nothing. The command it names carries its folder."""
+    child = subprocess.Popen([sys.executable, "-m", "pegsearch", "survey", "skippy-xl"], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob("runs/*/start-01/manifest.json")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    [folder] = (tmp_path / "runs").iterdir()
+    wait_for_levels(folder / "start-01", 2)
+    child.send_signal(signal.SIGTERM)
+    _, stderr = child.communicate(timeout=60)
+    assert child.returncode == 128 + signal.SIGTERM, stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("pegsearch: stopped by SIGTERM; completed levels are kept (continue with `")
+    command = shlex.split(last.split("`")[1])
+    assert command[:3] == ["pegsearch", "survey", "skippy-xl"]
+    assert Path(command[command.index("--out") + 1]) == folder.relative_to(tmp_path)
 
 
 def test_the_solvers_survey_says_what_its_columns_are(tmp_path: Path) -> None:

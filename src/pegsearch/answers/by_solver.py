@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from pegsearch.answers.fewest_solver import fewest_moves
+from pegsearch.answers.settled import WHOLE, settled
 from pegsearch.answers.shapes import BY, Found, Hint, HintJump, Solution, steps
 from pegsearch.answers.solver import (
     LANES,
@@ -40,6 +41,7 @@ from pegsearch.board.pictures import holes_with_pegs, render
 from pegsearch.board.symmetry import Permutation, hole_classes, image_of_hole, image_of_jump
 from pegsearch.errors import InputError
 from pegsearch.kernel.threads import WORKERS
+from pegsearch.store import Run
 
 # A hint's share of its time for the finishing holes (searched beside the jumps, on another core,
 # where the position is known won soon enough; else after them, and the rest decides the jumps),
@@ -60,7 +62,9 @@ FIRST_SLICE = 0.01
 # How each proof of a loss reads.
 PROOFS = {"class": "the position classes rule it out (no jump changes a position's class)",
           "pagoda": "a pagoda function rules it out (the position weighs less than the goal)",
-          "search": "every line of play was tried"}
+          "search": "every line of play was tried",
+          WHOLE: "the whole search from the start (every position it can reach, kept as a run) never"
+                 " reaches it"}
 
 
 def why(answer: Answer) -> str:
@@ -316,13 +320,16 @@ def _verdict(outcome: str) -> bool | None:
 
 
 def survey_by_solver(board: Board, seconds: float, solver: Solver,
-                     progress: Callable[[int, int, Answer], None] | None = None) -> list[StartResult]:
+                     progress: Callable[[int, int, Answer], None] | None = None,
+                     whole: Callable[[int], Run] | None = None) -> list[StartResult]:
     """Every single vacancy of `board` to one peg on every hole, by the solver: one start per
     class of holes, one finishing hole per class under the symmetries fixing that start, each
     decided in at most `seconds`, a pair a core at once (they share the solver's tables); every
     hole takes its class's answers through a symmetry. Stopped (a signal, a cancel), the pairs
     being searched end at their next step and those waiting never start: a survey of 70 pairs
-    does not search on for an hour after its asker went away."""
+    does not search on for an hour after its asker went away. With `whole` (a start's complete
+    run), the pairs left undecided are then settled by their start's whole search
+    (answers.settled)."""
     pairs = [(holes[0], finish) for holes in hole_classes(board)
              for finish in _finishes_up_to_symmetry(board, holes[0])]
 
@@ -340,6 +347,9 @@ def survey_by_solver(board: Board, seconds: float, solver: Solver,
         except BaseException:
             stop.set()  # the pairs under way end at their next step (map cancels those waiting)
             raise
+    runs: dict[int, str] = {}
+    if whole is not None:
+        found, runs = settled(found, whole)
     results: dict[int, StartResult] = {}
     for holes in hole_classes(board):
         searched = holes[0]
@@ -351,7 +361,7 @@ def survey_by_solver(board: Board, seconds: float, solver: Solver,
             answers[finish] = (found[searched, asked], _carried(fixing, asked, finish))
         for hole in holes:
             perm = next(p for p in board.symmetries if image_of_hole(p, searched) == hole)
-            results[hole] = _moved(hole, searched, answers, perm)
+            results[hole] = _moved(hole, searched, answers, perm, runs.get(searched, ""))
     return [results[hole] for hole in sorted(results)]
 
 
@@ -370,9 +380,10 @@ def _carried(group: tuple[Permutation, ...], hole: int, to: int) -> Permutation 
 
 
 def _moved(start: int, searched: int, answers: dict[int, tuple[Answer, Permutation]],
-           perm: Permutation) -> StartResult:
+           perm: Permutation, run: str) -> StartResult:
     """The answers for `searched` carried by `perm` onto the start `start`: each finishing hole
-    and its line through the symmetry that made it from its class's answer, then through `perm`."""
+    and its line through the symmetry that made it from its class's answer, then through `perm`;
+    `run` the whole search that settled some of them (answers.settled), if any."""
     lines: dict[int, tuple[Jump, ...]] = {}
     lost: dict[int, str] = {}
     undecided: list[int] = []
@@ -385,9 +396,10 @@ def _moved(start: int, searched: int, answers: dict[int, tuple[Answer, Permutati
         else:
             undecided.append(hole)
     finishes = tuple(sorted(lines))
-    asked = {id(answer): answer for answer, _ in answers.values()}  # one per pair searched
+    # One per pair searched, and one per whole search however many pairs it settled.
+    asked = {WHOLE if answer.how == WHOLE else id(answer): answer for answer, _ in answers.values()}
     examined = sum(answer.examined for answer in asked.values())
-    return StartResult(start, searched, bool(finishes), finishes, examined, None, "",
+    return StartResult(start, searched, bool(finishes), finishes, examined, None, run,
                        lines={hole: lines[hole] for hole in finishes},
                        lost=dict(sorted(lost.items())), undecided=tuple(sorted(undecided)))
 

@@ -75,7 +75,8 @@ def survey_reason(board: Board, depth_first: bool, count_paths: bool = False,
                          "{count_paths} and {fewest_moves} need a search per start, which"
                          " {name} is too large for here: survey without them (the solver"
                          " finds one solution per pair)", name=board.name)
-    return "--depth-first" if depth_first else f"{board.holes} holes: its searches do not fit"
+    return "--depth-first" if depth_first else (f"{board.holes} holes: a search of every start would"
+                                                " take hours or more")
 
 
 def board_solver(board: Board, memory: str | int | None = None) -> Solver:

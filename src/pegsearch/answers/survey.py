@@ -65,6 +65,8 @@ class StartResult:
             document["lines"] = {str(hole): ",".join(map(str, line)) for hole, line in self.lines.items()}
             document["lost"] = {str(hole): how for hole, how in (self.lost or {}).items()}
             document["undecided"] = list(self.undecided)
+            if self.run:  # the whole search that settled pairs the solver left undecided
+                document["whole_search"] = self.run
         return document
 
 
@@ -97,6 +99,19 @@ def survey(board: Board, out: str | Path, make_engine: Callable[[], Engine], cou
 
 def _searched(spec: SearchSpec, folder: Location, make_engine: Callable[[], Engine],
               progress: Progress | None) -> StartResult:
+    run = whole_search(spec, folder, make_engine, progress)
+    classes = finishes(run)
+    by_hole = sorted((hole, c) for c in classes for hole in c.holes)
+    solutions = sum(c.paths for c in classes) if spec.count_paths else None
+    moves = tuple(c.moves for _, c in by_hole) if spec.fewest_moves else None
+    return StartResult(spec.start[0], spec.start[0], bool(by_hole), tuple(h for h, _ in by_hole),
+                       sum(r["states"] for r in run.levels), solutions, run.uri, moves)
+
+
+def whole_search(spec: SearchSpec, folder: Location, make_engine: Callable[[], Engine],
+                 progress: Progress | None = None) -> Run:
+    """The complete run of `spec` in `folder`: read when already complete there, resumed when
+    unfinished, else searched; a folder holding another search is refused in one line."""
     stored = Run.open(folder) if folder.is_file(MANIFEST) else None
     if stored is not None and stored.spec.as_json() != spec.as_json():
         raise UsageError(f"{folder} holds another search ({stored.describe()}, count paths:"
@@ -105,15 +120,9 @@ def _searched(spec: SearchSpec, folder: Location, make_engine: Callable[[], Engi
                          " --fewest-moves: choose another --out")
     if stored is not None:
         stored.require_every_level("a survey")
-    run = stored
-    if stored is None or stored.status != "complete":
-        run = search(spec, folder, make_engine(), resume=stored is not None, progress=progress)
-    classes = finishes(run)
-    by_hole = sorted((hole, c) for c in classes for hole in c.holes)
-    solutions = sum(c.paths for c in classes) if spec.count_paths else None
-    moves = tuple(c.moves for _, c in by_hole) if spec.fewest_moves else None
-    return StartResult(spec.start[0], spec.start[0], bool(by_hole), tuple(h for h, _ in by_hole),
-                       sum(r["states"] for r in run.levels), solutions, run.uri, moves)
+    if stored is not None and stored.status == "complete":
+        return stored
+    return search(spec, folder, make_engine(), resume=stored is not None, progress=progress)
 
 
 def store_answers(folder: Location, document: dict) -> None:

@@ -14,6 +14,7 @@ import os
 import shlex
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -41,7 +42,7 @@ from pegsearch.answers.hint import played, read_position
 from pegsearch.answers.listing import runs_document
 from pegsearch.answers.shapes import BY, Survey
 from pegsearch.answers.solver import time_bound
-from pegsearch.answers.survey import store_answers, survey
+from pegsearch.answers.survey import store_answers, survey, whole_search
 from pegsearch.answers.verify import against, recompute, same_signatures, verify
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import Board
@@ -242,7 +243,7 @@ def command_survey(args: argparse.Namespace) -> int:
     why = survey_reason(board, args.depth_first, args.count_paths, args.fewest_moves)
     if why is not None:
         return _survey_by_solver(board, args, why)
-    out = args.out or str(RUNS / survey_name(board, args.count_paths, args.fewest_moves))
+    out = args.out = args.out or str(RUNS / survey_name(board, args.count_paths, args.fewest_moves))
     args.makes_levels = True
     results = survey(board, out, lambda: _engine(args), args.count_paths,
                      progress=survey_progress if sys.stderr.isatty() else None,
@@ -266,19 +267,23 @@ def _survey_by_solver(board: Board, args: argparse.Namespace, why: str) -> int:
     """`survey` by the solver (`why`: the door's reason): every (start, finishing hole) pair up to
     symmetry, each within --seconds; kept in --out when given."""
     seconds = time_bound(args.seconds)
-    folder = Location.parse(args.out) if args.out else None
+    out = args.out = args.out or (str(RUNS / survey_name(board, False, False)) if args.whole_search
+                                  else None)
+    folder = Location.parse(out) if out else None
     if folder is not None:
         folder.check()  # before the survey, not after it
     print(f"pegsearch: surveyed by the depth-first solver ({why}), each pair within {seconds:g} s",
           file=sys.stderr)
     results = survey_by_solver(board, seconds, survey_solver(args.memory),
-                               pair_progress if sys.stderr.isatty() else None)
+                               pair_progress if sys.stderr.isatty() else None,
+                               _whole_search(board, args, folder) if folder and args.whole_search
+                               else None)
     surveyed = Survey(board, tuple(results), BY)
     document = surveyed.as_document()
     if folder is not None:
         folder.make()
         store_answers(folder, document)
-        document = {**document, "location": args.out}
+        document = {**document, "location": out}
     if args.json:
         print(json.dumps(document, indent=1))
         return 0
@@ -290,8 +295,28 @@ def _survey_by_solver(board: Board, args: argparse.Namespace, why: str) -> int:
           " each, sharing its tables of proved positions, so the count changes from run to run with"
           " which pair proved a position first)")
     print(survey_table(results))
+    whole = sorted({result.run for result in results if result.run})
+    if whole:
+        print(f"(the pairs the solver left undecided were settled by the whole search from their"
+              f" start, kept in {', '.join(whole)}: `pegsearch verify` rereads each)")
     print(surveyed.verdict)
     return 0
+
+
+def _whole_search(board: Board, args: argparse.Namespace, folder: Location) -> Callable[[int], Run]:
+    """A start's complete run in `folder`/start-NN, reduced by the symmetries fixing the start
+    (`survey --whole-search`): read, resumed or searched, and said on stderr before it starts."""
+
+    def whole(start: int) -> Run:
+        args.makes_levels = True  # a signal now keeps the levels made: main says how to resume
+        into = folder / f"start-{start:02d}"
+        print(f"pegsearch: start {start} has pairs the solver left undecided: searching it whole"
+              f" into {into}", file=sys.stderr)
+        spec = SearchSpec.asked(board, (start,), "start", False, False)
+        return whole_search(spec, into, lambda: _engine(args),
+                            survey_progress(start) if sys.stderr.isatty() else None)
+
+    return whole
 
 
 def command_verify(args: argparse.Namespace) -> int:

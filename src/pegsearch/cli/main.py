@@ -323,11 +323,16 @@ def build_parser() -> argparse.ArgumentParser:
     survey.add_argument("--depth-first", action="store_true",
                         help="answer by the depth-first solver, one (start, finish) pair at a time,"
                              f" rather than a search per start (the default above {SURVEY_WHOLE}"
-                             " holes, whose searches do not fit one machine)")
+                             " holes, where a search of every start takes hours or more)")
     survey.add_argument("--seconds", default=str(PAIR_SECONDS), metavar="S",
                         help="with the solver: the time bound of each (start, finish) pair"
                              f" (default {PAIR_SECONDS}); a pair not decided in it is named"
                              " undecided")
+    survey.add_argument("--whole-search", action="store_true",
+                        help="with the solver: a start whose pairs it leaves undecided is then"
+                             " searched whole into --out (a run reduced by the symmetries fixing"
+                             " the start, with --engine), which decides every pair of it: about"
+                             " 8-24 min a start on diamond-41 on 2 cores, far more past 41 holes")
     _add_engine_arguments(survey)
     survey.set_defaults(handler="command_survey")
 
@@ -444,8 +449,10 @@ def _resume_command(argv: list[str], args: argparse.Namespace) -> str | None:
     """The whole command that continues an interrupted `run`: as typed, with --out naming its
     folder and --resume, without --until (None while no folder was chosen); a survey's is the
     survey as typed (it reads its complete start runs and resumes the others)."""
-    if args.handler == "command_survey":
-        return f"pegsearch {shlex.join(argv)}"
+    if args.handler == "command_survey":  # with the folder it chose when none was typed
+        chosen = [] if getattr(args, "out", None) is None or "--out" in argv or any(
+            word.startswith("--out=") for word in argv) else ["--out", str(args.out)]
+        return f"pegsearch {shlex.join([*argv, *chosen])}"
     out = args.out if args.handler == "command_run" else None
     if out is None:
         return None

@@ -99,7 +99,7 @@ class SearchRequest(BaseModel):
     depth_first: bool = Field(False, description="with survey: every (start, finish) pair by the"
                               f" depth-first solver, each within {PAIR_SECONDS} s, rather than a"
                               f" search per start (always, for boards past {SURVEY_WHOLE} holes,"
-                              " whose searches do not fit one machine)")
+                              " where a search of every start takes hours or more)")
     keep: Literal["all", "last"] = Field("all", description="what the run keeps: every level's parts"
                                          " (all), or only the last level's (last: counts, not"
                                          " solutions or hints; disk for two levels)")
