@@ -2,7 +2,7 @@
 
 The depth-first solver decides nearly every (start, finish) pair of a 40-odd-hole board within a
 minute, but a few resist any bound it is given: it neither finds a line nor proves a loss (on
-diamond-41 three pairs up to symmetry stayed undecided at 30 minutes each). The breadth-first
+diamond-41 three pairs up to symmetry stayed undecided at 10-30 minutes each). The breadth-first
 search from that start, a run reduced only by the symmetries fixing the start (as `survey` makes
 on smaller boards), reaches every position the start can reach, so its last level names every
 hole one peg can stand on: a hole there is won, with a line read back from the run's levels; a
