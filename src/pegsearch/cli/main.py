@@ -446,14 +446,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _resume_command(argv: list[str], args: argparse.Namespace) -> str | None:
-    """The whole command that continues an interrupted `run`: as typed, with --out naming its
-    folder and --resume, without --until (None while no folder was chosen); a survey's is the
-    survey as typed (it reads its complete start runs and resumes the others)."""
-    if args.handler == "command_survey":  # with the folder it chose when none was typed
-        chosen = [] if getattr(args, "out", None) is None or "--out" in argv or any(
-            word.startswith("--out=") for word in argv) else ["--out", str(args.out)]
-        return f"pegsearch {shlex.join([*argv, *chosen])}"
-    out = args.out if args.handler == "command_run" else None
+    """The whole command that continues an interrupted `run` or `survey`: as typed, with --out
+    naming the folder it chose (a folder left out was chosen afresh, and typing the command again
+    would choose another), without --until; a run's with --resume, a survey's without (it reads
+    its complete start runs and resumes the others). None while no folder was chosen."""
+    out = getattr(args, "out", None) if args.handler in ("command_run", "command_survey") else None
     if out is None:
         return None
     kept, skip = [], False
@@ -464,7 +461,8 @@ def _resume_command(argv: list[str], args: argparse.Namespace) -> str | None:
             skip = True
         elif word != "--resume" and not word.startswith(("--out=", "--until=")):
             kept.append(word)
-    return f"pegsearch {shlex.join([*kept, '--out', str(out), '--resume'])}"
+    again = ["--resume"] if args.handler == "command_run" else []
+    return f"pegsearch {shlex.join([*kept, '--out', str(out), *again])}"
 
 
 def _add_solver_arguments(parser: argparse.ArgumentParser, seconds: int) -> None:
