@@ -62,6 +62,33 @@ def test_the_projection_meets_triangle_8s_counts_from_its_first_levels() -> None
                                                                        strict=False))
 
 
+def test_a_run_past_its_growths_steepest_rise_follows_its_own_growth(tmp_path: Path,
+                                                                    published: dict) -> None:
+    """English's levels 17-31 from its levels 0-16, against the published counts: skippy-xl's shape
+    (the reference a 33-hole board had) put the whole 1.3-1.4 times over from its levels 0-14 or 0-15."""
+    counts = published["english_centre_reduced_per_level"]["levels"]
+    out = tmp_path / "english"
+    assert pegsearch("run", "english-33", "--until", "16", "--out", str(out)).returncode == 0
+    found = estimated(str(out))
+    ours = [level["states"] for level in found["levels"]]
+    assert found["reference"] == "own growth" and ours[:17] == counts[:17]
+    assert abs(sum(ours) / sum(counts) - 1) < 0.07
+    assert all(abs(ours[k] / counts[k] - 1) < 0.15 for k in range(17, 22))
+    assert "from the run's own growth (a level's growth falling as it fell over levels 13-16" in \
+        pegsearch("estimate", str(out)).stdout
+
+
+def test_a_board_of_another_grid_than_the_references_is_said_to_be_rough(tmp_path: Path) -> None:
+    """The diamond from four sizable levels follows triangle-8's shape, 2-5 times over a level: the
+    estimate says so and its range reaches down to a fifth of the projected levels' work."""
+    out = tmp_path / "diamond"
+    assert pegsearch("run", "diamond-41", "--until", "12", "--out", str(out)).returncode == 0
+    found = estimated(str(out))
+    assert found["reference"] == "triangle-8" and found["projected_spread"] == 0.8
+    assert found["seconds_range"][0] < 0.5 * found["seconds"]
+    assert "a board of another grid: rough" in pegsearch("estimate", str(out)).stdout
+
+
 @pytest.mark.parametrize("args, fragment", [(("--cores", "0"), "--cores 0"),
                                             (("--cores", "many"), "--cores many"),
                                             (("--memory", "lots"), "--memory lots"),

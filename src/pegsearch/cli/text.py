@@ -247,13 +247,25 @@ def estimate_notes(found: Estimate) -> list[str]:
     """What an estimate rests on, what it assumes and how sure it is, a line each."""
     from pegsearch.engines.costs import (  # loaded by the estimate itself
         ONE_LEVEL_SPREAD,
-        PROJECTION_SPREAD,
+        ROUGH_SPREAD,
         WRITTEN,
     )
+    from pegsearch.engines.projection import OWN_GROWTH, TREND_LEVELS
 
+    within = f"positions within about {found.projected_spread:.0%}"
+    if found.reference == OWN_GROWTH:
+        first = found.measured_levels - TREND_LEVELS
+        follows = (f"the run's own growth (a level's growth falling as it fell over levels {first}-"
+                   f"{found.measured_levels - 1}; {within} in all, higher if measured well before"
+                   " the widest level)")
+    elif found.projected_spread == ROUGH_SPREAD:
+        follows = (f"{found.reference}'s shape, a board of another grid: rough (the diamond's centre"
+                   " came out 2-5 times over a level); an estimate of a run measured past its"
+                   " growth's steepest rise follows the run's own growth")
+    else:
+        follows = f"{found.reference}'s shape ({within})"
     source = (f"levels 0 to {found.measured_levels - 1} measured (m), the rest projected (p) from"
-              f" {found.reference}'s shape (positions within about {PROJECTION_SPREAD:.0%})"
-              if found.reference else f"all {found.measured_levels} levels measured")
+              f" {follows}" if found.reference else f"all {found.measured_levels} levels measured")
     rates = "; ".join(f"{us * 1000:.1f} CPU-ns a child made on {kind} levels (timed on"
                       f" {levels_named(found.timed_levels[kind])})" if found.timed_levels[kind] else
                       f"{kind} levels priced alike (none timed)" for kind, us in found.cpu_us.items())
@@ -270,7 +282,7 @@ def estimate_notes(found: Estimate) -> list[str]:
                       for kind in alone)
         lines.append(f"how sure: likely {low / 3600:,.2f} to {high / 3600:,.2f} h wall on such a"
                      f" machine (the timed levels' own rates around theirs together{one}, the"
-                     f" projected positions within {PROJECTION_SPREAD:.0%}); checked on triangle-8"
+                     f" projected positions within {found.projected_spread:.0%}); checked on triangle-8"
                      " from its levels 0-12 and triangle-9 from its levels 0-12"
                      " (docs/performance.md)")
     return lines

@@ -5,7 +5,8 @@ how sure the total is.
 For someone about to rent a machine, so every figure comes from a measurement where one exists
 and says where it does not:
 
-- positions: a run's measured levels; past them a projection (engines.projection).
+- positions: a run's measured levels; past them a projection (engines.projection), rough when it
+  follows a reference of another grid than the board's.
 - seconds: a level's work is its parents' children, made once a pass (each jump of a parent legal
   as in a random position of its pegs), and its positions written (drained, encoded, stored), each
   about WRITTEN children's worth. A position written comes from about seven children at
@@ -20,7 +21,7 @@ and says where it does not:
   machine with cores as fast as the measuring one's): a lower bound, by up to 1.7 times at 16
   cores (a level ran at 57-87 % of it, docs/performance.md's Many cores).
 - how sure: the timed levels' own rates spread around the line's, and the projected positions are
-  within PROJECTION_SPREAD: the estimate's range carries both.
+  within PROJECTION_SPREAD (ROUGH_SPREAD when rough): the estimate's range carries both.
 - memory and passes: as the local engine plans them (a bitmap a core while it fits the bound,
   else one bitmap every core sets while that fits, else passes of a bitmap, each holding the
   partitions whose touched pages fit it, or hash tables for a sparse level), plus the process's
@@ -40,7 +41,7 @@ from pathlib import Path
 from pegsearch.board.spec import SearchSpec
 from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine, fits_planes, fits_shared
-from pegsearch.engines.projection import SIZABLE, Shape, projected_states, reference_for
+from pegsearch.engines.projection import SIZABLE, Shape, projection
 from pegsearch.errors import UsageError
 from pegsearch.kernel.bitmap import KEEP_SHARE, prefer_bitmap
 from pegsearch.store import PART_ROWS, Run
@@ -72,9 +73,13 @@ TOUCHED_SHARE = 0.75
 # How far a rate timed on one level alone may be off, as a factor: triangle-9's levels 13-16 (docs/
 # scale.md, --memory 20G) cost 1.00, 0.81, 0.75 and 1.07 times their estimate from its level 12.
 ONE_LEVEL_SPREAD = 0.35
-# How far the projected levels' positions may be off (triangle-8 from its levels 0-12: within
-# 10 % a level, 6 % in all).
+# How far the projected levels' positions may be off (triangle-8 from its levels 0-12 by skippy-xl's
+# shape: within 10 % a level, 6 % in all; English, the diamond's centre and triangle-8 by their own
+# growth from levels 0-15, 0-15 and 0-12: within 7 % in all).
 PROJECTION_SPREAD = 0.10
+# The same, following a reference of another grid than the board's: the diamond's centre from
+# triangle-8's shape came out 2-5 times over a level, so a level may hold a fifth of its projection.
+ROUGH_SPREAD = 0.80
 # What the process holds besides a level's tables or bitmaps: interpreter, compiled kernels,
 # pyarrow, read-ahead chunks (triangle-8 to level 12 peaked at 596 MB with 144 MB of bitmaps).
 BASE_BYTES = 450 << 20
@@ -125,7 +130,8 @@ class Estimate:
     memory: int
     keep: str
     measured_levels: int
-    reference: str | None  # the board whose shape the projected levels follow
+    reference: str | None  # what the projected levels follow: a board's shape, or OWN_GROWTH
+    projected_spread: float  # how far the projected levels' positions may be off, as a share
     cpu: str  # the CPU whose speed the estimate assumes: the one that measured the run
     cpu_us: dict[str, float]  # CPU-µs a unit of work (a child made), by KINDS
     timed_levels: dict[str, list[int]]  # the levels each rate was timed on
@@ -179,8 +185,9 @@ def estimate(run: Run, cores: int, memory: int, keep: str) -> Estimate:
     shape = Shape.of(run.spec)
     last = shape.start_pegs - 1
     measured = [record["states"] for record in run.levels]
-    reference = None if len(measured) > last or measured[-1] == 0 else reference_for(shape.holes)
-    states = measured + projected_states(measured, shape, reference, last)
+    reference, projected, rough = projection(measured, shape, run.board.grid, last)
+    states = measured + projected
+    spread = ROUGH_SPREAD if rough else PROJECTION_SPREAD
     priced = [level for level in range(len(states)) if level and not _timed_here(run, level)]
     rates = _calibration(run, shape) if priced else {}
     levels = []
@@ -202,8 +209,8 @@ def estimate(run: Run, cores: int, memory: int, keep: str) -> Estimate:
         else:
             rate = rates["bitmap" if bitmap else "tables"]
             cpu = rate.cpu_us * units(shape, pegs, parents, passes, count) / 1e6
-            spread = PROJECTION_SPREAD if record is None else 0.0
-            low, high = cpu * rate.low * (1 - spread), cpu * rate.high * (1 + spread)
+            off = spread if record is None else 0.0
+            low, high = cpu * rate.low * (1 - off), cpu * rate.high * (1 + off)
         gap_bits = rates["bitmap" if bitmap else "tables"].gap_bits if rates else GAP_BITS
         levels.append(LevelCost(level, pegs, count, record is not None,
                                 "bitmap" if bitmap else "tables", passes, round(cpu, 3),
@@ -211,7 +218,7 @@ def estimate(run: Run, cores: int, memory: int, keep: str) -> Estimate:
                                 _stored(record, count, ranks, gap_bits), round(low, 3),
                                 round(high, 3)))
     return Estimate(run.board.name, list(run.start), cores, memory, keep, len(run.levels),
-                    reference, run.manifest.get("compile_target", {}).get("cpu", "CPU"),
+                    reference, spread, run.manifest.get("compile_target", {}).get("cpu", "CPU"),
                     {kind: round(rate.cpu_us, 5) for kind, rate in rates.items()},
                     {kind: list(rate.levels) for kind, rate in rates.items()}, busy(run), levels)
 
@@ -268,7 +275,7 @@ def _bitmap_ahead(run: Run) -> bool:
         return False
     shape = Shape.of(run.spec)
     measured = [record["states"] for record in run.levels]
-    ahead = projected_states(measured, shape, reference_for(shape.holes), shape.start_pegs - 1)
+    ahead = projection(measured, shape, run.board.grid, shape.start_pegs - 1).states
     for level, count in enumerate(ahead, start=len(measured)):
         if count > BITMAP_TIMED_STATES:
             return False
