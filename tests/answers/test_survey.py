@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -93,6 +94,22 @@ def test_a_survey_folder_is_reused_and_its_text_lists_every_start(tmp_path: Path
     assert result.stdout.splitlines()[-1] == "one peg is reachable from 15 of 15 start holes"
     assert_one_line_error(pegsearch("survey", "triangle-5", "--out", str(out), "--count-paths"),
                           "reused only for the same board, --count-paths and --fewest-moves")
+
+
+def test_a_folder_holding_another_search_is_refused_before_any_start_is_searched(tmp_path: Path) -> None:
+    """Only its last start's run left, a count of paths: the survey refused it at that start's
+    turn, after searching every start before it (the solver's survey with --whole-search after its
+    pass over every pair and the whole searches before); now at once, searching nothing."""
+    out = tmp_path / "survey"
+    survey_json("triangle-5", out, "--count-paths")
+    for run in sorted(out.glob("start-*"))[:-1]:
+        shutil.rmtree(run)
+    kept = sorted(out.glob("start-*"))
+    assert [run.name for run in kept] == ["start-05"]
+    for args in ((), ("--depth-first", "--seconds", "0.0001", "--whole-search")):
+        assert_one_line_error(pegsearch("survey", "triangle-5", "--out", str(out), *args),
+                              f"{kept[0]} holds another search")
+        assert sorted(out.glob("start-*")) == kept
 
 
 def test_a_survey_stopped_names_the_folder_it_chose_to_continue_in(tmp_path: Path) -> None:

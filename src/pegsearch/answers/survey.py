@@ -81,6 +81,7 @@ def survey(board: Board, out: str | Path, make_engine: Callable[[], Engine], cou
     results: dict[int, StartResult] = {}
     folder = Location.parse(out)
     folder.check()
+    refuse_other_searches(board, folder, count_paths, fewest_moves)
     for holes in hole_classes(board):
         spec = SearchSpec.asked(board, (holes[0],), "start", count_paths, fewest_moves)
         searched = _searched(spec, folder / f"start-{holes[0]:02d}", make_engine,
@@ -113,16 +114,33 @@ def whole_search(spec: SearchSpec, folder: Location, make_engine: Callable[[], E
     """The complete run of `spec` in `folder`: read when already complete there, resumed when
     unfinished, else searched; a folder holding another search is refused in one line."""
     stored = Run.open(folder) if folder.is_file(MANIFEST) else None
-    if stored is not None and stored.spec.as_json() != spec.as_json():
-        raise UsageError(f"{folder} holds another search ({stored.describe()}, count paths:"
-                         f" {stored.count_paths}, fewest moves: {stored.fewest_moves}); a survey"
-                         " folder is reused only for the same board, --count-paths and"
-                         " --fewest-moves: choose another --out")
     if stored is not None:
+        _refuse_another(stored, spec, folder)
         stored.require_every_level("a survey")
     if stored is not None and stored.status == "complete":
         return stored
     return search(spec, folder, make_engine(), resume=stored is not None, progress=progress)
+
+
+def refuse_other_searches(board: Board, folder: Location, count_paths: bool = False,
+                          fewest_moves: bool = False) -> None:
+    """Refuse, before any start is searched, a survey folder whose start-NN runs hold another
+    search than the survey would make there: each start's own check comes only at its turn, after
+    the searches before it (or the solver's pass over every pair: minutes on diamond-41)."""
+    for name in folder.folders():
+        start, into = int(name.removeprefix("start-")) if START_FOLDER.fullmatch(name) else 0, folder / name
+        if 1 <= start <= board.holes and into.is_file(MANIFEST):
+            spec = SearchSpec.asked(board, (start,), "start", count_paths, fewest_moves)
+            _refuse_another(Run.open(into), spec, into)
+
+
+def _refuse_another(stored: Run, spec: SearchSpec, folder: Location) -> None:
+    """A survey's start-NN folder holding another search than `spec`: one line, choose another --out."""
+    if stored.spec.as_json() != spec.as_json():
+        raise UsageError(f"{folder} holds another search ({stored.describe()}, count paths:"
+                         f" {stored.count_paths}, fewest moves: {stored.fewest_moves}); a survey"
+                         " folder is reused only for the same board, --count-paths and"
+                         " --fewest-moves: choose another --out")
 
 
 def store_answers(folder: Location, document: dict) -> None:

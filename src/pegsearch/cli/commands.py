@@ -42,7 +42,7 @@ from pegsearch.answers.hint import played, read_position
 from pegsearch.answers.listing import runs_document
 from pegsearch.answers.shapes import BY, Survey
 from pegsearch.answers.solver import time_bound
-from pegsearch.answers.survey import store_answers, survey, whole_search
+from pegsearch.answers.survey import refuse_other_searches, store_answers, survey, whole_search
 from pegsearch.answers.verify import against, recompute, same_signatures, verify
 from pegsearch.board.files import load_board
 from pegsearch.board.geometry import Board
@@ -272,6 +272,8 @@ def _survey_by_solver(board: Board, args: argparse.Namespace, why: str) -> int:
     folder = Location.parse(out) if out else None
     if folder is not None:
         folder.check()  # before the survey, not after it
+        if args.whole_search:
+            refuse_other_searches(board, folder)
     print(f"pegsearch: surveyed by the depth-first solver ({why}), each pair within {seconds:g} s",
           file=sys.stderr)
     results = survey_by_solver(board, seconds, survey_solver(args.memory),
