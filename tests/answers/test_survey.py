@@ -84,8 +84,9 @@ def test_a_survey_folder_is_reused_and_its_text_lists_every_start(tmp_path: Path
     out = tmp_path / "survey"
     first = survey_json("triangle-5", out)
     stamps = {p: p.stat().st_mtime_ns for p in out.glob("*/manifest.json")}
-    result = pegsearch("survey", "triangle-5", "--out", str(out))
+    result = pegsearch("survey", "triangle-5", "--out", str(out), "--whole-search")
     assert result.returncode == 0, result.stderr
+    assert "--whole-search adds nothing here: every start of triangle-5 is searched whole" in result.stderr
     assert {p: p.stat().st_mtime_ns for p in out.glob("*/manifest.json")} == stamps
     rows = [line.split() for line in result.stdout.splitlines()[3:-1]]  # heading, its note, columns
     assert [int(row[0]) for row in rows] == list(range(1, 16))

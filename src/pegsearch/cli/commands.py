@@ -243,6 +243,9 @@ def command_survey(args: argparse.Namespace) -> int:
     why = survey_reason(board, args.depth_first, args.count_paths, args.fewest_moves)
     if why is not None:
         return _survey_by_solver(board, args, why)
+    if args.whole_search:  # the solver's: said, not silently dropped
+        print(f"pegsearch: --whole-search adds nothing here: every start of {board.name} is searched"
+              " whole", file=sys.stderr)
     out = args.out = args.out or str(RUNS / survey_name(board, args.count_paths, args.fewest_moves))
     args.makes_levels = True
     results = survey(board, out, lambda: _engine(args), args.count_paths,
