@@ -421,6 +421,23 @@ def test_a_pair_whose_reverse_is_proved_lost_first_is_lost() -> None:
     assert Solver("64M").answer(board, forward.position, 1, 30).outcome == LOST_WORD  # both ways
 
 
+def test_a_reverse_pagoda_proof_carries_its_weights_checked_in_the_forward_game() -> None:
+    """The reverse side's proof by a pagoda function came out as `pagoda` with no function to
+    check. The diamond's (7, 13): its reverse (every hole but 13 to one peg on 7) is ruled out by
+    a pagoda function; carried over, the same weights must rule out the forward game, checked
+    here jump by jump and by the forward start's own weight against one peg on 13."""
+    board = load_board("diamond-41")
+    full = (1 << board.holes) - 1
+    reverse = Solver("64M").answer(board, full ^ (1 << 12), 7, 30, dual=False)
+    assert (reverse.outcome, reverse.how) == (LOST_WORD, "pagoda")
+    forward = Answer(UNDECIDED, board.start_position((7,)), 13, how="time")
+    answer = both_ways(board, forward, reverse)
+    assert (answer.outcome, answer.how) == (LOST_WORD, "pagoda") and answer.pagoda is not None
+    w = answer.pagoda.weights
+    assert all(w[j.to - 1] <= w[j.start - 1] + w[j.over - 1] for j in board.jumps)
+    assert sum(w) - w[7 - 1] < w[13 - 1] == answer.pagoda.threshold
+
+
 def play_from_the_top(board_name: str, jumps: int) -> tuple[int, int]:
     """The 41-hole diamond from its top corner to its bottom one (a pair the survey left undecided
     at 60 s): the start, and a position `jumps` jumps into its play, each jump drawn (seed 7) among

@@ -449,12 +449,18 @@ def both_ways(board: Board, forward: Answer, backward: Answer) -> Answer:
     """A single vacancy's question answered from its two searches (`Solver.answer`): the forward
     one's answer, or where it is open the reverse one's, decided: its line played backwards and
     checked, or its proof of loss, which is the forward game's (the two games' solutions are each
-    other's reversed). The reverse side proved lost first once the functions fitted to play made
-    such proofs (a diamond-41 survey pair): its empty line, "played", ended nowhere near the goal."""
+    other's reversed). A reverse pagoda proof carries over with its weights: a jump's condition
+    holds both ways, and the reverse start (every hole but the finish) weighing less than one peg
+    on the start means the forward start weighs less than one peg on the finish, its threshold
+    here, so the proof is checked as any other. The reverse side proved lost first once the
+    functions fitted to play made such proofs (a diamond-41 survey pair): its empty line,
+    "played", ended nowhere near the goal."""
     answer = forward
     if not forward.decided and backward.decided:
+        pagoda = backward.pagoda and Pagoda(backward.pagoda.weights,
+                                            backward.pagoda.weights[forward.finish - 1])
         answer = Answer(backward.outcome, forward.position, forward.finish,
-                        tuple(reversed(backward.line)), backward.how)
+                        tuple(reversed(backward.line)), backward.how, pagoda=pagoda)
         if answer.won:
             answer = replayed(board, answer)
     return replace(answer, examined=forward.examined + backward.examined,
