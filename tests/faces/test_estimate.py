@@ -89,6 +89,19 @@ def test_a_board_of_another_grid_than_the_references_is_said_to_be_rough(tmp_pat
     assert "a board of another grid: rough" in pegsearch("estimate", str(out)).stdout
 
 
+def test_a_board_of_another_grid_is_measured_until_its_own_growth_can_be_followed() -> None:
+    """`estimate wiegleb-45` stopped at its second sizable level and followed triangle-8's shape:
+    744 G positions and 285 h from a start of the same board. It now measures on (level 14: 44 M
+    positions, seconds) and follows its own growth: its levels 15-18 as docs/scale.md's run of
+    2026-11-25 measured them (114.6 M, 272.4 M, 591.5 M and 1,167.3 M), within 15 %."""
+    found = estimated("wiegleb-45")
+    assert found["reference"] == "own growth" and found["projected_spread"] == 0.1
+    ours = [level["states"] for level in found["levels"][15:19]]
+    measured = [114_569_765, 272_428_030, 591_465_927, 1_167_318_949]
+    assert found["measured_levels"] <= 15 and all(
+        abs(a / b - 1) < 0.15 for a, b in zip(ours, measured, strict=True))
+
+
 @pytest.mark.parametrize("args, fragment", [(("--cores", "0"), "--cores 0"),
                                             (("--cores", "many"), "--cores many"),
                                             (("--memory", "lots"), "--memory lots"),

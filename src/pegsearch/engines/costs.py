@@ -66,6 +66,10 @@ MEASURE_SECONDS = 5.0
 # is level 12), `estimate BOARD` measures on to the first bitmap level, unless that level is
 # projected past this many positions: tables price a bitmap level 1.7 times too dear.
 BITMAP_TIMED_STATES = 1 << 30
+# A board of another grid than the references' is measured on until its own growth can be followed
+# (engines.projection), while the next level is projected within this many positions: the diamond's
+# centre to level 13 (13.4 M positions), Wiegleb's to level 14 (44.2 M), English's to level 15.
+GROWTH_TIMED_STATES = 1 << 27
 # The share of a bitmap's pages its children touch (the rest is mapped, never written): 83, 76 and
 # 75 % of triangle-9's levels 13-15 (docs/scale.md), 71 % of level 16's first pass (4,572 of its
 # 8,219 partitions in 12.75 GiB). A pass holds KEEP_SHARE of its arena in touched pages.
@@ -262,7 +266,8 @@ def measured(spec: SearchSpec, folder: Path, seconds: float = MEASURE_SECONDS) -
     rather than guesses). A first run compiles the kernels inside its first levels, so a time
     bound alone ended the measurement at a level of one position."""
     run = search(spec, folder, LocalEngine(), until=1)
-    while run.status == "paused" and (not _measured_enough(run, seconds) or _bitmap_ahead(run)):
+    while run.status == "paused" and (not _measured_enough(run, seconds) or _bitmap_ahead(run)
+                                      or _growth_ahead(run)):
         run = search(spec, folder, LocalEngine(), resume=True, until=len(run.levels))
     return run
 
@@ -282,6 +287,16 @@ def _bitmap_ahead(run: Run) -> bool:
         if prefer_bitmap(count, shape.ranks(shape.start_pegs - level)):
             return True
     return False
+
+
+def _growth_ahead(run: Run) -> bool:
+    """Whether the run should go on until its own growth can be followed: its levels are projected
+    roughly (a board of another grid than the references') and the next is projected within
+    GROWTH_TIMED_STATES (the rough projection runs high, so this errs toward stopping)."""
+    shape = Shape.of(run.spec)
+    ahead = projection([record["states"] for record in run.levels], shape, run.board.grid,
+                       shape.start_pegs - 1)
+    return ahead.rough and ahead.states[0] <= GROWTH_TIMED_STATES
 
 
 def _measured_enough(run: Run, seconds: float) -> bool:
