@@ -128,7 +128,9 @@ def refuse_other_searches(board: Board, folder: Location, count_paths: bool = Fa
     search than the survey would make there: each start's own check comes only at its turn, after
     the searches before it (or the solver's pass over every pair: minutes on diamond-41)."""
     for name in folder.folders():
-        start, into = int(name.removeprefix("start-")) if START_FOLDER.fullmatch(name) else 0, folder / name
+        if not START_FOLDER.fullmatch(name):
+            continue
+        start, into = int(name.removeprefix("start-")), folder / name
         if 1 <= start <= board.holes and into.is_file(MANIFEST):
             spec = SearchSpec.asked(board, (start,), "start", count_paths, fewest_moves)
             _refuse_another(Run.open(into), spec, into)

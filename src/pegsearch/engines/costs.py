@@ -78,8 +78,8 @@ TOUCHED_SHARE = 0.75
 # scale.md, --memory 20G) cost 1.00, 0.81, 0.75 and 1.07 times their estimate from its level 12.
 ONE_LEVEL_SPREAD = 0.35
 # How far the projected levels' positions may be off (triangle-8 from its levels 0-12 by skippy-xl's
-# shape: within 10 % a level, 6 % in all; English, the diamond's centre and triangle-8 by their own
-# growth from levels 0-15, 0-15 and 0-12: within 7 % in all).
+# shape: within 10 % a level, 6 % in all; English and the diamond's centre by their own growth from
+# their levels 0-15: within 7 % in all).
 PROJECTION_SPREAD = 0.10
 # The same, following a reference of another grid than the board's: the diamond's centre from
 # triangle-8's shape came out 2-5 times over a level, so a level may hold a fifth of its projection.
