@@ -11,8 +11,11 @@ literature's (Beasley, Bell), where they bound the moves of the English board's 
 
 The regions are found from the jumps alone: each hole's closed neighbourhood, each pair of
 neighbours, and each four holes in a ring (a square grid's 2x2 blocks), kept where the jumps say
-they are Merson regions and no corner is in them. A position's bound counts the full regions of
-a few fixed partitions (regions taken disjoint, the smallest first), and takes the most.
+they are Merson regions and no corner is in them. A position's bound packs its full regions: in
+one order, the smallest first, each full region disjoint from those taken before it, so that
+along an edge of pairs a run of n full holes gives n // 2 wherever it begins (two fixed partitions
+into disjoint regions, counted before, gave one fewer where a run began on the wrong hole, and
+added nothing to the packing on triangle-8 and English).
 """
 
 from __future__ import annotations
@@ -21,10 +24,6 @@ from functools import cache
 from itertools import combinations
 
 from pegsearch.board.geometry import Board
-
-# The partitions a bound takes the most of: the smallest regions first, ties by the lowest holes
-# and by the highest.
-PARTITIONS = 2
 
 
 def corners(board: Board) -> int:
@@ -60,15 +59,8 @@ def _merson(board: Board, region: frozenset[int]) -> bool:
 
 
 @cache
-def partitions(board: Board) -> tuple[tuple[int, ...], ...]:
-    """PARTITIONS sets of disjoint Merson regions, each region a bit mask."""
-    found = []
-    for sign in (1, -1)[:PARTITIONS]:
-        taken: set[int] = set()
-        chosen = []
-        for region in sorted(merson_regions(board), key=lambda r: (len(r), sorted(sign * h for h in r))):
-            if not region & taken:
-                taken |= region
-                chosen.append(sum(1 << (hole - 1) for hole in region))
-        found.append(tuple(chosen))
-    return tuple(found)
+def region_order(board: Board) -> tuple[int, ...]:
+    """Every Merson region as a bit mask, in the order a position's full regions are packed (module
+    notes): the smallest first, then by their lowest holes."""
+    return tuple(sum(1 << (hole - 1) for hole in region)
+                 for region in sorted(merson_regions(board), key=lambda r: (len(r), sorted(r))))

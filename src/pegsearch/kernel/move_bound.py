@@ -9,7 +9,8 @@ reaches the goal within is the fewest, proved by the B before it, each searched 
 - The lower bound: a peg on a corner (a hole no jump passes over) leaves it only by moving, one
   move each, unless it is the peg that moved last (its move may go on) or it stays to the end on
   a goal hole (one such peg); and a full Merson region needs a move to begin inside it, one each
-  for disjoint regions, unless the peg that moved last is in it (board.regions).
+  for disjoint regions, unless the peg that moved last is in it: the full regions are packed in
+  one order, each disjoint from those taken before it (board.regions).
 - The table of states known short: a state is a position and the hole of the peg that moved last
   (the same position with another last peg may need a move more), kept by its signature under
   the goal's group with that hole carried by the symmetry that makes it, with the most moves
@@ -62,21 +63,18 @@ class MoveGoal(NamedTuple):
     lands: np.ndarray  # int64 [jumps]
     landing_images: np.ndarray  # uint64 [jumps, symmetries]
     corners: np.ndarray  # uint64 [1]: the holes no jump passes over
-    regions: np.ndarray  # uint64 [partitions, most]: disjoint Merson regions (board.regions), 0 after
+    regions: np.ndarray  # uint64 [regions]: the Merson regions in packing order (board.regions)
 
     @classmethod
     def compiled(cls, tables: BoardTables, goal: Goal, corners: int,
-                 partitions: tuple[tuple[int, ...], ...]) -> MoveGoal:
+                 regions: tuple[int, ...]) -> MoveGoal:
         """The goal's moves on `tables` (the goal's group), with the board's corners and its
-        partitions into Merson regions (bit masks)."""
+        Merson regions in packing order (bit masks)."""
         at = goal.order
-        regions = np.zeros((len(partitions), max(map(len, partitions), default=0) + 1), dtype=np.uint64)
-        for row, regions_of in enumerate(partitions):
-            regions[row, :len(regions_of)] = regions_of
         return cls(np.array([trailing(int(tables.leave[j])) for j in at], dtype=np.int64),
                    np.array([trailing(int(tables.free[j])) for j in at], dtype=np.int64),
                    np.ascontiguousarray(tables.landing_images[at]),
-                   np.array([corners], dtype=np.uint64), regions)
+                   np.array([corners], dtype=np.uint64), np.array(regions, dtype=np.uint64))
 
 
 def trailing(bit: int) -> int:
@@ -131,20 +129,14 @@ def _keep_short(keys, holes, moves, key, hole, left):
 def needed(position, last, moves_goal, mask):
     """At least the moves still needed from `position` whose last moved peg stands on `last`
     (a one-bit mask; 0 for none): its other pegs on corners, less one that may stay on a goal
-    hole, and its full Merson regions without `last`, the most of any partition."""
+    hole, and its full Merson regions without `last`, packed disjoint."""
     cornered = position & moves_goal.corners[0] & ~last
-    regions = moves_goal.regions
-    most = 0
-    for row in range(regions.shape[0]):
-        full = 0
-        for k in range(regions.shape[1]):
-            region = regions[row, k]
-            if region == 0:
-                break
-            if position & region == region and not region & last:
-                full += 1
-        most = max(most, full)
-    return popcount(cornered) - (1 if cornered & mask else 0) + most
+    full, taken = 0, last
+    for region in moves_goal.regions:
+        if position & region == region and not region & taken:
+            full += 1
+            taken |= region
+    return popcount(cornered) - (1 if cornered & mask else 0) + full
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
