@@ -243,6 +243,12 @@ def gpu_estimate_lines(gpu: GpuEstimate | None) -> str:
     return "\n".join(lines)
 
 
+# Where an estimate's projection was checked against searches made whole, by what it follows (the
+# run's own growth or not).
+CHECKED = {False: "triangle-8 from its levels 0-12 and triangle-9 from its levels 0-12",
+           True: "English from its levels 0-16 and the diamond's centre from its levels 0-15"}
+
+
 def estimate_notes(found: Estimate) -> list[str]:
     """What an estimate rests on, what it assumes and how sure it is, a line each."""
     from pegsearch.engines.costs import (  # loaded by the estimate itself
@@ -282,7 +288,6 @@ def estimate_notes(found: Estimate) -> list[str]:
                       for kind in alone)
         lines.append(f"how sure: likely {low / 3600:,.2f} to {high / 3600:,.2f} h wall on such a"
                      f" machine (the timed levels' own rates around theirs together{one}, the"
-                     f" projected positions within {found.projected_spread:.0%}); checked on triangle-8"
-                     " from its levels 0-12 and triangle-9 from its levels 0-12"
-                     " (docs/performance.md)")
+                     f" projected positions within {found.projected_spread:.0%}); checked on"
+                     f" {CHECKED[found.reference == OWN_GROWTH]} (docs/performance.md)")
     return lines
