@@ -127,11 +127,9 @@ def refuse_other_searches(board: Board, folder: Location, count_paths: bool = Fa
     """Refuse, before any start is searched, a survey folder whose start-NN runs hold another
     search than the survey would make there: each start's own check comes only at its turn, after
     the searches before it (or the solver's pass over every pair: minutes on diamond-41)."""
-    for name in folder.folders():
-        if not START_FOLDER.fullmatch(name):
-            continue
+    for name in _start_folders(folder):
         start, into = int(name.removeprefix("start-")), folder / name
-        if 1 <= start <= board.holes and into.is_file(MANIFEST):
+        if 1 <= start <= board.holes:
             spec = SearchSpec.asked(board, (start,), "start", count_paths, fewest_moves)
             _refuse_another(Run.open(into), spec, into)
 
@@ -157,5 +155,10 @@ def stored_answers(folder: Location) -> dict | None:
 
 def start_runs(folder: Location) -> list[Location]:
     """The start-NN runs of a survey folder (none in a folder that is no survey)."""
-    return [folder / name for name in sorted(folder.folders())
+    return [folder / name for name in _start_folders(folder)]
+
+
+def _start_folders(folder: Location) -> list[str]:
+    """The names of a survey folder's start-NN folders that hold a run, in order."""
+    return [name for name in sorted(folder.folders())
             if START_FOLDER.fullmatch(name) and (folder / name).is_file(MANIFEST)]
