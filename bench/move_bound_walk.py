@@ -20,7 +20,6 @@ import numpy as np
 from pegsearch.answers.fewest_solver import _Bounded
 from pegsearch.answers.solver import compiled_goal, goal_holes, goal_tables
 from pegsearch.board.files import load_board
-from pegsearch.board.regions import corners, region_order
 from pegsearch.kernel.depth_first import RUNNING, WON
 from pegsearch.kernel.move_bound import MoveGoal, Moves, needed, new_short_table
 
@@ -35,7 +34,7 @@ def main() -> None:
     board = load_board(args.board)
     position = board.start_position((args.start,))
     goal = compiled_goal(board, goal_holes(board, position, None), None, True)
-    moves_goal = MoveGoal.compiled(goal_tables(board, None), goal, corners(board), region_order(board))
+    moves_goal = MoveGoal.compiled(board, goal_tables(board, None), goal)
     short = new_short_table(1 << args.slots)
     least = int(needed(np.uint64(position), np.uint64(0), moves_goal, goal.mask))
     print(f"{args.board}, hole {args.start} empty: at least {least} moves at the start", flush=True)

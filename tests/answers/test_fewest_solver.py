@@ -20,7 +20,7 @@ from pegsearch.board.files import load_board
 from pegsearch.board.geometry import Jump, legal_jumps
 from pegsearch.board.regions import corners, merson_regions, region_order
 from pegsearch.engines.local import LocalEngine
-from pegsearch.kernel.move_bound import MoveGoal, needed
+from pegsearch.kernel.move_bound import MoveGoal, beyond, needed
 from tests.answers.test_fewest_moves import assert_plays
 from tests.helpers import assert_one_line_error, pegsearch
 
@@ -129,15 +129,16 @@ o o o o
 def test_the_lower_bound_never_passes_the_fewest_moves_left(board_name: str, start: int,
                                                              tmp_path: Path) -> None:
     """Every state (position, hole of the peg that moved last) reachable from the start, its
-    fewest moves to one peg worked out here by plain recursion, against the kernel's bound; and
-    the bound is exact for some of the winnable states (it does not stay 0)."""
+    fewest moves to one peg worked out here by plain recursion, against the kernel's bound (both
+    of its parts: the Merson regions and the mover classes); and the bound is exact for some of
+    the winnable states (it does not stay 0)."""
     if board_name == "square-16":  # a square grid's Merson regions are its 2x2 blocks
         (tmp_path / "square-16.toml").write_text(SQUARE_4)
         board_name = str(tmp_path / "square-16.toml")
     board = load_board(board_name)
     goal = tuple(range(1, board.holes + 1))
     compiled = compiled_goal(board, goal, None, False)
-    moves_goal = MoveGoal.compiled(goal_tables(board, None), compiled, corners(board), region_order(board))
+    moves_goal = MoveGoal.compiled(board, goal_tables(board, None), compiled)
     mask = np.uint64((1 << board.holes) - 1)
 
     @functools.cache
@@ -154,10 +155,11 @@ def test_the_lower_bound_never_passes_the_fewest_moves_left(board_name: str, sta
         if (position, last) in seen:
             continue
         seen.add((position, last))
-        bound = int(needed(np.uint64(position), np.uint64(1 << (last - 1) if last else 0),
-                           moves_goal, mask))
+        state = (np.uint64(position), np.uint64(1 << (last - 1) if last else 0), moves_goal, mask)
+        bound = int(needed(*state))
         exact = left(position, last)
         assert bound <= exact, (position, last)
+        assert beyond(*state, bound - 1) and not beyond(*state, bound)  # the walk's question
         winnable += exact < math.inf
         tight += bound == exact
         stack.extend((child, jump.to) for jump, child in legal_jumps(board, position))

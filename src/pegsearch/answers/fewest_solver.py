@@ -37,7 +37,6 @@ from pegsearch.answers.solver import (
     replayed,
 )
 from pegsearch.board.geometry import Board, Jump
-from pegsearch.board.regions import corners, region_order
 from pegsearch.interrupts import check
 from pegsearch.kernel.depth_first import EXAMINED, LOST, RUNNING, WON, Goal
 from pegsearch.kernel.jump_order import restart_spread
@@ -100,7 +99,7 @@ def fewest_moves(board: Board, position: int, finish: int | None, seconds: float
         return FewestFound(LOST_WORD, (), None, 0, True, first.how, first.examined, _since(began))
     tables = goal_tables(board, finish)
     goal = compiled_goal(board, holes, finish, True)
-    moves_goal = MoveGoal.compiled(tables, goal, corners(board), region_order(board))
+    moves_goal = MoveGoal.compiled(board, tables, goal)
     # Half the slots of a goal of the solver: a slot here is a signature, a hole and a move count,
     # 10 bytes against 8, so the table stays within the goal's memory.
     short = new_short_table(solver.slots // 2)

@@ -6,11 +6,18 @@ bound on moves: a jump is taken only while the moves spent, plus a lower bound o
 needed, stay within B. Asked for B = 1, 2, ... in turn (answers.fewest_solver), the first B it
 reaches the goal within is the fewest, proved by the B before it, each searched to the end.
 
-- The lower bound: a peg on a corner (a hole no jump passes over) leaves it only by moving, one
-  move each, unless it is the peg that moved last (its move may go on) or it stays to the end on
-  a goal hole (one such peg); and a full Merson region needs a move to begin inside it, one each
-  for disjoint regions, unless the peg that moved last is in it: the full regions are packed in
-  one order, each disjoint from those taken before it (board.regions).
+- The lower bound, the larger of two: a peg on a corner (a hole no jump passes over) leaves it
+  only by moving, one move each, unless it is the peg that moved last (its move may go on) or it
+  stays to the end on a goal hole (one such peg); and a full Merson region needs a move to begin
+  inside it, one each for disjoint regions, unless the peg that moved last is in it: the full
+  regions are packed in one order, each disjoint from those taken before it (board.regions).
+  The second asks which mover classes (board.movers) the moves still to come are made by. For
+  each set of classes, the pegs no peg of them (nor the last moved peg, going on) can jump over
+  are stuck: each must make a move of its own (the last peg left is the last to have moved), so
+  every class holding a stuck peg is in the set, a class in the set makes a move at least, and
+  the stuck pegs and the full regions without a stuck peg (packed as above) need a move each, by
+  different pegs. The fewest moves over every set is a bound; on triangle-9 from the apex it
+  leaves B = 16 to search in 50 M positions where the first alone had left billions.
 - The table of states known short: a state is a position and the hole of the peg that moved last
   (the same position with another last peg may need a move more), kept by its signature under
   the goal's group with that hole carried by the symmetry that makes it, with the most moves
@@ -32,6 +39,9 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from pegsearch.board.geometry import Board
+from pegsearch.board.movers import mover_classes
+from pegsearch.board.regions import corners, region_order
 from pegsearch.kernel.depth_first import (
     EXAMINED,
     LOST,
@@ -53,28 +63,44 @@ from pegsearch.kernel.tables import BoardTables
 NO_HOLE = 255
 # A jump that goes on the last move is tried before every jump that starts a new one.
 NEW_MOVE = 1 << 40
+# The most mover classes the second bound takes: it tries every set of them (2 ** classes sets;
+# the boards shipped have 4). A board of more goes by the first bound alone.
+MOST_CLASSES = 6
+# More moves than any position needs: a set of classes that leaves a stuck peg unmoved.
+NEVER = 1 << 20
 
 class MoveGoal(NamedTuple):
     """What the move-bounded walk adds to a goal (in the goal's jump order): each jump's start and
-    landing holes, its landing hole's image under each symmetry of the goal's group, and the
-    corner holes."""
+    landing holes, its landing hole's image under each symmetry of the goal's group, and what
+    the lower bound counts."""
 
     starts: np.ndarray  # int64 [jumps]
     lands: np.ndarray  # int64 [jumps]
     landing_images: np.ndarray  # uint64 [jumps, symmetries]
     corners: np.ndarray  # uint64 [1]: the holes no jump passes over
     regions: np.ndarray  # uint64 [regions]: the Merson regions in packing order (board.regions)
+    classes: np.ndarray  # uint64 [classes]: each mover class's holes (none: past MOST_CLASSES)
+    overs: np.ndarray  # uint64 [classes]: the holes each class's pegs jump over
+    class_of: np.ndarray  # int64 [holes]: each hole's class
 
     @classmethod
-    def compiled(cls, tables: BoardTables, goal: Goal, corners: int,
-                 regions: tuple[int, ...]) -> MoveGoal:
-        """The goal's moves on `tables` (the goal's group), with the board's corners and its
-        Merson regions in packing order (bit masks)."""
+    def compiled(cls, board: Board, tables: BoardTables, goal: Goal) -> MoveGoal:
+        """The goal's moves on `tables` (the goal's group), with `board`'s corners, Merson regions
+        in packing order and mover classes (bit masks)."""
         at = goal.order
+        movers = mover_classes(board)
+        class_of = [next(k for k, (holes, _) in enumerate(movers) if holes >> hole & 1)
+                    for hole in range(board.holes)]
+        if len(movers) > MOST_CLASSES:
+            movers = ()
         return cls(np.array([trailing(int(tables.leave[j])) for j in at], dtype=np.int64),
                    np.array([trailing(int(tables.free[j])) for j in at], dtype=np.int64),
                    np.ascontiguousarray(tables.landing_images[at]),
-                   np.array([corners], dtype=np.uint64), np.array(regions, dtype=np.uint64))
+                   np.array([corners(board)], dtype=np.uint64),
+                   np.array(region_order(board), dtype=np.uint64),
+                   np.array([holes for holes, _ in movers], dtype=np.uint64),
+                   np.array([overs for _, overs in movers], dtype=np.uint64),
+                   np.array(class_of, dtype=np.int64))
 
 
 def trailing(bit: int) -> int:
@@ -128,15 +154,74 @@ def _keep_short(keys, holes, moves, key, hole, left):
 @numba.njit(cache=True, nogil=True, inline="always")
 def needed(position, last, moves_goal, mask):
     """At least the moves still needed from `position` whose last moved peg stands on `last`
-    (a one-bit mask; 0 for none): its other pegs on corners, less one that may stay on a goal
-    hole, and its full Merson regions without `last`, packed disjoint."""
+    (a one-bit mask; 0 for none), the larger of the module notes' two bounds: its other pegs on
+    corners, less one that may stay on a goal hole, and its full Merson regions without `last`,
+    packed disjoint (`_by_regions`); or the fewest moves the mover classes allow (`_by_classes`)."""
+    return max(_by_regions(position, last, moves_goal, mask),
+               _by_classes(position, last, moves_goal, -1))
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def beyond(position, last, moves_goal, mask, left):
+    """Whether `needed` passes `left`, each bound worked out only as far as that takes: the walk
+    asks no more of a child, and the second bound stops at the first set of classes within
+    `left` (tried whole, it was two thirds of the walk's time on triangle-9)."""
+    return _by_regions(position, last, moves_goal, mask) > left or \
+        _by_classes(position, last, moves_goal, left) > left
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _by_regions(position, last, moves_goal, mask):
+    """The pegs on corners but `last`, less one that may stay on a goal hole, and the full
+    regions without `last`, packed."""
     cornered = position & moves_goal.corners[0] & ~last
-    full, taken = 0, last
-    for region in moves_goal.regions:
+    return popcount(cornered) - (1 if cornered & mask else 0) + \
+        _packed(position, last, moves_goal.regions)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _packed(position, taken, regions):
+    """The full regions of `position` packed in order, each disjoint from `taken` and those taken
+    before it."""
+    full = 0
+    for region in regions:
         if position & region == region and not region & taken:
             full += 1
             taken |= region
-    return popcount(cornered) - (1 if cornered & mask else 0) + full
+    return full
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _by_classes(position, last, moves_goal, enough):
+    """The fewest moves still needed, over every set of mover classes the moves to come may be
+    made by (the module notes' second bound; 0 for one peg, or a board of too many classes), or
+    the first found within `enough` (-1: the fewest)."""
+    classes, overs = moves_goal.classes, moves_goal.overs
+    if len(classes) == 0 or position & (position - np.uint64(1)) == 0:
+        return 0
+    going = overs[moves_goal.class_of[trailing_zeros(last)]] if last else np.uint64(0)
+    rest = position & ~last
+    best = NEVER
+    for chosen in range(1 << len(classes)):
+        cover = going
+        for k in range(len(classes)):
+            if chosen >> k & 1:
+                cover |= overs[k]
+        stuck = rest & ~cover
+        moves = 0
+        for k in range(len(classes)):
+            held = popcount(stuck & classes[k])
+            if chosen >> k & 1:
+                moves += max(1, held)
+            elif held:
+                moves = NEVER
+                break
+        if moves < best:  # the stuck pegs and the other full regions, a peg each
+            best = min(best, max(moves, popcount(stuck) + _packed(position, stuck | last,
+                                                                   moves_goal.regions)))
+            if best <= enough:
+                break
+    return best
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -193,7 +278,7 @@ def begin(stack, goal, moves_goal, bound):
         return LOST
     if root & (root - np.uint64(1)) == 0:
         return WON if root & goal.mask else LOST
-    if needed(root, np.uint64(0), moves_goal, goal.mask) > bound or \
+    if beyond(root, np.uint64(0), moves_goal, goal.mask, bound) or \
             _enter(0, stack, goal, moves_goal) == 0:
         return LOST
     s.top[0] = 0
@@ -228,7 +313,7 @@ def walk(stack, goal, moves_goal, keys, holes, shorts, bound, budget):
         if spent > bound:
             continue
         child = positions[d] ^ flip[j]
-        if spent + needed(child, np.uint64(1) << np.uint64(lands[j]), moves_goal, mask) > bound:
+        if beyond(child, np.uint64(1) << np.uint64(lands[j]), moves_goal, mask, bound - spent):
             continue
         c = d + 1
         if not weighed(weights, changes, thresholds, d, j):
