@@ -203,6 +203,8 @@ def _by_classes(position, last, moves_goal, enough):
     rest = position & ~last
     best = NEVER
     for chosen in range(1 << len(classes)):
+        if 0 <= enough < popcount(np.uint64(chosen)):
+            continue  # a move for each class chosen is already more than `enough`
         cover = going
         for k in range(len(classes)):
             if chosen >> k & 1:
