@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from pegsearch.answers.fewest_solver import _Bounded
+from pegsearch.answers.fewest_solver import Bounded
 from pegsearch.answers.solver import compiled_goal, goal_holes, goal_tables
 from pegsearch.board.files import load_board
 from pegsearch.kernel.depth_first import RUNNING, WON
@@ -41,7 +41,7 @@ def main() -> None:
     stack = Moves.empty(goal, board.holes)
     for bound in range(max(1, least), args.most + 1):
         began = time.perf_counter()
-        search = _Bounded(stack, (goal, moves_goal), position, bound)
+        search = Bounded(stack, (goal, moves_goal), position, bound)
         while search.go(short) == RUNNING:
             pass
         print(f"B = {bound}: {'a line found' if search.ended == WON else 'none'},"

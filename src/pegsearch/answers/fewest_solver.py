@@ -66,7 +66,7 @@ class FewestFound:
     seconds: float
 
 
-class _Bounded:
+class Bounded:
     """One search of the move-bounded walk at a bound, resumable, on `stack` (begun afresh)."""
 
     def __init__(self, stack: Moves, goal: tuple[Goal, MoveGoal], position: int, bound: int) -> None:
@@ -106,8 +106,8 @@ def fewest_moves(board: Board, position: int, finish: int | None, seconds: float
     best = first.line if first.won else ()
     most = _moves(best) - 1 if best else position.bit_count()
     least = max(1, int(needed(np.uint64(position), np.uint64(0), moves_goal, goal.mask)))
-    below = _Bounded(Moves.empty(goal, board.holes), (goal, moves_goal), position, least)
-    above = _Bounded(Moves.empty(goal, board.holes), (goal, moves_goal), position, most)
+    below = Bounded(Moves.empty(goal, board.holes), (goal, moves_goal), position, least)
+    above = Bounded(Moves.empty(goal, board.holes), (goal, moves_goal), position, most)
     examined = first.examined
     runs, noise = 1, np.random.default_rng(position)  # the first run: in the first order
     while least <= most and time.perf_counter() < deadline:
@@ -123,12 +123,12 @@ def fewest_moves(board: Board, position: int, finish: int | None, seconds: float
             elif ended == LOST:
                 least = max(least, search.bound + 1)
         if below.ended != RUNNING or below.bound != least:
-            below = _Bounded(below.stack, below.goal, position, least)
+            below = Bounded(below.stack, below.goal, position, least)
         if above.ended != RUNNING or above.bound != most or \
                 above.examined - above.began >= luby(runs) * RESTART_UNIT:
             runs += 1
             noisy = goal._replace(spread=restart_spread(goal.spread, noise, runs % 2 == 1))
-            above = _Bounded(above.stack, (noisy, moves_goal), position, most)
+            above = Bounded(above.stack, (noisy, moves_goal), position, most)
     proved = least > most
     if not best:
         outcome, how = (LOST_WORD, "search") if proved else (UNDECIDED, "time")
