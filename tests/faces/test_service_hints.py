@@ -71,9 +71,10 @@ def test_a_hint_whose_client_hangs_up_stops(server: Server) -> None:
     server.get("/api/boards/wiegleb-45/hint?position=8-14-23&seconds=0.1")  # compiled, tables made
     connection = asked(server, hard_positions(1)[0])
     time.sleep(2)
-    # Solving: in some second of five (its threads are niced, and the quick tests' three workers
-    # share two cores: one second alone was 0.27 once).
-    assert any(cores_used(server.process.pid, 1) > 0.3 for _ in range(5))
+    # Solving: in some second of fifteen (its threads are niced, and the quick tests' three workers
+    # share two cores: one second alone was 0.27 once, and five in a row stayed under 0.3 with a
+    # benchmark on the other core).
+    assert any(cores_used(server.process.pid, 1) > 0.3 for _ in range(15))
     connection.close()
     # Within moments (an endgame the hint began making may finish first: a second or two).
     assert min(cores_used(server.process.pid, 1) for _ in range(5)) < 0.1
