@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# A Spark standalone cluster on this machine: one master and N workers, all bound to 127.0.0.1.
+# A Spark standalone cluster on this machine: one master on 127.0.0.1 and N workers, worker K
+# bound to an address of its own, 127.0.0.(K+1), with the executors it starts.
 #
 #   cluster/spark-cluster.sh start [N]   start a master and N workers (default 2); prints the URL
 #   cluster/spark-cluster.sh status      which daemons run, and the master URL
 #   cluster/spark-cluster.sh url         the master URL alone (for --master / spark-submit)
 #   cluster/spark-cluster.sh stop        stop the workers, then the master, by their PIDs
+#   cluster/spark-cluster.sh kill K      a fault drill: SIGKILL worker K and its executors (their
+#                                        shuffle files go with them); freeze K / thaw K: SIGSTOP
+#                                        and SIGCONT them (a worker that stops answering)
 #
 # The pip pyspark package has no sbin/start-master.sh, so the daemons are started with spark-class.
 # PIDs, logs and worker folders live under PEGSEARCH_SPARK_DIR (default /tmp/pegsearch-spark-$USER),
@@ -62,7 +66,9 @@ start() {
         --host 127.0.0.1 --port "$port" --webui-port "$ui_port"
     await "$SPARK_LOG_DIR/master.out" "elected leader" 1 master "$SPARK_PID_DIR/master.pid"
     for i in $(seq "$workers"); do
-        launch "worker-$i" org.apache.spark.deploy.worker.Worker --host 127.0.0.1 \
+        # spark-env.sh keeps an address given here: the worker's executors bind to it too.
+        SPARK_LOCAL_IP="127.0.0.$((i + 1))" launch "worker-$i" org.apache.spark.deploy.worker.Worker \
+            --host "127.0.0.$((i + 1))" \
             --cores "$cores" --memory "$memory" --work-dir "$SPARK_WORKER_DIR/worker-$i" \
             --webui-port 0 "$url"
     done
@@ -88,6 +94,25 @@ stop() {
     rm -f "$state/master-url"
 }
 
+# Worker K's processes: its JVM and the executors it started (working in its folder).
+worker_processes() {
+    local worker="$1" pid_file="$SPARK_PID_DIR/worker-$1.pid" entry
+    [[ "$worker" =~ ^[0-9]+$ && -f "$pid_file" ]] || die "no worker $worker under $state"
+    cat "$pid_file"
+    for entry in /proc/[0-9]*; do
+        [[ "$(readlink "$entry/cwd" 2>/dev/null)" == "$SPARK_WORKER_DIR/worker-$worker"/* ]] \
+            && echo "${entry#/proc/}"
+    done
+    return 0
+}
+
+# Send SIGNAL to every process of worker K.
+drill() {
+    local signal="$1" worker="$2"
+    # shellcheck disable=SC2046  # a list of PIDs
+    kill "-$signal" $(worker_processes "$worker") 2>/dev/null || true
+}
+
 status() {
     local pid_file found=1
     for pid_file in "$SPARK_PID_DIR"/master.pid "$SPARK_PID_DIR"/worker-*.pid; do
@@ -105,6 +130,9 @@ case "${1:-}" in
     start) start "${2:-2}" ;;
     stop) stop ;;
     status) status ;;
+    kill) drill KILL "${2:-}" ;;
+    freeze) drill STOP "${2:-}" ;;
+    thaw) drill CONT "${2:-}" ;;
     url) [[ -f "$state/master-url" ]] && cat "$state/master-url" || die "no cluster under $state" ;;
-    *) die "usage: $0 start [N] | stop | status | url" ;;
+    *) die "usage: $0 start [N] | stop | status | url | kill K | freeze K | thaw K" ;;
 esac

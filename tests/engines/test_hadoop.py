@@ -23,7 +23,7 @@ import pytest
 import pegsearch as pegsearch_package
 from tests.helpers import pegsearch, pegsearch_process, sigint_as_from_a_terminal
 from tests.helpers.cluster import wait_until
-from tests.helpers.hadoop_cluster import HADOOP_BIN, UP, yarn_applications
+from tests.helpers.hadoop_cluster import HADOOP_BIN, UP, running_tasks, yarn_applications
 from tests.helpers.serving import Server, free_ports
 from tests.helpers.streaming_probe import StreamingProbe
 
@@ -242,7 +242,7 @@ def test_ctrl_c_ends_the_levels_job_on_yarn(hadoop: dict[str, str]) -> None:
          "hadoop", "--until", "1", "--out", run], env=hadoop, stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE, text=True, start_new_session=True,
         preexec_fn=sigint_as_from_a_terminal)
-    wait_until(lambda: mappers() or searching.poll() is not None, 600, "a map task running")
+    wait_until(lambda: running_tasks("mapper") or searching.poll() is not None, 600, "a map task running")
     assert searching.poll() is None, "the level finished before a map task was seen running"
     os.killpg(searching.pid, signal.SIGINT)
     _, errors = searching.communicate(timeout=300)
@@ -438,7 +438,7 @@ def test_a_killed_map_task_is_retried_and_the_level_is_equal(hadoop: dict[str, s
     killed = []
 
     def kill_a_mapper() -> bool:
-        for pid in mappers():
+        for pid in running_tasks("mapper"):
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
         return bool(killed) or searching.poll() is not None
@@ -529,20 +529,3 @@ def test_a_datanode_stopped_for_10_s_mid_level(hadoop: dict[str, str], local_tri
 def levels_made(run: str, env: dict[str, str]) -> int:
     counted = pegsearch_process("counts", run, "--json", env=env)
     return len(json.loads(counted.stdout)["levels"]) if counted.returncode == 0 else 0
-
-
-def mappers() -> list[int]:
-    """The PIDs of running map tasks' Python (mrjob's `level_job.py ... --mapper`) in YARN's
-    containers: those with a CONTAINER_ID in their environment. The same command runs under
-    mrjob's local runner in another worker's test, and is not this module's to kill."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            words = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
-            if b"--mapper" in words and any(word.endswith(b"level_job.py") for word in words) \
-                    and not words[0].endswith(b"sh") \
-                    and b"\0CONTAINER_ID=" in b"\0" + (entry / "environ").read_bytes():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found

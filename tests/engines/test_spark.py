@@ -50,7 +50,7 @@ from tests.helpers import (
     values_by_position,
     written,
 )
-from tests.helpers.cluster import BIN, alive, standalone_cluster, wait_until
+from tests.helpers.cluster import BIN, CLUSTER_SCRIPT, alive, standalone_cluster, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 JOB = ROOT / "jobs" / "spark_search.py"
@@ -263,6 +263,21 @@ def children_of(parent: int) -> list[int]:
     return found
 
 
+def listens_only_on(pid: int, address: str) -> bool:
+    """Whether every TCP port the process listens on is bound to `address` (read from
+    /proc/PID/net/tcp through its open sockets), and it listens on one at least."""
+    sockets = {os.readlink(fd).removeprefix("socket:[").removesuffix("]")
+               for fd in Path(f"/proc/{pid}/fd").iterdir()
+               if os.readlink(fd).startswith("socket:[")}
+    bound = []
+    for line in Path(f"/proc/{pid}/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[3] == "0A" and fields[9] in sockets:  # LISTEN
+            raw = bytes.fromhex(fields[1].split(":")[0])[::-1]
+            bound.append(".".join(str(byte) for byte in raw))
+    return bool(bound) and set(bound) == {address}
+
+
 def submit(cluster: dict, board: str, out: str | Path, logs: Path,
            *options: str) -> subprocess.Popen:
     """spark-submit the whole search of `board` to the cluster, as a user would.
@@ -294,24 +309,28 @@ def committed_levels(out: str | Path) -> int:
 @pytest.mark.parametrize("store", ["folder", "s3"])
 def test_cluster_survives_a_killed_worker(store: str, tmp_path: Path,
                                           request: pytest.FixtureRequest) -> None:
-    """A real 2-worker standalone cluster, triangle-6 spark-submitted to it as a user would, one
-    worker killed by SIGKILL mid-search: the search ran on the cluster, says its verdict, and its
-    levels (read by `pegsearch counts` too) still equal the local engine's, with the run in a
-    shared folder or on S3, where the executors read and write the parts themselves (and leave
-    none that the manifest does not list)."""
+    """A real 3-worker standalone cluster, each worker on its own address (127.0.0.2-4),
+    triangle-6 spark-submitted to it as a user would, worker 2 and its executors (with the shuffle
+    files they held) killed by SIGKILL mid-search (`spark-cluster.sh kill 2`): the search ran on
+    the cluster, says its verdict, and its levels (read by `pegsearch counts` too) still equal the
+    local engine's, with the run in a shared folder or on S3, where the executors read and write
+    the parts themselves (and leave none that the manifest does not list)."""
     board = "triangle-6"
     out = tmp_path / "run" if store == "folder" else f"{request.getfixturevalue('s3')}/cluster"
     logs = tmp_path / "job"
-    with standalone_cluster(tmp_path / "cluster", workers=2) as cluster:
+    with standalone_cluster(tmp_path / "cluster", workers=3) as cluster:
         job = submit(cluster, board, out, logs)
         try:
             wait_until(lambda: committed_levels(out) >= 9 or job.poll() is not None, 300,
                        "level 8 to be committed")
             assert job.poll() is None, "the search ended before a worker could be killed"
-            worker = int((cluster["pids"] / "worker-1.pid").read_text())
+            worker = int((cluster["pids"] / "worker-2.pid").read_text())
             executors = children_of(worker)
             assert executors, "the worker ran no executor for the search"
-            os.kill(worker, signal.SIGKILL)
+            assert all(listens_only_on(pid, "127.0.0.3") for pid in [worker, *executors])
+            drilled = subprocess.run(["bash", str(CLUSTER_SCRIPT), "kill", "2"], env=cluster["env"],
+                                     capture_output=True, text=True, timeout=60)
+            assert drilled.returncode == 0, drilled.stderr
             code, stdout, stderr = finished(job, logs)
         finally:
             if job.poll() is None:

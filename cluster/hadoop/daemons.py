@@ -1,0 +1,540 @@
+"""The Hadoop cluster that cluster/hadoop/up starts on this machine: its settings, its daemons and
+its nodes, shared by `up`, `down` and `node` (each a thin script over this module).
+
+One node (the default) is three JVMs on 127.0.0.1: the NameNode, a DataNode, and YARN (a
+ResourceManager, one NodeManager and a JobHistoryServer) in one MiniHadoopClusterManager. With
+`--nodes N` (N >= 2) every daemon is a process of its own running Hadoop's own daemon class, as a
+real cluster runs them: the NameNode, the ResourceManager and the JobHistoryServer on 127.0.0.1,
+and node k (1..N) a DataNode and a NodeManager bound to 127.0.0.(k+1), each node's folder
+DIR/nodes/K its processes' working folder, so that every process of a node (its containers and
+their tasks too) is found by that folder and can be stopped, frozen or killed alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from xml.etree import ElementTree
+
+HOME = Path(__file__).resolve().parent
+WAIT_SECONDS = 240
+STOP_SECONDS = 20
+CONTAINER_MB, VCORES, TASK_MB = 6144, 4, 1024
+# A node of a many-node cluster offers less: three of them with the suite beside them fit in 24 GiB.
+NODE_CONTAINER_MB, NODE_VCORES = 3072, 2
+# A level job's JVMs (its application master, map and reduce tasks) live seconds and pipe lines to
+# Python: without the optimising compiler and with one GC thread, a 3-level run took the cluster
+# 110-126 s of CPU against 196-198 (AMD EPYC, 2 cores, a test suite beside both;
+# bench/hadoop_jvm_cpu.py).
+SHORT_LIVED = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:CICompilerCount=1"
+SETTINGS = {
+    "yarn.nodemanager.resource.memory-mb": CONTAINER_MB,
+    "yarn.nodemanager.resource.cpu-vcores": VCORES,
+    "yarn.scheduler.minimum-allocation-mb": 256,
+    "yarn.scheduler.maximum-allocation-mb": CONTAINER_MB,
+    # A task's Python (numpy, numba) is counted in its container: memory is bounded by the sizes
+    # above, not by killing a container whose virtual memory the JVM and Python reserve.
+    "yarn.nodemanager.vmem-check-enabled": "false",
+    "yarn.nodemanager.pmem-check-enabled": "false",
+    "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage": 99,
+    "mapreduce.map.memory.mb": TASK_MB,
+    "mapreduce.reduce.memory.mb": TASK_MB,
+    "mapreduce.map.java.opts": f"-Xmx256m {SHORT_LIVED}",
+    "mapreduce.reduce.java.opts": f"-Xmx384m {SHORT_LIVED}",
+    "yarn.app.mapreduce.am.resource.mb": TASK_MB,
+    "yarn.app.mapreduce.am.command-opts": f"-Xmx384m {SHORT_LIVED}",
+    "mapreduce.framework.name": "yarn",
+    # A small job may run in its application master's container (uber mode), as a cluster may
+    # allow: the tests check that pegsearch's level jobs, which decline it to keep a killed task's
+    # retries, are retried here. The client asks about its job every half second, not every 5.
+    "mapreduce.job.ubertask.enable": "true",
+    "mapreduce.client.completion.pollinterval": 500,
+    # A level job's tasks take seconds: containers are asked for and granted every quarter second
+    # (not every second), a reduce's container starts beside the maps, and no task is speculated
+    # (a copy of a map started 0.5 s after it, on 2 cores, only slowed both).
+    "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms": 250,
+    "yarn.app.mapreduce.am.scheduler.heartbeat.interval-ms": 250,
+    "mapreduce.job.reduce.slowstart.completedmaps": 0,
+    "mapreduce.map.speculative": "false",
+    "mapreduce.reduce.speculative": "false",
+    "yarn.log-aggregation-enable": "true",
+    "yarn.nodemanager.remote-app-log-dir": "/tmp/logs",
+    "mapreduce.client.progressmonitor.pollinterval": 500,
+    "yarn.minicluster.fixed.ports": "true",  # the addresses below, not ports of its own choosing
+    "dfs.replication": 1,
+    # A NameNode started again leaves safe mode as soon as its one DataNode has reported.
+    "dfs.namenode.safemode.extension": 0,
+}
+# What a cluster of several nodes adds. A node that stops answering is called lost within seconds,
+# as the fault drills need, not minutes (YARN's 10 min, HDFS's 10.5): YARN after 15 s without a
+# heartbeat, HDFS after 2 x 5 s + 10 x 1 s; a DataNode silent for 6 s is stale, read last and not
+# written to. Clients reach a DataNode by the address it was given (the NameNode sees every node
+# come from 127.0.0.1, the address a loopback connection leaves from). Every node's NodeManager
+# runs MapReduce's shuffle, each on a port of its own (it listens on every address).
+MANY_NODES = {
+    "yarn.nm.liveness-monitor.expiry-interval-ms": 15000,
+    "yarn.nodemanager.resource.memory-mb": NODE_CONTAINER_MB,
+    "yarn.nodemanager.resource.cpu-vcores": NODE_VCORES,
+    "yarn.scheduler.maximum-allocation-mb": NODE_CONTAINER_MB,
+    "yarn.nodemanager.aux-services": "mapreduce_shuffle",
+    "yarn.nodemanager.aux-services.mapreduce_shuffle.class": "org.apache.hadoop.mapred.ShuffleHandler",
+    "yarn.resourcemanager.recovery.enabled": "false",
+    "dfs.heartbeat.interval": 1,
+    "dfs.namenode.heartbeat.recheck-interval": 5000,
+    "dfs.namenode.stale.datanode.interval": 6000,
+    "dfs.namenode.avoid.read.stale.datanode": "true",
+    "dfs.namenode.avoid.write.stale.datanode": "true",
+    "dfs.client.use.datanode.hostname": "true",
+    "dfs.datanode.use.datanode.hostname": "true",
+    "dfs.client.block.write.replace-datanode-on-failure.best-effort": "true",
+}
+# What each of the cluster's addresses is called in Hadoop's configuration: all on 127.0.0.1, each
+# on a port free when the cluster is first started.
+ADDRESSES = {
+    "core-site.xml": ("fs.defaultFS",),
+    "hdfs-site.xml": ("dfs.namenode.http-address", "dfs.datanode.address",
+                      "dfs.datanode.http.address", "dfs.datanode.ipc.address"),
+    "yarn-site.xml": ("yarn.resourcemanager.address", "yarn.resourcemanager.scheduler.address",
+                      "yarn.resourcemanager.resource-tracker.address",
+                      "yarn.resourcemanager.admin.address", "yarn.resourcemanager.webapp.address"),
+    "mapred-site.xml": ("mapreduce.jobhistory.address", "mapreduce.jobhistory.webapp.address",
+                        "mapreduce.jobhistory.admin.address"),
+}
+# A node's own addresses, each on its node's address 127.0.0.(k+1).
+NODE_ADDRESSES = {
+    "hdfs-site.xml": ("dfs.datanode.address", "dfs.datanode.http.address",
+                      "dfs.datanode.ipc.address"),
+    "yarn-site.xml": ("yarn.nodemanager.address", "yarn.nodemanager.localizer.address",
+                      "yarn.nodemanager.webapp.address"),
+}
+LIVE_DATANODES = "/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState"
+NAMENODE = "org.apache.hadoop.hdfs.server.namenode.NameNode"
+DATANODE = "org.apache.hadoop.hdfs.server.datanode.DataNode"
+RESOURCE_MANAGER = "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager"
+NODE_MANAGER = "org.apache.hadoop.yarn.server.nodemanager.NodeManager"
+JOB_HISTORY = "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer"
+
+
+def up(folder: Path, nodes: int) -> int:
+    """Start in `folder` whatever of its cluster is not running (all of it the first time), then
+    print the `export` lines that reach it."""
+    folder = folder.resolve()
+    if not (folder / "work" / "settings.json").exists():
+        prepare(folder, nodes)
+    elif node_count(folder) != nodes:
+        give_up(folder, f"{folder} holds a cluster of {node_count(folder)} node(s), not {nodes}: "
+                f"run `up` with --nodes {node_count(folder)}, or `down` it and start one in "
+                "another folder", None)
+    if not alive(folder, "namenode"):
+        start_namenode(folder)
+    if nodes == 1:
+        if not alive(folder, "datanode"):
+            start_datanode(folder)
+        if not alive(folder, "yarn"):
+            start_yarn(folder)
+    else:
+        for name, main_class in (("resourcemanager", RESOURCE_MANAGER),
+                                 ("historyserver", JOB_HISTORY)):
+            if not alive(folder, name):
+                start_service(folder, name, main_class)
+        for node in range(1, nodes + 1):
+            start_node(folder, node)
+    print(f"export HADOOP_CONF_DIR={folder / 'conf'}")
+    print(f'export PATH={HOME / "bin"}:"$PATH"')
+    print(f"export PEGSEARCH_HDFS={site(folder, 'core-site.xml', 'fs.defaultFS')}")
+    return 0
+
+
+def prepare(folder: Path, nodes: int) -> None:
+    """Fetch the jars if needed; write the client configuration (and each node's); format HDFS."""
+    subprocess.run(["mvn", "-q", "-f", str(HOME / "pom.xml"), "package"], check=True,
+                   stdout=sys.stderr)
+    for name in ("conf", "logs", "work"):
+        (folder / name).mkdir(parents=True, exist_ok=True)
+    sites = site_settings(folder, nodes)
+    write_sites(folder / "conf", sites)
+    for node in range(1, nodes + 1):
+        (folder / "nodes" / str(node) / "conf").mkdir(parents=True, exist_ok=True)
+        write_sites(folder / "nodes" / str(node) / "conf", node_sites(folder, sites, node))
+    (folder / "work" / "settings.json").write_text(json.dumps({**sites, "nodes": nodes}, indent=1))
+    formatted = daemon(folder, "namenode", NAMENODE, "-format", "-nonInteractive", "-force")
+    if formatted.wait() != 0:
+        give_up(folder, "formatting HDFS failed", "namenode")
+
+
+def start_namenode(folder: Path) -> None:
+    process = daemon(folder, "namenode", NAMENODE)
+    namenode = site(folder, "core-site.xml", "fs.defaultFS").removeprefix("hdfs://")
+    wait(folder, "namenode", process, lambda: answers(namenode))
+
+
+def start_datanode(folder: Path) -> None:
+    """The one DataNode, its blocks kept in DIR/work from one start to the next; up once the
+    NameNode counts it live."""
+    process = daemon(folder, "datanode", DATANODE)
+    wait(folder, "datanode", process, lambda: live_datanodes(folder) >= 1)
+    make_shared_folders(folder, "datanode")
+
+
+def make_shared_folders(folder: Path, name: str) -> None:
+    """/tmp (world-writable, as on any cluster) and the user's home on HDFS."""
+    environment = {**os.environ, "HADOOP_CONF_DIR": str(folder / "conf")}
+    for args in (["-mkdir", "-p", "/tmp", "/user/root"], ["-chmod", "1777", "/tmp"]):
+        answer = subprocess.run([str(HOME / "bin" / "hadoop"), "fs", *args], env=environment,
+                                capture_output=True, text=True)
+        if answer.returncode:
+            give_up(folder, f"HDFS did not answer `hadoop fs {' '.join(args)}`: "
+                    + (answer.stderr.strip().splitlines() or ["no error"])[-1], name)
+
+
+def start_yarn(folder: Path) -> None:
+    """YARN and MapReduce of the one-node cluster in one MiniHadoopClusterManager, on HDFS."""
+    (folder / "work" / "yarn.json").unlink(missing_ok=True)
+    port = {key: site(folder, name, key).rsplit(":", 1)[1] for name, key in
+            (("yarn-site.xml", "yarn.resourcemanager.address"),
+             ("mapred-site.xml", "mapreduce.jobhistory.address"))}
+    process = daemon(folder, "yarn", "org.apache.hadoop.mapreduce.MiniHadoopClusterManager",
+                     "-nodfs", "-namenode", site(folder, "core-site.xml", "fs.defaultFS"),
+                     "-rmport", port["yarn.resourcemanager.address"],
+                     "-jhsport", port["mapreduce.jobhistory.address"],
+                     "-writeDetails", str(folder / "work" / "yarn.json"),
+                     *[f"-D{key}={value}" for name in ("yarn-site.xml", "mapred-site.xml")
+                       for key, value in settings_of(folder, name).items()])
+    wait(folder, "yarn", process, lambda: (folder / "work" / "yarn.json").exists())
+
+
+def start_service(folder: Path, name: str, main_class: str) -> None:
+    """The ResourceManager or the JobHistoryServer of a many-node cluster; up once it answers at
+    its RPC address."""
+    key = {"resourcemanager": ("yarn-site.xml", "yarn.resourcemanager.address"),
+           "historyserver": ("mapred-site.xml", "mapreduce.jobhistory.address")}[name]
+    process = daemon(folder, name, main_class)
+    wait(folder, name, process, lambda: answers(site(folder, *key)))
+
+
+def start_node(folder: Path, node: int) -> None:
+    """Node `node`'s DataNode and NodeManager, whichever is not running; up once the NameNode
+    counts the DataNode live and the ResourceManager the NodeManager running."""
+    prefix = f"node-{node}-"
+    if not alive(folder, prefix + "datanode"):
+        process = daemon(folder, prefix + "datanode", DATANODE, node=node)
+        wait(folder, prefix + "datanode", process, lambda: datanode_live(folder, node))
+        make_shared_folders(folder, prefix + "datanode")
+    if not alive(folder, prefix + "nodemanager"):
+        process = daemon(folder, prefix + "nodemanager", NODE_MANAGER, node=node)
+        wait(folder, prefix + "nodemanager", process,
+             lambda: node_state(folder, node) == "RUNNING")
+
+
+def daemon(folder: Path, name: str, main_class: str, *args: str,
+           node: int | None = None) -> subprocess.Popen:
+    """A JVM running `main_class` on the jars, the configuration first on its class path (a
+    node's own for a node's daemon, which works in the node's folder), its output in
+    DIR/logs/NAME.out and its log in NAME.log, its PID in DIR/NAME.pid."""
+    classpath = (HOME / "target" / "classpath.txt").read_text().strip()
+    conf, cwd = folder / "conf", folder / "work"
+    if node is not None:
+        cwd = folder / "nodes" / str(node)
+        conf = cwd / "conf"
+    # Without the optimising compiler the cluster starts in 32-33 s on 26-28 s of CPU, against
+    # 38-39 s and 49-50 (AMD EPYC, 2 cores, quiet); its daemons' work is RPC, never hot loops.
+    heap = "-Xmx1g" if node is None else "-Xmx512m"
+    command = ["java", heap, "-XX:TieredStopAtLevel=1", f"-Dhadoop.log.dir={folder / 'logs'}",
+               f"-Dhadoop.log.file={name}.log",
+               f"-Dlog4j.configuration=file:{HOME / 'log4j-cluster.properties'}",
+               f"-Dtest.build.data={folder / 'work' / name}",
+               "-cp", f"{conf}:{classpath}", main_class, *args]
+    with open(folder / "logs" / f"{name}.out", "ab") as out:
+        process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=out,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+    (folder / f"{name}.pid").write_text(f"{process.pid}\n")
+    return process
+
+
+def wait(folder: Path, name: str, process: subprocess.Popen, ready: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not ready():
+        if process.poll() is not None or 'Exception in thread "main"' in log_tail(folder, name):
+            give_up(folder, f"the {name} failed to start", name)
+        if time.monotonic() > deadline:
+            give_up(folder, f"the {name} did not start within {WAIT_SECONDS} s", name)
+        time.sleep(1)
+
+
+def site_settings(folder: Path, nodes: int) -> dict[str, dict[str, str]]:
+    """The cluster's settings by the site file a client reads them from: its addresses, each on a
+    free port, its folders in DIR/work, and the sizes above. MapReduce's tasks run on the jars
+    Maven fetched."""
+    sites: dict[str, dict[str, str]] = {name: {} for name in ADDRESSES}
+    ports = iter(free_ports(sum(len(keys) for keys in ADDRESSES.values())))
+    for name, keys in ADDRESSES.items():
+        for key in keys:
+            sites[name][key] = f"127.0.0.1:{next(ports)}"
+    sites["core-site.xml"]["fs.defaultFS"] = "hdfs://" + sites["core-site.xml"]["fs.defaultFS"]
+    sites["core-site.xml"]["hadoop.tmp.dir"] = str(folder / "work" / "tmp")
+    settings = SETTINGS if nodes == 1 else {**SETTINGS, **MANY_NODES,
+                                            "dfs.replication": min(3, nodes)}
+    for key, value in settings.items():
+        sites[site_file(key)][key] = str(value)
+    sites["hdfs-site.xml"].update({"dfs.namenode.name.dir": str(folder / "work" / "namenode"),
+                                   "dfs.datanode.data.dir": str(folder / "work" / "datanode"),
+                                   "dfs.datanode.hostname": "127.0.0.1"})
+    classpath = (HOME / "target" / "classpath.txt").read_text().strip()
+    sites["mapred-site.xml"]["mapreduce.application.classpath"] = classpath
+    return sites
+
+
+def site_file(key: str) -> str:
+    """The site file a setting belongs in."""
+    if key.startswith("yarn."):
+        return "yarn-site.xml"
+    return "hdfs-site.xml" if key.startswith("dfs.") else "mapred-site.xml"
+
+
+def node_sites(folder: Path, sites: dict[str, dict[str, str]],
+               node: int) -> dict[str, dict[str, str]]:
+    """Node `node`'s configuration: the cluster's, with its DataNode's and NodeManager's addresses
+    on 127.0.0.(node+1), its shuffle's port, and its blocks, containers and logs in its folder."""
+    address, home = node_address(node), folder / "nodes" / str(node)
+    own = {name: dict(settings) for name, settings in sites.items()}
+    ports = iter(free_ports(1 + sum(len(keys) for keys in NODE_ADDRESSES.values())))
+    for name, keys in NODE_ADDRESSES.items():
+        for key in keys:
+            own[name][key] = f"{address}:{next(ports)}"
+    own["hdfs-site.xml"].update({"dfs.datanode.hostname": address,
+                                 "dfs.datanode.data.dir": str(home / "datanode")})
+    own["yarn-site.xml"].update({"yarn.nodemanager.hostname": address,
+                                 "yarn.nodemanager.local-dirs": str(home / "local"),
+                                 "yarn.nodemanager.log-dirs": str(home / "userlogs")})
+    # In mapred-site.xml: the shuffle reads MapReduce's configuration, whose mapred-default.xml
+    # (13562 for every node) would win over yarn-site.xml.
+    own["mapred-site.xml"]["mapreduce.shuffle.port"] = str(next(ports))
+    return own
+
+
+def node_address(node: int) -> str:
+    """Node k's own loopback address, 127.0.0.(k+1): the NameNode and ResourceManager keep
+    127.0.0.1."""
+    if not 1 <= node <= 253:
+        raise ValueError(f"node {node} has no address in 127.0.0.0/8 (1 to 253)")
+    return f"127.0.0.{node + 1}"
+
+
+def write_sites(conf: Path, sites: dict[str, dict[str, str]]) -> None:
+    """A configuration folder (the client's is what HADOOP_CONF_DIR names, and the daemons' of
+    127.0.0.1 read it too) and its logging."""
+    for name, settings in sites.items():
+        properties = "".join(f"  <property><name>{key}</name><value>{value}</value></property>\n"
+                             for key, value in settings.items())
+        (conf / name).write_text(f'<?xml version="1.0"?>\n<configuration>\n{properties}'
+                                 "</configuration>\n")
+    (conf / "log4j.properties").write_text((HOME / "log4j.properties").read_text())
+
+
+def settings_of(folder: Path, name: str) -> dict[str, str]:
+    return json.loads((folder / "work" / "settings.json").read_text())[name]
+
+
+def site(folder: Path, name: str, key: str) -> str:
+    return settings_of(folder, name)[key]
+
+
+def node_count(folder: Path) -> int:
+    """How many nodes the cluster in `folder` was made with (1 for one made before --nodes)."""
+    return int(json.loads((folder / "work" / "settings.json").read_text()).get("nodes", 1))
+
+
+def namenode_page(folder: Path) -> dict:
+    address = site(folder, "hdfs-site.xml", "dfs.namenode.http-address")
+    with urllib.request.urlopen(f"http://{address}{LIVE_DATANODES}", timeout=5) as page:
+        return json.load(page)["beans"][0]
+
+
+def live_datanodes(folder: Path) -> int:
+    """How many DataNodes the NameNode counts live (its JMX page)."""
+    try:
+        return int(namenode_page(folder)["NumLiveDataNodes"])
+    except (OSError, ValueError, KeyError, IndexError):
+        return 0
+
+
+def datanode_live(folder: Path, node: int) -> bool:
+    """Whether the NameNode counts node `node`'s DataNode live (it has heard from it lately)."""
+    address = site_of_node(folder, node, "hdfs-site.xml", "dfs.datanode.address")
+    address = address.replace(node_address(node), "127.0.0.1")  # as the NameNode names it
+    page = site(folder, "hdfs-site.xml", "dfs.namenode.http-address")
+    try:
+        query = "/jmx?qry=Hadoop:service=NameNode,name=NameNodeInfo"
+        with urllib.request.urlopen(f"http://{page}{query}", timeout=5) as answer:
+            live = json.loads(json.load(answer)["beans"][0]["LiveNodes"])
+    except (OSError, ValueError, KeyError, IndexError):
+        return False
+    return any(entry.get("xferaddr") == address for entry in live.values())
+
+
+def node_state(folder: Path, node: int) -> str:
+    """What the ResourceManager says of node `node`'s NodeManager (RUNNING, LOST, ...), or '' if
+    it does not know it or does not answer."""
+    address = site(folder, "yarn-site.xml", "yarn.resourcemanager.webapp.address")
+    nodemanager = site_of_node(folder, node, "yarn-site.xml", "yarn.nodemanager.address")
+    try:
+        with urllib.request.urlopen(f"http://{address}/ws/v1/cluster/nodes",
+                                    timeout=5) as answer:
+            listed = (json.load(answer).get("nodes") or {}).get("node", [])
+    except (OSError, ValueError):
+        return ""
+    return next((entry["state"] for entry in listed if entry.get("id") == nodemanager), "")
+
+
+def site_of_node(folder: Path, node: int, name: str, key: str) -> str:
+    """A setting of node `node`'s own configuration (DIR/nodes/K/conf)."""
+    tree = ElementTree.parse(folder / "nodes" / str(node) / "conf" / name)
+    return tree.find(f"property[name='{key}']/value").text
+
+
+def answers(address: str) -> bool:
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=2).close()
+    except OSError:
+        return False
+    return True
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` distinct ports free now: every probe is held open until all are chosen (closed one
+    at a time, the kernel may hand the same port out twice: two daemons then race for it)."""
+    with contextlib.ExitStack() as stack:
+        probes = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+
+
+def pid_of(folder: Path, name: str) -> int | None:
+    try:
+        return int((folder / f"{name}.pid").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def alive(folder: Path, name: str) -> bool:
+    """Whether the daemon started in this folder under this name is still running."""
+    pid = pid_of(folder, name)
+    return pid is not None and running(pid)
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, killed and not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def working_in(folder: Path) -> list[int]:
+    """The processes working in `folder` (a node's daemons, containers and their tasks; YARN
+    starts each container in a session of its own, so a daemon's process group misses them)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                if Path(os.readlink(entry / "cwd")).is_relative_to(folder):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def signal_all(pids: list[int], sig: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+
+
+def stop(pids: list[int]) -> None:
+    """SIGTERM, then SIGKILL what is still running after STOP_SECONDS (a frozen process is woken
+    first, or SIGTERM would wait for it)."""
+    signal_all(pids, signal.SIGCONT)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        signal_all(pids, sig)
+        deadline = time.monotonic() + STOP_SECONDS
+        while time.monotonic() < deadline and any(running(pid) for pid in pids):
+            time.sleep(0.2)
+
+
+def down(folder: Path) -> int:
+    """Stop every daemon started in `folder`, then any task process still working there."""
+    folder = folder.resolve()
+    files = sorted(folder.glob("*.pid"))
+    pids = [pid for pid in (pid_of(folder, file.stem) for file in files) if pid is not None]
+    if not pids:
+        print(f"cluster/hadoop/down: no cluster was started in {folder}", file=sys.stderr)
+    stop(pids)
+    stop(working_in(folder))
+    for file in files:
+        file.unlink(missing_ok=True)
+    return 0
+
+
+NODE_ACTIONS = ("kill", "freeze", "thaw", "stop", "start")
+
+
+def node(folder: Path, number: int, action: str) -> int:
+    """Do `action` to every process of node `number` (its DataNode, its NodeManager, and their
+    containers and tasks): kill (SIGKILL), freeze (SIGSTOP), thaw (SIGCONT), stop (SIGTERM, then
+    SIGKILL), or start it again (its daemons; the containers it had are gone)."""
+    folder = folder.resolve()
+    if not (folder / "work" / "settings.json").exists():
+        give_up(folder, f"no cluster was started in {folder}", None)
+    nodes = node_count(folder)
+    if nodes == 1:
+        give_up(folder, "a one-node cluster's NodeManager lives in the ResourceManager's JVM; "
+                "start one with `up DIR --nodes N` (N >= 2) to drill a node alone", None)
+    if not 1 <= number <= nodes:
+        give_up(folder, f"the cluster in {folder} has nodes 1 to {nodes}, not {number}", None)
+    home = folder / "nodes" / str(number)
+    if action == "start":
+        start_node(folder, number)
+    elif action == "stop":
+        stop(working_in(home))
+    else:
+        sig = {"kill": signal.SIGKILL, "freeze": signal.SIGSTOP, "thaw": signal.SIGCONT}[action]
+        signalled: set[int] = set()
+        # A daemon may start a container between the listing and the signal: list again until a
+        # listing finds nothing new.
+        while fresh := [pid for pid in working_in(home) if pid not in signalled]:
+            signal_all(fresh, sig)
+            signalled.update(fresh)
+            if sig == signal.SIGKILL:
+                time.sleep(0.1)
+    return 0
+
+
+def log_tail(folder: Path, name: str) -> str:
+    path = folder / "logs" / f"{name}.out"
+    return "\n".join(path.read_text(errors="replace").splitlines()[-15:]) if path.exists() else ""
+
+
+def give_up(folder: Path, why: str, name: str | None) -> None:
+    """One line (after the log's tail of the daemon that failed, which is killed) and exit 1."""
+    if name is not None:
+        print(log_tail(folder, name), file=sys.stderr)
+        why = f"{why}; logs in {folder / 'logs'}"
+        pid = pid_of(folder, name)
+        if pid is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
+    script = Path(sys.argv[0]).name
+    print(f"cluster/hadoop/{script}: {why}", file=sys.stderr)
+    sys.exit(1)

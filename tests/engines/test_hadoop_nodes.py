@@ -1,0 +1,147 @@
+"""Hadoop across several nodes: a 3-node cluster on this machine (cluster/hadoop/up --nodes 3: the
+NameNode and ResourceManager on 127.0.0.1, each node's DataNode and NodeManager processes of their
+own on 127.0.0.2-4, HDFS keeping 3 replicas), and the faults one node never shows, each made with
+cluster/hadoop/node as an operator's drill would make it: a node lost with its containers while a
+level's tasks run, a node that stops answering for longer than YARN's and HDFS's timeouts, a
+DataNode lost after a level is committed. Every run is compared with the local engine's, level by
+level and digest for digest, and `pegsearch verify` checks it lists each part once and nothing
+else (a lost attempt's part left behind is a problem it names).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import pegsearch_process
+from tests.helpers.cluster import wait_until
+from tests.helpers.hadoop_cluster import NODE, hadoop_cluster, node_of, node_state, running_tasks
+
+TRIANGLE_5_LEVELS = 14
+NODES = 3
+LOST_SECONDS = 40  # frozen this long: past YARN's 15 s and HDFS's 20 s of silence (daemons.py)
+
+
+@pytest.fixture(scope="module")
+def nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The 3-node cluster, shared by the module; every test leaves its nodes running."""
+    with hadoop_cluster(tmp_path_factory.mktemp("nodes"), nodes=NODES) as env:
+        yield env
+
+
+@pytest.fixture(scope="module")
+def local_triangle_5(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("local") / "triangle-5"
+    assert pegsearch_process("run", "triangle-5", "--out", str(out)).returncode == 0
+    return out
+
+
+def drill(env: dict[str, str], node: int, action: str) -> None:
+    """`cluster/hadoop/node DIR K ACTION`, as an operator types it."""
+    done = subprocess.run([str(NODE), str(Path(env["HADOOP_CONF_DIR"]).parent), str(node), action],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def assert_identical_and_verified(run: str, local: Path, env: dict[str, str]) -> None:
+    """The rest of the run made by the local engine, then `verify` (each listed part there once,
+    nothing unlisted) and `verify --against` the local engine's run: every level equal."""
+    resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    checked = pegsearch_process("verify", run, env=env)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    compared = pegsearch_process("verify", run, "--against", str(local), env=env)
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+    assert f"identical: all {TRIANGLE_5_LEVELS} levels equal" in compared.stdout, compared.stdout
+
+
+def search(env: dict[str, str], run: str, *engine: str, until: int = 3) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "pegsearch", "run", "triangle-5", *engine,
+                             "--until", str(until), "--out", run],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def a_node_running_tasks(env: dict[str, str], searching: subprocess.Popen, kind: str) -> int:
+    """The first node seen running one of the search's tasks (`kind`: a map task's Python, or a
+    Spark executor), waited for while the search runs."""
+    found: list[int] = []
+
+    def seen() -> bool:
+        found.extend(node_of(env, pid) for pid in running_tasks(kind))
+        return bool(found) or searching.poll() is not None
+
+    wait_until(seen, 600, f"a {kind} running on a node", every=0.5)
+    assert found, "the search ended before any task was seen running: " + searching.stderr.read()
+    return found[0]
+
+
+ENGINES = {"mrjob": ("--engine", "mrjob", "--runner", "hadoop"),
+           "spark": ("--engine", "spark", "--master", "yarn", "--driver-below", "0")}
+TASKS = {"mrjob": "mapper", "spark": "executor"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_node_lost_mid_level(nodes: dict[str, str], local_triangle_5: Path, engine: str) -> None:
+    """Every process of the node running a level's tasks (its DataNode, NodeManager, containers
+    and their Python) SIGKILLed as they run: YARN calls the node LOST, the lost tasks and the
+    outputs they had made are made again on the other nodes, and the run completes identical."""
+    run = f"{nodes['PEGSEARCH_HDFS']}/runs/lost-{engine}"
+    searching = search(nodes, run, *ENGINES[engine])
+    lost = a_node_running_tasks(nodes, searching, TASKS[engine])
+    drill(nodes, lost, "kill")
+    try:
+        wait_until(lambda: node_state(nodes, lost) == "LOST", 120, f"YARN to call node {lost} lost")
+        _, errors = searching.communicate(timeout=900)
+        assert searching.returncode == 0, errors[-3000:]
+    finally:
+        drill(nodes, lost, "start")
+    assert_identical_and_verified(run, local_triangle_5, nodes)
+
+
+@pytest.mark.slow
+def test_a_node_that_stops_answering_and_comes_back(nodes: dict[str, str],
+                                                    local_triangle_5: Path) -> None:
+    """Every process of a node running a map task frozen (SIGSTOP) for longer than YARN's and
+    HDFS's timeouts, then woken: meanwhile YARN calls it LOST and HDFS dead, and the level goes
+    on without it; woken, its stale containers are told to stop, and the run is identical."""
+    run = f"{nodes['PEGSEARCH_HDFS']}/runs/frozen"
+    searching = search(nodes, run, *ENGINES["mrjob"])
+    frozen = a_node_running_tasks(nodes, searching, "mapper")
+    drill(nodes, frozen, "freeze")
+    try:
+        wait_until(lambda: node_state(nodes, frozen) == "LOST", 120,
+                   f"YARN to call node {frozen} lost")
+        time.sleep(max(0.0, LOST_SECONDS - 15))
+    finally:
+        drill(nodes, frozen, "thaw")
+    _, errors = searching.communicate(timeout=900)
+    assert searching.returncode == 0, errors[-3000:]
+    wait_until(lambda: node_state(nodes, frozen) == "RUNNING", 180,
+               f"node {frozen} back in YARN", every=1)
+    assert_identical_and_verified(run, local_triangle_5, nodes)
+
+
+@pytest.mark.slow
+def test_a_datanode_lost_after_a_level_is_committed(nodes: dict[str, str],
+                                                    local_triangle_5: Path) -> None:
+    """A run's levels committed with 3 replicas, then one node's DataNode killed: every block is
+    read back from the replicas on the others; `verify`, `counts` and a resume find nothing
+    missing."""
+    run = f"{nodes['PEGSEARCH_HDFS']}/runs/replicated"
+    made = pegsearch_process("run", "triangle-5", "--until", "6", "--out", run, env=nodes)
+    assert made.returncode == 0, made.stderr
+    drill(nodes, 3, "kill")
+    try:
+        assert_identical_and_verified(run, local_triangle_5, nodes)
+        counted = pegsearch_process("counts", run, "--json", env=nodes)
+        assert counted.returncode == 0, counted.stderr
+        assert len(json.loads(counted.stdout)["levels"]) == TRIANGLE_5_LEVELS
+    finally:
+        drill(nodes, 3, "start")
