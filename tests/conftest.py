@@ -21,7 +21,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 # The modules whose tests take the longest together (minutes each: clusters, JVMs, the compile
-# targets; docs/tests.md lists the slowest tests), longest first. The workers take a module at a
+# targets; docs/lab/2026-11-tests.md lists the slowest tests), longest first. The workers take a module at a
 # time in the order collected, so these go first: the rest then fills around them and the workers
 # end together, where a cluster's module taken last ran on alone for a quarter of the suite.
 FIRST = ("engines/test_hadoop.py", "engines/test_spark.py", "engines/test_mrjob.py",
@@ -33,7 +33,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: a worker a core for `pytest --slow`, a worker more for the quick tests. The quick
     ones leave a core idle a third of the time (servers, subprocesses and Spark's JVM starting: 141 %
     of 200), which a third worker fills (10 min 4 s -> 9 min 42 s); beside the clusters of the slow
-    ones a third worker ran longer (docs/tests.md)."""
+    ones a third worker ran longer (docs/lab/2026-11-tests.md)."""
     cores = len(os.sched_getaffinity(0))
     return cores if config.getoption("--slow") else cores + 1
 
