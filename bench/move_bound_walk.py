@@ -8,8 +8,8 @@ below, alone, without the search from above), up to MOST or the first B a line i
 One table of states known short (2^slots slots) serves every B. Prints the start's bound, then a
 line per B: found or none, positions examined and seconds; with --seconds, a B still open when they
 are spent is said so with the positions examined so far (a run stopped from outside says nothing
-of its last B). The positions measure the bound's pruning apart from the machine (docs/solver.md's
-Fewest moves).
+of its last B). The positions measure the bound's pruning apart from the machine
+(docs/lab/2026-11-solver.md's fewest-moves figures).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
     python bench/triangle9_estimate.py [--measured 16] [-- ESTIMATE-OPTIONS...]
 
-The levels are docs/scale.md's ("Triangle-9, in stages": AMD EPYC Zen 4, 2 cores, 2026-11-26).
+The levels are docs/lab/2026-11-scale.md's ("Triangle-9, in stages": AMD EPYC Zen 4, 2 cores, 2026-11-26).
 The measured run's parts are not on this machine; its figures are. This makes a run of triangle-9
 whose manifest records levels 0 to MEASURED as that run made them (positions, seconds, passes,
 bytes), their parts dropped as `--keep last` drops them, then runs `pegsearch estimate` on it with
@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 EARLY = (1, 1, 4, 27, 197, 1581, 12630, 95201, 659078, 4116548, 22926203, 112939109)
-# level: (positions, seconds, passes, stored bytes), docs/scale.md's table.
+# level: (positions, seconds, passes, stored bytes), docs/lab/2026-11-scale.md's table.
 MEASURED = {12: (489_090_954, 26.8, 1, 520_000_000), 13: (1_851_894_835, 224.4, 2, 1_830_000_000),
             14: (6_103_106_659, 660.7, 2, 5_580_000_000), 15: (17_441_071_871, 1797.9, 1, 14_650_000_000),
             16: (43_089_577_677, 7890.0, 2, 33_090_000_000)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,10 +15,13 @@ DATA = Path(__file__).parent / "data"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--slow", action="store_true", help="also run tests marked slow (CI does)")
+    parser.addoption("--seed", type=int, default=None,
+                     help="the seed of the tests that draw at random (the `seed` fixture), to replay"
+                          " a failure; default PEGSEARCH_TEST_SEED, else a new one a test, printed")
 
 
 # The modules whose tests take the longest together (minutes each: clusters, JVMs, the compile
-# targets; docs/tests.md lists the slowest tests), longest first. The workers take a module at a
+# targets; docs/lab/2026-11-tests.md lists the slowest tests), longest first. The workers take a module at a
 # time in the order collected, so these go first: the rest then fills around them and the workers
 # end together, where a cluster's module taken last ran on alone for a quarter of the suite.
 FIRST = ("engines/test_hadoop.py", "engines/test_spark.py", "engines/test_mrjob.py",
@@ -29,7 +33,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: a worker a core for `pytest --slow`, a worker more for the quick tests. The quick
     ones leave a core idle a third of the time (servers, subprocesses and Spark's JVM starting: 141 %
     of 200), which a third worker fills (10 min 4 s -> 9 min 42 s); beside the clusters of the slow
-    ones a third worker ran longer (docs/tests.md)."""
+    ones a third worker ran longer (docs/lab/2026-11-tests.md)."""
     cores = len(os.sched_getaffinity(0))
     return cores if config.getoption("--slow") else cores + 1
 
@@ -44,6 +48,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def seed(request: pytest.FixtureRequest) -> int:
+    """The seed of a test that draws at random (a moment to kill a search at, an order of requests):
+    `--seed N` or PEGSEARCH_TEST_SEED=N replays a run; without either each test draws a new one.
+    Printed (a failing test's report shows it under "Captured stdout setup") and kept in the test's
+    properties (junit XML)."""
+    given = request.config.getoption("--seed")
+    if given is None and os.environ.get("PEGSEARCH_TEST_SEED", "").strip():
+        given = int(os.environ["PEGSEARCH_TEST_SEED"])
+    value = random.SystemRandom().randrange(1 << 32) if given is None else given
+    print(f"seed {value}: replay with `pytest --seed {value} {request.node.nodeid}`")
+    request.node.user_properties.append(("seed", value))
+    return value
 
 
 @pytest.fixture(scope="session")

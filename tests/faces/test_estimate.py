@@ -92,7 +92,7 @@ def test_a_board_of_another_grid_than_the_references_is_said_to_be_rough(tmp_pat
 def test_a_board_of_another_grid_is_measured_until_its_own_growth_can_be_followed() -> None:
     """`estimate wiegleb-45` stopped at its second sizable level and followed triangle-8's shape:
     744 G positions and 285 h from a start of the same board. It now measures on (level 14: 44 M
-    positions, seconds) and follows its own growth: its levels 15-18 as docs/scale.md's run of
+    positions, seconds) and follows its own growth: its levels 15-18 as docs/lab/2026-11-scale.md's run of
     2026-11-25 measured them (114.6 M, 272.4 M, 591.5 M and 1,167.3 M), within 15 %."""
     found = estimated("wiegleb-45")
     assert found["reference"] == "own growth" and found["projected_spread"] == 0.1
@@ -171,7 +171,7 @@ def test_a_board_is_measured_on_sizable_levels_and_later_levels_cost_more_a_posi
 
 
 def test_bitmap_passes_are_planned_as_the_engine_makes_them(tmp_path: Path) -> None:
-    """triangle-9 at --memory 20G, as docs/scale.md measured it: levels 14 and 15 in one pass (a
+    """triangle-9 at --memory 20G, as docs/lab/2026-11-scale.md measured it: levels 14 and 15 in one pass (a
     shared bitmap), level 16's 32 GiB bitmap in 2 passes, since a pass keeps the partitions whose
     touched pages fit it and a quarter of the pages are never touched (it said 3, by the ranks)."""
     out = tmp_path / "triangle-9"

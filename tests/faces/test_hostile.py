@@ -62,7 +62,7 @@ def make_not_utf8(folder: Path) -> Path:
 def make_huge(folder: Path) -> Path:
     """50 MB: a binary head, then a hole in the file (sparse, so the test writes little)."""
     path = folder / "huge.toml"
-    path.write_bytes(os.urandom(4096))
+    path.write_bytes(random.Random(4096).randbytes(4096))
     os.truncate(path, 50_000_000)
     return path
 
@@ -272,22 +272,24 @@ LAST_LEVEL_SIGNALLED = 16
 @pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 @pytest.mark.parametrize("trial", range(2))  # a new moment each run: two a signal keep CI short
-def test_signals_at_random_moments_of_english_33(signum: int, trial: int, counts: Counts,
-                                                 tmp_path: Path) -> None:
+def test_signals_at_random_moments_of_english_33(signum: int, trial: int, seed: int,
+                                                 counts: Counts, tmp_path: Path) -> None:
     """Ctrl-C or SIGTERM at a random level and a random moment inside it (where the compiled kernel
-    runs most of the time), each trial resumed to the uninterrupted run's counts."""
-    chance = random.Random(f"{signum}-{trial}-{time.time_ns()}")
+    runs most of the time), each trial resumed to the uninterrupted run's counts (`--seed` replays a
+    trial's moment)."""
+    chance = random.Random(f"{int(signum)}-{trial}-{seed}")
     interrupt_and_resume("english-33", signum, chance.randint(1, LAST_LEVEL_SIGNALLED),
                          chance.uniform(0, 0.4), counts("english-33"), tmp_path / "run")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("trial", range(4))  # a new moment each run; each trial some 18 s of CI
-def test_ctrl_c_twice_still_ends_in_one_line(trial: int, counts: Counts, tmp_path: Path) -> None:
+def test_ctrl_c_twice_still_ends_in_one_line(trial: int, seed: int, counts: Counts,
+                                            tmp_path: Path) -> None:
     """A second Ctrl-C while the first is being handled (a read-ahead thread's join, the manifest's
     commit, the interpreter's exit) once printed a traceback, a second line or died of the signal:
-    the search stops once, and the second is ignored."""
-    chance = random.Random(f"twice-{trial}-{time.time_ns()}")
+    the search stops once, and the second is ignored (`--seed` replays a trial's moments)."""
+    chance = random.Random(f"twice-{trial}-{seed}")
     interrupt_and_resume("english-33", signal.SIGINT, chance.randint(1, LAST_LEVEL_SIGNALLED),
                          chance.uniform(0, 0.4), counts("english-33"), tmp_path / "run",
                          again=chance.uniform(0, 0.3))

@@ -46,9 +46,10 @@ def _race(server: Server, calls: list[tuple[str, str]]) -> list[tuple[str, int, 
     return answers
 
 
-def test_resume_cancel_and_delete_racing_never_fail_and_a_delete_is_final(server: Server) -> None:
+def test_resume_cancel_and_delete_racing_never_fail_and_a_delete_is_final(server: Server,
+                                                                        seed: int) -> None:
     root = Path(server.process.args[server.process.args.index("--runs") + 1])
-    rounds, deleted_rounds = 0, 0
+    rounds, deleted_rounds, order = 0, 0, random.Random(seed)  # `--seed` replays the orders
     deadline = time.monotonic() + ROUNDS_SECONDS
     while time.monotonic() < deadline:
         rounds += 1
@@ -59,7 +60,7 @@ def test_resume_cancel_and_delete_racing_never_fail_and_a_delete_is_final(server
             server.wait(search_id, ("interrupted",), timeout=30)
         calls = [("POST", f"{base}/resume")] * 5 + [("DELETE", base)] * 3 \
             + [("POST", f"{base}/cancel")] * 3 + [("GET", base)] * 2
-        random.shuffle(calls)
+        order.shuffle(calls)
         answers = _race(server, calls)
         assert {status for _, status, _ in answers} <= ACCEPTED, answers
         if any(call.startswith("DELETE") and status == 200 for call, status, _ in answers):
@@ -72,14 +73,15 @@ def test_resume_cancel_and_delete_racing_never_fail_and_a_delete_is_final(server
     assert deleted_rounds == rounds  # three deletes each round: one of them removes it
 
 
-def test_submits_racing_deletes_never_fail(server: Server) -> None:
+def test_submits_racing_deletes_never_fail(server: Server, seed: int) -> None:
     """Submits make new ids (the request's name and the time), so they race with deletes of the
-    search before and with its cancels."""
+    search before and with its cancels (in an order drawn from `seed`)."""
+    order = random.Random(seed)
     for _ in range(4):
         base = f"/api/searches/{server.submit(SLOW_SEARCH)}"
         calls = [("POST", "/api/searches")] * 3 + [("DELETE", base)] * 3 \
             + [("POST", f"{base}/cancel")] * 2 + [("POST", f"{base}/resume")] * 2
-        random.shuffle(calls)
+        order.shuffle(calls)
         answers = _race(server, calls)
         assert {status for _, status, _ in answers} <= ACCEPTED, answers
         for call, _, answer in answers:

@@ -1,4 +1,4 @@
-"""HashTables and JSON documents for people and scripts; nothing here computes search results."""
+"""Tables and JSON documents for people and scripts; nothing here computes search results."""
 
 from __future__ import annotations
 

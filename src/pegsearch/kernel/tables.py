@@ -90,7 +90,7 @@ class BoardTables:
 
     @classmethod
     def for_board(cls, board: Board, group: tuple[tuple[int, ...], ...] | None = None) -> BoardTables:
-        """HashTables for `group`, a tuple of hole permutations (default: the board's whole group)."""
+        """The board tables for `group`, a tuple of hole permutations (default: the board's whole group)."""
         bit = [np.uint64(1) << np.uint64(h - 1) for h in range(1, board.holes + 1)]
         need = np.array([bit[j.start - 1] | bit[j.over - 1] for j in board.jumps], dtype=np.uint64)
         leave = np.array([bit[j.start - 1] for j in board.jumps], dtype=np.uint64)
