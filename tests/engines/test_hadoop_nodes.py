@@ -11,17 +11,21 @@ else (a lost attempt's part left behind is a problem it names).
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
 from tests.helpers import pegsearch_process
 from tests.helpers.cluster import wait_until
-from tests.helpers.hadoop_cluster import NODE, hadoop_cluster, node_of, node_state, running_tasks
+from tests.helpers.hadoop_cluster import NODE, hadoop_cluster, node_state, nodes_of, running_tasks
 
 TRIANGLE_5_LEVELS = 14
 NODES = 3
@@ -67,18 +71,30 @@ def search(env: dict[str, str], run: str, *engine: str, until: int = 3) -> subpr
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def a_node_running_tasks(env: dict[str, str], searching: subprocess.Popen, kind: str) -> int:
-    """The first node seen running one of the search's tasks (`kind`: a map task's Python, or a
-    Spark executor), waited for while the search runs."""
+def a_node_running_tasks(env: dict[str, str], run: str, searching: subprocess.Popen,
+                         kind: str) -> int:
+    """A node running one of the search's tasks (`kind`: a map task's Python, or a Spark
+    executor) once its first level is committed (Spark's session up), waited for while the search
+    runs. A node without the application's master is chosen if there is one: a Spark session in
+    client mode whose master is lost ends (YARN's next attempt is a new application master the
+    driver does not take up), which is a lost driver, not a lost node."""
     found: list[int] = []
 
     def seen() -> bool:
-        found.extend(node_of(env, pid) for pid in running_tasks(kind))
+        if levels_made(run, env) >= 2:
+            masters = nodes_of(env, running_tasks("mapreduce-master") + running_tasks("spark-master"))
+            busy = nodes_of(env, running_tasks(kind))
+            found.extend(sorted(busy - masters) or sorted(busy))
         return bool(found) or searching.poll() is not None
 
     wait_until(seen, 600, f"a {kind} running on a node", every=0.5)
     assert found, "the search ended before any task was seen running: " + searching.stderr.read()
     return found[0]
+
+
+def levels_made(run: str, env: dict[str, str]) -> int:
+    counted = pegsearch_process("counts", run, "--json", env=env)
+    return len(json.loads(counted.stdout)["levels"]) if counted.returncode == 0 else 0
 
 
 ENGINES = {"mrjob": ("--engine", "mrjob", "--runner", "hadoop"),
@@ -90,11 +106,12 @@ TASKS = {"mrjob": "mapper", "spark": "executor"}
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_node_lost_mid_level(nodes: dict[str, str], local_triangle_5: Path, engine: str) -> None:
     """Every process of the node running a level's tasks (its DataNode, NodeManager, containers
-    and their Python) SIGKILLed as they run: YARN calls the node LOST, the lost tasks and the
-    outputs they had made are made again on the other nodes, and the run completes identical."""
+    and their Python) SIGKILLed as they run: YARN calls the node LOST, pegsearch says so in one
+    line, the lost tasks and the outputs they had made are made again on the other nodes, and the
+    run completes identical."""
     run = f"{nodes['PEGSEARCH_HDFS']}/runs/lost-{engine}"
-    searching = search(nodes, run, *ENGINES[engine])
-    lost = a_node_running_tasks(nodes, searching, TASKS[engine])
+    searching = search(nodes, run, *ENGINES[engine], until=4)
+    lost = a_node_running_tasks(nodes, run, searching, TASKS[engine])
     drill(nodes, lost, "kill")
     try:
         wait_until(lambda: node_state(nodes, lost) == "LOST", 120, f"YARN to call node {lost} lost")
@@ -102,6 +119,9 @@ def test_a_node_lost_mid_level(nodes: dict[str, str], local_triangle_5: Path, en
         assert searching.returncode == 0, errors[-3000:]
     finally:
         drill(nodes, lost, "start")
+    said = [line for line in errors.splitlines() if "YARN lost node" in line]
+    assert said and said[0].startswith("pegsearch: level ") and \
+        f"YARN lost node 127.0.0.{lost + 1}:" in said[0], errors[-3000:]
     assert_identical_and_verified(run, local_triangle_5, nodes)
 
 
@@ -113,7 +133,7 @@ def test_a_node_that_stops_answering_and_comes_back(nodes: dict[str, str],
     on without it; woken, its stale containers are told to stop, and the run is identical."""
     run = f"{nodes['PEGSEARCH_HDFS']}/runs/frozen"
     searching = search(nodes, run, *ENGINES["mrjob"])
-    frozen = a_node_running_tasks(nodes, searching, "mapper")
+    frozen = a_node_running_tasks(nodes, run, searching, "mapper")
     drill(nodes, frozen, "freeze")
     try:
         wait_until(lambda: node_state(nodes, frozen) == "LOST", 120,
@@ -123,6 +143,7 @@ def test_a_node_that_stops_answering_and_comes_back(nodes: dict[str, str],
         drill(nodes, frozen, "thaw")
     _, errors = searching.communicate(timeout=900)
     assert searching.returncode == 0, errors[-3000:]
+    assert f"YARN lost node 127.0.0.{frozen + 1}:" in errors, errors[-3000:]  # said meanwhile
     wait_until(lambda: node_state(nodes, frozen) == "RUNNING", 180,
                f"node {frozen} back in YARN", every=1)
     assert_identical_and_verified(run, local_triangle_5, nodes)
@@ -145,3 +166,57 @@ def test_a_datanode_lost_after_a_level_is_committed(nodes: dict[str, str],
         assert len(json.loads(counted.stdout)["levels"]) == TRIANGLE_5_LEVELS
     finally:
         drill(nodes, 3, "start")
+
+
+@pytest.mark.slow
+def test_a_level_whose_one_replica_is_lost_is_one_line_and_resumes(nodes: dict[str, str],
+                                                                   local_triangle_5: Path) -> None:
+    """Level 5 of a run kept in one replica (`hadoop fs -setrep 1`), then the DataNode holding it
+    killed: `verify` and `--resume` each say in one line that level 5's blocks are missing and to
+    start its DataNodes again (exit 2, no stack); with the node back, `--resume` finishes the run
+    identical."""
+    run = f"{nodes['PEGSEARCH_HDFS']}/runs/one-replica"
+    made = pegsearch_process("run", "triangle-5", "--until", "5", "--out", run, env=nodes)
+    assert made.returncode == 0, made.stderr
+    level = "/runs/one-replica/level-005"
+    kept = subprocess.run(["hadoop", "fs", "-setrep", "-w", "1", level], env=nodes,
+                          capture_output=True, text=True, timeout=300)
+    assert kept.returncode == 0, kept.stderr[-3000:]
+    holders = replica_nodes(nodes, level)
+    assert len(holders) == 1, holders
+    holder = holders.pop()
+    folder = Path(nodes["HADOOP_CONF_DIR"]).parent
+    os.kill(int((folder / f"node-{holder}-datanode.pid").read_text()), signal.SIGKILL)
+    try:
+        for command in (("verify", run), ("run", "triangle-5", "--resume", "--out", run)):
+            said = pegsearch_process(*command, env=nodes, timeout=300)
+            assert said.returncode == 2, said.stdout + said.stderr
+            lines = said.stderr.strip().splitlines()
+            assert "level 5's blocks are missing from HDFS" in lines[-1], said.stderr
+            assert "start those DataNodes again" in lines[-1]
+            assert "Traceback" not in said.stderr and "at org.apache" not in said.stderr
+    finally:
+        drill(nodes, holder, "start")
+    assert_identical_and_verified(run, local_triangle_5, nodes)
+
+
+def replica_nodes(env: dict[str, str], folder: str) -> set[int]:
+    """The nodes holding a replica of a block of a file in `folder` on HDFS, as the NameNode
+    lists them (WebHDFS's GET_BLOCK_LOCATIONS: each DataNode by the address it was given)."""
+    hdfs = ElementTree.parse(Path(env["HADOOP_CONF_DIR"]) / "hdfs-site.xml")
+    page = hdfs.find("property[name='dfs.namenode.http-address']/value").text
+    found: set[int] = set()
+    for name in pegsearch_files(env, folder):
+        query = f"http://{page}/webhdfs/v1{folder}/{name}?op=GET_BLOCK_LOCATIONS&user.name=root"
+        with urllib.request.urlopen(query, timeout=30) as answer:
+            blocks = json.load(answer)["LocatedBlocks"]["locatedBlocks"]
+        found.update(int(place["hostName"].rsplit(".", 1)[1]) - 1
+                     for block in blocks for place in block["locations"])
+    return found
+
+
+def pegsearch_files(env: dict[str, str], folder: str) -> list[str]:
+    listed = subprocess.run(["hadoop", "fs", "-ls", folder], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    return [line.rsplit("/", 1)[1] for line in listed.stdout.splitlines() if "/" in line]

@@ -74,9 +74,10 @@ def node_state(env: dict[str, str], node: int) -> str:
 
 
 # What a task of each kind runs: a map task's Python (mrjob's `level_job.py ... --mapper`), a
-# Spark executor's JVM on YARN.
+# Spark executor's JVM on YARN, an application master (MapReduce's, or Spark's in client mode).
 TASK_WORDS = {"mapper": (b"--mapper", b"level_job.py"),
-              "executor": (b"org.apache.spark.executor.YarnCoarseGrainedExecutorBackend",)}
+              "executor": (b"org.apache.spark.executor.YarnCoarseGrainedExecutorBackend",),
+              "mapreduce-master": (b"MRAppMaster",), "spark-master": (b"ExecutorLauncher",)}
 
 
 def running_tasks(kind: str) -> list[int]:
@@ -96,7 +97,13 @@ def running_tasks(kind: str) -> list[int]:
     return found
 
 
-def node_of(env: dict[str, str], pid: int) -> int:
-    """The node whose folder (DIR/nodes/K) the process works in."""
-    nodes = Path(env["HADOOP_CONF_DIR"]).parent / "nodes"
-    return int(Path(os.readlink(f"/proc/{pid}/cwd")).relative_to(nodes).parts[0])
+def nodes_of(env: dict[str, str], pids: list[int]) -> set[int]:
+    """The nodes whose folders (DIR/nodes/K) these processes work in (one that has ended since
+    it was listed is in none)."""
+    nodes, found = Path(env["HADOOP_CONF_DIR"]).parent / "nodes", set()
+    for pid in pids:
+        try:
+            found.add(int(Path(os.readlink(f"/proc/{pid}/cwd")).relative_to(nodes).parts[0]))
+        except (OSError, ValueError):
+            continue
+    return found

@@ -10,7 +10,9 @@ Spark's jars where pip put them.
 
 A job's client ending does not end the job on YARN: a level stopped by Ctrl-C, SIGTERM or a
 service's cancel kills its application (`kill_applications`), as `yarn application -kill` would.
-A level whose job failed shows its task's own error (`task_error`, from `yarn logs`).
+A level whose job failed shows its task's own error (`task_error`, from `yarn logs`). While a
+level's job runs, a node YARN calls lost (or that comes back) is said in one line
+(`watched_nodes`): the level then takes longer, as YARN makes the lost node's work again elsewhere.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -38,6 +42,9 @@ AGGREGATION_WAIT = 30  # seconds for YARN to gather a finished application's log
 # The last line of a task's stderr that failed it: a Python exception, or a Java one.
 TASK_ERROR = re.compile(r"^[\w.]*(Error|Exception)\b|^Exception in thread")
 TASK_ERROR_LINES = 12
+# A NodeManager's states in which its containers are gone or going: YARN runs their tasks again.
+LOST_STATES = frozenset({"LOST", "UNHEALTHY", "SHUTDOWN", "DECOMMISSIONED", "DECOMMISSIONING"})
+WATCH_SECONDS = 5.0  # how often the ResourceManager is asked about its nodes while a level runs
 
 
 def resource_managers(found: dict[str, str]) -> list[str]:
@@ -128,6 +135,53 @@ def waiting_application(found: dict[str, str], name: str) -> str | None:
             return (f"waiting for YARN: {app.get('id')} is ACCEPTED in queue {app.get('queue')},"
                     f" not yet running{f' ({said})' if said else ''}")
     return None
+
+
+@contextmanager
+def watched_nodes(found: dict[str, str], level: int) -> Iterator[None]:
+    """While the block runs (a level's job on YARN), say in one line on stderr each node the
+    ResourceManager calls lost (its containers gone: the tasks they ran, and the map outputs they
+    held, are made again on the other nodes) and each that is back. Nothing is watched without a
+    cluster (`found` empty) or while the ResourceManager's web service does not answer."""
+    if not found:
+        yield
+        return
+    stop = threading.Event()
+    watcher = threading.Thread(target=_watch_nodes, args=(found, level, stop), daemon=True,
+                               name="pegsearch-yarn-nodes")
+    watcher.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        watcher.join(timeout=WATCH_SECONDS)
+
+
+def _watch_nodes(found: dict[str, str], level: int, stop: threading.Event) -> None:
+    known = node_states(found)
+    while not stop.wait(WATCH_SECONDS):
+        now = node_states(found)
+        for node, state in now.items():
+            before = known.get(node)
+            if state in LOST_STATES and before not in LOST_STATES:
+                print(f"pegsearch: level {level}: YARN lost node {node} ({state}); the tasks it"
+                      " ran run again on the other nodes", file=sys.stderr, flush=True)
+            elif state == "RUNNING" and before in LOST_STATES:
+                print(f"pegsearch: level {level}: node {node} is back in YARN", file=sys.stderr,
+                      flush=True)
+        known.update(now)
+
+
+def node_states(found: dict[str, str]) -> dict[str, str]:
+    """Each NodeManager's state (RUNNING, LOST, ...) by its id (HOST:PORT), as the
+    ResourceManager's web service says; none if it does not answer."""
+    address = setting(found, "yarn.resourcemanager.webapp.address")
+    try:
+        with urllib.request.urlopen(f"http://{address}/ws/v1/cluster/nodes", timeout=5) as answer:
+            listed = (json.load(answer).get("nodes") or {}).get("node", [])
+    except (OSError, ValueError):
+        return {}
+    return {entry["id"]: entry["state"] for entry in listed if "id" in entry and "state" in entry}
 
 
 def kill_applications(ids: list[str], hadoop_bin: str) -> None:

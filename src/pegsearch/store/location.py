@@ -413,14 +413,28 @@ class _HdfsFile:
         return _hdfs_errors(found) if callable(found) else found
 
 
+class BlocksMissing(OSError):
+    """A file HDFS lists whose blocks no DataNode gives now: every DataNode holding a replica is
+    down (or there was one replica, on a node that is). Nothing is wrong with the file; it can be
+    read again once one of them is back."""
+
+
+# What hdfs-native says when it tried every replica of a block (or the NameNode knows of none
+# alive), and what Hadoop's own client says.
+NO_REPLICA = re.compile(r"All DataNodes failed|BlockMissingException|Could not obtain block")
+
+
 def _hdfs_errors(method: Callable[..., T]) -> Callable[..., T]:
     """The method, raising an hdfs-native error as an OSError whose text is the Java exception's
-    first line ('Permission denied: user=alice, access=WRITE, inode="/runs"...')."""
+    first line ('Permission denied: user=alice, access=WRITE, inode="/runs"...'); a block no
+    DataNode gives as BlocksMissing."""
     @functools.wraps(method)
     def call(*args: object, **kwargs: object) -> T:
         try:
             return method(*args, **kwargs)
         except RuntimeError as exc:
+            if NO_REPLICA.search(str(exc)):
+                raise BlocksMissing("no DataNode that holds its blocks answers") from None
             found = re.search(r'RPCError\("[\w.$]*?(\w+)", "(.*?)(\\n|"\))', str(exc))
             kind, text = (found[1], found[2].replace('\\"', '"')) if found else ("", _first_line(exc))
             error = {"AccessControlException": PermissionError,

@@ -23,7 +23,7 @@ from pegsearch.kernel.digest import as_text, digest
 from pegsearch.kernel.moves import LAST_HOLES, MOVES, MOVES_TYPE
 from pegsearch.kernel.path_counts import ARROW_TYPE, PATHS, words_of
 from pegsearch.kernel.values import NO_VALUES, Carry
-from pegsearch.store.location import Location
+from pegsearch.store.location import BlocksMissing, Location
 
 POSITION = "position"
 # The value columns' types, as every part stores them (see kernel.values).
@@ -94,13 +94,29 @@ def write_part(folder: Location, name: str, positions: np.ndarray, carry: Carry 
     return entry_for(name, data, len(positions), digest(positions, values))
 
 
+class UnreachableLevel(UsageError):
+    """A stored level whose parts the store cannot give now (HDFS: no DataNode holding their
+    blocks is up): nothing is wrong with the run, and nothing is computed on without them. To a
+    service's client the store is unavailable for now (HTTP 503)."""
+
+    http_status = 503
+
+
 def check_part(folder: Location, entry: dict) -> tuple[bytes | None, list[str]]:
     """A listed part's bytes (None when missing) and what is wrong with them against the manifest:
-    one phrase per problem (`verify` lists them all, readers refuse at the first)."""
+    one phrase per problem (`verify` lists them all, readers refuse at the first). A part whose
+    blocks no DataNode gives is no problem of the run's: UnreachableLevel, at once."""
     try:
         data = folder.read(entry["name"])
     except FileNotFoundError:
         return None, [f"missing from {folder}"]
+    except BlocksMissing:
+        level = re.search(r"level-(\d+)/?$", folder.uri)
+        which = f"level {int(level[1])}" if level else folder.uri
+        raise UnreachableLevel(
+            f"{which}'s blocks are missing from HDFS: no DataNode holding part {entry['name']} of"
+            f" {folder} answers (its replicas were on nodes that are down); start those DataNodes"
+            " again (their blocks come back with them) and run this again") from None
     problems = []
     size = entry.get("bytes")
     if size is not None and len(data) != size:

@@ -138,7 +138,8 @@ class MRJobEngine:
             name = f"pegsearch {run.board.name} level {level + 1}"
             job = LevelJob(args=self._job_args(search, inputs, folder, run.carry, name))
             with job.make_runner() as runner, \
-                    hadoop.submitted_applications(HADOOP_OUTPUT) as submitted:
+                    hadoop.submitted_applications(HADOOP_OUTPUT) as submitted, \
+                    hadoop.watched_nodes(self.cluster, level + 1):
                 if self.runner == "hadoop" and not runner.get_hadoop_streaming_jar():
                     raise UsageError("no Hadoop streaming jar found where mrjob looks (below"
                                      " HADOOP_HOME and the folder of the `hadoop` command): name"

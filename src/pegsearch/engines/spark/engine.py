@@ -34,7 +34,7 @@ import numpy as np
 from py4j.protocol import Py4JError
 from pyspark import SparkContext
 
-from pegsearch.engines import LevelProgress, no_progress
+from pegsearch.engines import LevelProgress, hadoop, no_progress
 from pegsearch.engines.estimates import expected_states
 from pegsearch.engines.local import LocalEngine, check_reduce, choose_reduce
 from pegsearch.engines.spark.blocks import decode_block
@@ -55,6 +55,7 @@ from pegsearch.errors import InputError
 from pegsearch.interrupts import cancelling
 from pegsearch.kernel.ranks import LevelRanks
 from pegsearch.store import Carry, LevelWriter, Location, Run
+from pegsearch.store.hadoop_conf import settings
 
 # Levels made from fewer parents than this are made in the driver (see the module notes): about
 # 1.3 M children, a fraction of a second on one core.
@@ -85,6 +86,7 @@ class SparkEngine:
         self._driver = LocalEngine(reduce=self.reduce)
         self.context: SparkContext | None = None
         self._shared: set[str] = set()  # run URIs the executors were shown to reach
+        self._yarn: dict[str, str] = {}
 
     def options(self) -> dict:
         return {"master": self.master, "batch_rows": BATCH_ROWS, "driver_below": self.driver_below,
@@ -92,6 +94,8 @@ class SparkEngine:
 
     def __enter__(self) -> SparkEngine:
         self.context = start_session(self.master)
+        # On YARN, a node lost while a job runs is said (engines.hadoop.watched_nodes).
+        self._yarn = settings() if self.master == "yarn" else {}
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -153,7 +157,7 @@ class SparkEngine:
         self.context.setJobDescription(f"pegsearch level {level + 1} of {run.uri}")
         # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
         # py4j's tracebacks and leave its connection half-read (see interrupts.cancelling).
-        with cancelling(self._cancel):
+        with cancelling(self._cancel), hadoop.watched_nodes(self._yarn, level + 1):
             try:
                 made = (self.context.parallelize(entries, len(entries))
                         .mapPartitions(mapper)
