@@ -20,7 +20,7 @@ from collections import deque
 from pathlib import Path
 
 from pegsearch.errors import Conflict, NotFound, UsageError
-from pegsearch.service.records import Record, Records
+from pegsearch.service.records import Record, Records, Unreadable
 from pegsearch.service.storage import is_complete, open_run, remove_run, run_status
 from pegsearch.service.worker import INTERRUPTED
 from pegsearch.store import Location, Run
@@ -183,7 +183,10 @@ class Jobs:
         return None
 
     def _settled(self, search_id: str) -> str:
-        record = self.records.get(search_id)
+        try:
+            record = self.records.get(search_id)
+        except Unreadable:
+            return "damaged"
         if record is not None and record.error is not None:
             return "failed"
         stored = run_status(self.root, search_id)
@@ -206,7 +209,7 @@ class Jobs:
 
     def _stop(self, search_id: str) -> subprocess.Popen | KeptSearch | None:
         """Unqueue the search and signal its worker; returns the worker, to wait for."""
-        record = self.records.get(search_id)
+        record = self.records.readable(search_id)
         if record is not None:
             record.wanted = False
             self.records.put(record)
@@ -266,7 +269,7 @@ class Jobs:
         """A worker process for the search, or the kept Spark worker when the search runs on
         Spark and that worker is free (a search queued behind a busy one would wait for it; a
         process of its own starts now, at a new session's cost)."""
-        record = self.records.get(search_id)
+        record = self.records.readable(search_id)
         if record is not None and record.engine == "spark" and self.kept.idle():
             return self.kept.start(search_id)
         with open(self.records.log(search_id), "w", encoding="utf-8") as log:  # the child keeps a copy
@@ -293,7 +296,7 @@ class Jobs:
             # resumable and `pegsearch runs` says interrupted; the service says so too, not failed.
 
     def _failed(self, search_id: str, code: int) -> None:
-        record = self.records.get(search_id)
+        record = self.records.readable(search_id)
         if record is None:
             return
         lines = [line for line in self.records.log(search_id).read_text(errors="replace").splitlines()

@@ -15,7 +15,7 @@ from pegsearch.answers.shapes import BY, SEARCHED
 from pegsearch.board.files import board_from_definition
 from pegsearch.errors import Conflict, NotFound, UsageError
 from pegsearch.service.jobs import Jobs
-from pegsearch.service.records import Record, valid_id
+from pegsearch.service.records import Record, Unreadable, valid_id
 from pegsearch.service.storage import (
     is_survey,
     open_run,
@@ -81,7 +81,7 @@ class Searches:
             run, record = self.find(search_id)
         except NotFound:
             raise
-        except UsageError as exc:  # a manifest that cannot be read
+        except UsageError as exc:  # a manifest or record that cannot be read
             return {"id": search_id, "kind": "search", "status": "damaged",
                     "error": without_root(self.root, exc.line()), "levels": []}
         status = self.status(search_id)
@@ -163,7 +163,7 @@ class Searches:
 
     def listing(self) -> list[dict]:
         """Every search under the root, newest first: those with a run directory and queued ones."""
-        ids = run_ids(self.root) | {record.id for record in self.jobs.records.all()}
+        ids = run_ids(self.root) | self.jobs.records.ids()
         rows = []
         for search_id in ids:
             try:
@@ -184,7 +184,7 @@ class Searches:
         (409), as a damaged part is, not as a fault of the request."""
         try:
             return self.find(search_id)
-        except NotFound:
+        except (NotFound, Unreadable):
             raise
         except UsageError as exc:
             raise Conflict(f"{without_root(self.root, exc.line())}; the run is damaged") from None
