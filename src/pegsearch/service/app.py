@@ -50,7 +50,7 @@ from pegsearch.service.records import Record, new_id
 from pegsearch.service.refusals import SERVICE_SETTINGS, Bearer, BodyLimit, OneOfEach, errors
 from pegsearch.service.schema import answers
 from pegsearch.service.storage import part_bytes
-from pegsearch.service.views import Searches, level_parts
+from pegsearch.service.views import Searches, checked_id, level_parts
 from pegsearch.store import Location
 
 # Query parameters as the OpenAPI document gives them (it allowed `position=` empty and a hole 0,
@@ -218,23 +218,22 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     def cancel(search_id: str) -> dict:
         """Stop a queued or running search; its run keeps its levels and can be resumed. A running
         one is `cancelling` until its worker has ended, then `interrupted`."""
-        searches.find(search_id)  # 404 for no such search
-        return {"id": search_id, "status": jobs.cancel(search_id)}
+        # The queue alone decides (409 while the search is deleted, 404 for no search): a reader
+        # of its folder first would meet a delete's removal half done.
+        return {"id": search_id, "status": jobs.cancel(checked_id(search_id))}
 
     @app.post("/api/searches/{search_id}/resume", status_code=202, response_model=None,
               responses=answers(schema.Accepted, 404, 409, status=202))
     def resume(search_id: str) -> dict:
         """Queue an interrupted or failed search again, from its last complete level."""
-        searches.find(search_id)  # 404 for no such search
-        jobs.resume(search_id)
+        jobs.resume(checked_id(search_id))  # as cancel: the queue decides
         return {"id": search_id, "status": "queued"}
 
     @app.delete("/api/searches/{search_id}", response_model=None,
                 responses=answers(schema.Deleted, 404, 409))
     def delete(search_id: str) -> dict:
         """Stop the search if needed and remove its run directory (a damaged one too)."""
-        searches.document(search_id, answers=False)  # 404 for no such search
-        jobs.delete(search_id)
+        jobs.delete(checked_id(search_id))  # as cancel: the queue decides
         return {"id": search_id, "deleted": True}
 
     @app.get("/api/searches/{search_id}/counts", response_model=None,

@@ -43,9 +43,7 @@ class Searches:
 
     def find(self, search_id: str) -> tuple[Run | None, Record | None]:
         """The run and record of a search; 404 for an id that is not one (paths never are)."""
-        if not valid_id(search_id):
-            raise NotFound(f"no search '{search_id[:80]}': ids are the names the server gave")
-        record = self.jobs.records.get(search_id)
+        record = self.jobs.records.get(checked_id(search_id))
         try:
             run = open_run(self.root, search_id)
         except UsageError:  # no manifest, or half a one: damage, or a delete under way
@@ -199,6 +197,13 @@ class Searches:
             raise Conflict(f"search {search_id} is {status}: answers need a complete run")
         run.check_parts()
         return run
+
+
+def checked_id(search_id: str) -> str:
+    """`search_id`, when it can name a search; 404 for one that cannot (a path never can)."""
+    if not valid_id(search_id):
+        raise NotFound(f"no search '{search_id[:80]}': ids are the names the server gave")
+    return search_id
 
 
 def _with_status(document: dict, status: str) -> dict:
