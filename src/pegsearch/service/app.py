@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import FastAPI, Query, Request
+from fastapi import Path as PathParameter
 from fastapi.concurrency import run_in_threadpool
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from pegsearch import __version__
 from pegsearch.answers import PAIR_SECONDS, SURVEY_WHOLE, door
@@ -33,6 +35,7 @@ from pegsearch.answers.shapes import board_document
 from pegsearch.answers.solver import time_bound
 from pegsearch.board.files import board_from_definition, load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
+from pegsearch.board.numbers import is_digits
 from pegsearch.board.spec import SearchSpec, check_values
 from pegsearch.engines import ENGINES, make_engine
 from pegsearch.errors import (
@@ -53,9 +56,22 @@ from pegsearch.service.storage import part_bytes
 from pegsearch.service.views import Searches, checked_id, level_parts
 from pegsearch.store import Location
 
+
 # Query parameters as the OpenAPI document gives them (it allowed `position=` empty and a hole 0,
 # both refused): a hole is numbered from 1, a position is never empty.
-Finish = Annotated[int | None, Query(ge=1, description="the hole the last peg must end on")]
+def _digits(value: object) -> object:
+    """A number of a path or query as written: digits 0-9 only, refused in the validator's words
+    for a whole number otherwise (it read `+1`, ` 1` and `1_0`, as 1, 1 and 10)."""
+    if isinstance(value, str) and not is_digits(value):
+        raise PydanticCustomError("int_parsing", "Input should be a valid integer")
+    return value
+
+
+Digits = BeforeValidator(_digits)
+Finish = Annotated[int | None, Query(ge=1, description="the hole the last peg must end on"), Digits]
+Level = Annotated[int, PathParameter(description="the level: positions after that many jumps"),
+                  Digits]
+Index = Annotated[int, PathParameter(description="the part's index in the level's list"), Digits]
 Position = Annotated[str, Query(min_length=1, description="the holes with pegs (2,3,5), or jumps"
                                                            " from the start (5-9-14,...)")]
 
@@ -297,7 +313,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,
              responses=answers(schema.LevelParts, 404))
-    def level(search_id: str, level: int) -> dict:
+    def level(search_id: str, level: Level) -> dict:
         """A stored level: its states and the URLs of its Parquet part files."""
         run, _ = searches.find(search_id)
         if run is None:
@@ -310,7 +326,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     @app.get("/api/searches/{search_id}/levels/{level}/parts/{index}", response_class=Response,
              responses=answers(None, 404, 409, media="application/vnd.apache.parquet",
                                description="the part file, as stored (409: missing or damaged)"))
-    def part(search_id: str, level: int, index: int) -> Response:
+    def part(search_id: str, level: Level, index: Index) -> Response:
         """One Parquet part file of a level, as stored (checked against the manifest first)."""
         run, _ = searches.find(search_id)
         parts = level_parts(run, level) if run is not None else []
@@ -380,11 +396,12 @@ def _asked_of_search(searches: Searches, search_id: str) -> Asked:
 
 
 def _seconds(text: str | None, default: float) -> float:
-    """The solver's time bound as a client asked for it: a number of seconds above 0, at most
-    MAX_SECONDS (an answer holds one of the solver's threads for as long)."""
+    """The solver's time bound as a client asked for it: a number of seconds above 0 in digits
+    and a decimal point, at most MAX_SECONDS (an answer holds one of the solver's threads for as
+    long)."""
     if text is None:
         return default
-    seconds = time_bound(text)
+    seconds = time_bound(text, decimal=True)
     if seconds > MAX_SECONDS:
         raise InputError("{seconds} {text}: at most {most} s", text=text, most=MAX_SECONDS)
     return seconds
