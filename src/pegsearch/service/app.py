@@ -47,6 +47,7 @@ from pegsearch.errors import (
     UsageError,
 )
 from pegsearch.service import schema
+from pegsearch.service.health import NotReady, readiness
 from pegsearch.service.hints import HINT_SECONDS, MAX_SECONDS, SOLUTION_SECONDS, Hints
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, new_id
@@ -156,6 +157,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     if token:
         app.add_middleware(Bearer, token=token)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    _probes(app, jobs, root, state)
 
     # HEAD too: uptime checks ask with HEAD, and were answered 405.
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
@@ -338,6 +340,25 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     return app
+
+
+def _probes(app: FastAPI, jobs: Jobs, root: Location, state: Path) -> None:
+    """GET /healthz and /readyz, for a load balancer's or Kubernetes's probes (`health`): outside
+    /api, so they need no token, and outside the API's description, as the dashboard is."""
+
+    @app.api_route("/healthz", methods=["GET", "HEAD"], include_in_schema=False)
+    def healthz() -> dict:
+        """Alive: the process answers and its scheduler runs (else a restart is what helps).
+        Nothing is read or written, so a probe every second costs nothing."""
+        if not jobs.alive():
+            raise NotReady("not alive: the scheduler of searches has stopped; restart the server")
+        return {"status": "alive"}
+
+    @app.api_route("/readyz", methods=["GET", "HEAD"], include_in_schema=False)
+    def readyz() -> dict:
+        """Ready: the runs root can be written and the state folder read (503 and why not)."""
+        readiness(root, state)
+        return {"status": "ready"}
 
 
 def _describe(app: FastAPI, bearer: bool) -> dict:

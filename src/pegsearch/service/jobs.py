@@ -137,6 +137,10 @@ class Jobs:
                 self.queue.append(record.id)
         self.thread.start()
 
+    def alive(self) -> bool:
+        """Whether the scheduler still runs (it ends only with `stop`, or with a bug)."""
+        return self.thread.is_alive() and not self.stopping.is_set()
+
     def stop(self) -> None:
         """Interrupt running workers (their runs stay resumable, their records still wanted)."""
         self.stopping.set()
