@@ -50,6 +50,7 @@ from pegsearch.service import schema
 from pegsearch.service.health import NotReady, readiness
 from pegsearch.service.hints import HINT_SECONDS, MAX_SECONDS, SOLUTION_SECONDS, Hints
 from pegsearch.service.jobs import Jobs
+from pegsearch.service.logs import RequestIds
 from pegsearch.service.records import Record, new_id
 from pegsearch.service.refusals import SERVICE_SETTINGS, Bearer, BodyLimit, OneOfEach, errors
 from pegsearch.service.schema import answers
@@ -156,6 +157,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     app.add_middleware(OneOfEach)
     if token:
         app.add_middleware(Bearer, token=token)
+    app.add_middleware(RequestIds)  # outermost: every answer has its id, every refusal its line
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     _probes(app, jobs, root, state)
 
@@ -206,10 +208,11 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
 
     @app.post("/api/searches", status_code=202, response_model=None,
               responses=answers(schema.Accepted, status=202))
-    def submit(request: SearchRequest) -> dict:
+    def submit(search: SearchRequest, request: Request) -> dict:
         """Queue a search; answers its id at once."""
-        record = _record(request, defaults)
+        record = _record(search, defaults)
         jobs.submit(record)
+        request.state.search_id = record.id  # for the request's line in the log
         return {"id": record.id, "status": "queued", "url": f"/api/searches/{record.id}"}
 
     @app.get("/api/searches", response_model=None, responses=answers(list[schema.SearchRow]))
