@@ -63,3 +63,21 @@ def test_a_delete_cancel_or_resume_of_a_search_being_deleted_is_409(server: Serv
             error = answer["error"]
             assert status == 409 and ("deleting" in error or "being deleted" in error), \
                 (method, path, status, answer)
+
+
+READERS = ("", "/counts", "/levels/1", "/levels/1/parts/0", "/levels/0/parts/0", "/board",
+           "/solution?seconds=1", "/hint?position=1&seconds=1")
+
+
+def test_a_search_being_deleted_is_deleting_or_404_to_every_reader(server: Server) -> None:
+    """Readers racing a delete were told 409 "part ... is missing; the run is damaged": 12 of 761
+    `/counts` reads, and once `GET /api/searches/ID` itself (issue 79, item 2)."""
+    with being_deleted(server) as search_id:
+        for route in READERS:
+            status, data = server.request("GET", f"/api/searches/{search_id}{route}")
+            text = data.decode(errors="replace")
+            assert status in (200, 404) and "damaged" not in text, (route, status, text)
+            if status == 200 and route in ("", "/counts"):
+                assert '"status":"deleting"' in text.replace(" ", ""), (route, text)
+        rows = [row for row in server.get("/api/searches") if row["id"] == search_id]
+        assert all(row["status"] == "deleting" for row in rows), rows

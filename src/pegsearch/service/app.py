@@ -267,7 +267,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         if by_moves:
             if winnable or finish is not None:
                 raise UsageError("by_moves is a table of its own: drop winnable and finish")
-            return moves_counts(searches.complete_run(search_id)).as_document()
+            return searches.read(search_id, moves_counts, searches.complete_run(search_id)).as_document()
         return searches.counts(search_id, winnable, finish)
 
     @app.get("/api/searches/{search_id}/solution", response_model=None,
@@ -281,7 +281,8 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         bound = _seconds(seconds, SOLUTION_SECONDS)
         if question.run is None:
             return await hints.solution(question, finish, bound, request.is_disconnected)
-        solution = await run_in_threadpool(solution_of, question, finish, bound, hints.solver)
+        solution = await run_in_threadpool(searches.read, search_id, solution_of, question, finish,
+                                           bound, hints.solver)
         return solution.as_document()
 
     @app.get("/api/searches/{search_id}/board", response_model=None,
@@ -312,8 +313,8 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         if question.run is None:
             return await hints.hint(question, at, finish, bound, played(position),
                                     request.is_disconnected)
-        found = await run_in_threadpool(door.hint_of, question, at, finish, bound, hints.solver,
-                                        played(position))
+        found = await run_in_threadpool(searches.read, search_id, door.hint_of, question, at, finish,
+                                        bound, hints.solver, played(position))
         return found.as_document()
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,
@@ -338,7 +339,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         if not 0 <= index < len(parts):
             raise NotFound(f"level {level} of {search_id} has no part {index}")
         name = f"{search_id}-level-{level:03d}-part-{index}.parquet"
-        return Response(part_bytes(run, level, parts[index]),
+        return Response(searches.read(search_id, part_bytes, run, level, parts[index]),
                         media_type="application/vnd.apache.parquet",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 

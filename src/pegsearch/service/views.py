@@ -9,6 +9,9 @@ queue status, settings, why a search failed).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
 
 from pegsearch.answers.documents import counts_answer, run_counts
 from pegsearch.answers.shapes import BY, SEARCHED
@@ -32,6 +35,7 @@ CREATED = "%Y-%m-%dT%H:%M:%S%z"  # as run manifests write it, so listings sort b
 # writes the manifest it ends with: 2 of 35 cancels polled every 20 ms were called damaged, then
 # interrupted, and verify passed). Damage is what a run shows once no one writes it.
 WRITING = ("running", "cancelling", "deleting")
+T = TypeVar("T")
 
 
 class Searches:
@@ -82,6 +86,11 @@ class Searches:
         except UsageError as exc:  # a manifest or record that cannot be read
             return {"id": search_id, "kind": "search", "status": "damaged",
                     "error": without_root(self.root, exc.line()), "levels": []}
+        with self.reading(search_id):
+            return self._document(search_id, run, record, answers)
+
+    def _document(self, search_id: str, run: Run | None, record: Record | None,
+                  answers: bool) -> dict:
         status = self.status(search_id)
         if self._is_survey(run, record):
             return self._survey(search_id, record, status)
@@ -122,10 +131,11 @@ class Searches:
             raise UsageError(f"{search_id} is a survey: its answers are the 'starts' of its document")
         if run is None:
             raise Conflict(f"search {search_id} is {status}: it has made no level yet")
-        run.check_parts()
         if status != "complete" and winnable:
             raise Conflict(f"search {search_id} is {status}: winnable positions need a complete run")
-        counts = counts_answer(run, winnable, finish, answers=status == "complete")
+        with self.reading(search_id):
+            run.check_parts()
+            counts = counts_answer(run, winnable, finish, answers=status == "complete")
         return _with_status(counts.as_document(), status)
 
     def _survey(self, search_id: str, record: Record | None, status: str) -> dict:
@@ -195,8 +205,27 @@ class Searches:
             raise UsageError(f"{search_id} is a survey: its answers are the 'starts' of its document")
         if run is None or status != "complete":
             raise Conflict(f"search {search_id} is {status}: answers need a complete run")
-        run.check_parts()
+        self.read(search_id, run.check_parts)
         return run
+
+    @contextmanager
+    def reading(self, search_id: str) -> Iterator[None]:
+        """Reads of a search's run: what fails while a delete removes its folder (a part gone, a
+        file cut off under a reader) is the delete's, answered 404, never "damaged" (12 of 761
+        `/counts` reads racing deletes were told so); anything else is raised as it came."""
+        try:
+            yield
+        except NotFound:
+            raise
+        except (UsageError, OSError, ValueError):  # a part gone; pyarrow's ArrowInvalid too
+            self._unless_deleted(search_id)
+            raise
+
+    def read(self, search_id: str, reader: Callable[..., T], *args: object) -> T:
+        """`reader(*args)`, a read of the search's run, as `reading` guards it (for a read run in
+        a worker thread)."""
+        with self.reading(search_id):
+            return reader(*args)
 
 
 def checked_id(search_id: str) -> str:
