@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from pathlib import Path
 
@@ -26,6 +27,8 @@ from pegsearch.service.worker import INTERRUPTED
 from pegsearch.store import Location, Run
 
 TICK = 0.2  # seconds between scheduler rounds
+CANCEL_WAIT = 5.0  # seconds a cancel waits for the worker it stopped, to say how it ended
+WAIT_STEP = 0.02  # seconds between looks at that worker
 
 
 class KeptWorker:
@@ -199,8 +202,10 @@ class Jobs:
         return stored or "interrupted"  # a record without a run: cancelled before it started
 
     def cancel(self, search_id: str) -> str:
-        """Take a search out of the queue ("interrupted") or signal its worker to stop
-        ("cancelling" until it has ended); a cancelled search is not resumed on restart."""
+        """Take a search out of the queue ("interrupted") or signal its worker to stop, and say
+        how that ended: "interrupted" once the worker has, "cancelling" while it still ends
+        after CANCEL_WAIT; 409 when the worker had made the run complete before the signal came
+        (answered "cancelling", it ended complete). A cancelled search is not resumed on restart."""
         with self.lock:
             status = self._held(search_id) or self._settled(search_id)
             if status == "running" and search_id not in self.running:
@@ -208,8 +213,18 @@ class Jobs:
                                " service: stop that process")
             if status not in ("queued", "running"):
                 raise Conflict(f"search {search_id} is {status}, not queued or running")
-            self._stop(search_id)
-            return "cancelling" if search_id in self.running else "interrupted"
+            process = self._stop(search_id)
+            if process is None:
+                return "interrupted"
+        _ends_within(process, CANCEL_WAIT)
+        with self.lock:
+            self._reap()
+            status = self._held(search_id) or self._settled(search_id)
+        if status == "complete":
+            raise Conflict(f"search {search_id} was complete before the cancel reached it: nothing"
+                           " was stopped")
+        # What this cancel did; a resume or delete since may have changed the search again.
+        return "cancelling" if status == "cancelling" else "interrupted"
 
     def _stop(self, search_id: str) -> subprocess.Popen | KeptSearch | None:
         """Unqueue the search and signal its worker; returns the worker, to wait for."""
@@ -307,6 +322,13 @@ class Jobs:
                  if line.strip()]
         record.error = lines[-1].strip() if lines else f"the worker ended with exit code {code}"
         self.records.put(record)
+
+
+def _ends_within(process: subprocess.Popen | KeptSearch, seconds: float) -> None:
+    """Wait until the worker has ended, or `seconds` have passed."""
+    deadline = time.monotonic() + seconds
+    while process.poll() is None and time.monotonic() < deadline:
+        time.sleep(WAIT_STEP)
 
 
 def _adopt(run: Run, search_id: str) -> Record:
