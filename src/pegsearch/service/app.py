@@ -50,7 +50,6 @@ from pegsearch.service import schema
 from pegsearch.service.health import NotReady, readiness
 from pegsearch.service.hints import HINT_SECONDS, MAX_SECONDS, SOLUTION_SECONDS, Hints
 from pegsearch.service.jobs import Jobs
-from pegsearch.service.logs import RequestIds
 from pegsearch.service.records import Record, new_id
 from pegsearch.service.refusals import SERVICE_SETTINGS, Bearer, BodyLimit, OneOfEach, errors
 from pegsearch.service.schema import answers
@@ -157,7 +156,6 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     app.add_middleware(OneOfEach)
     if token:
         app.add_middleware(Bearer, token=token)
-    app.add_middleware(RequestIds)  # outermost: every answer has its id, every refusal its line
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     _probes(app, jobs, root, state)
 

@@ -70,8 +70,9 @@ def use_json_lines() -> None:
 
 class RequestIds:
     """Give every HTTP request an id (the client's sane `X-Request-ID`, else a fresh one), echo it
-    in the answer's header, and log the request once answered. Outermost of the middleware, so a
-    refusal by another (401, 413, a query's parameter twice) has its id and its line too."""
+    in the answer's header, and log the request once answered. It wraps the whole application,
+    so a refusal by a middleware (401, 413, a query's parameter twice) and a 500 from the
+    framework's error handling have their id and line too."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app

@@ -55,7 +55,7 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
 
         from pegsearch.service.app import Defaults, create_app
         from pegsearch.service.connections import GuardedConnection
-        from pegsearch.service.logs import use_json_lines
+        from pegsearch.service.logs import RequestIds, use_json_lines
     except ImportError as exc:
         raise UsageError(f"the service needs the package '{exc.name}': install it with"
                          " pip install 'pegsearch[serve]'") from None
@@ -71,7 +71,9 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
         logging.getLogger("pegsearch.serve").info(started)
     else:
         print(started, file=sys.stderr, flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACE,
+    # Request ids outside the whole application, the framework's error handling too: a 500 has
+    # its id and its line as every other answer.
+    uvicorn.run(RequestIds(app), host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACE,
                 http=GuardedConnection, timeout_keep_alive=IDLE, access_log=False,
                 log_config=None if log_format == "json" else LOGGING_CONFIG)
 
