@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 
 from pegsearch.errors import PegsearchError
@@ -43,11 +44,11 @@ def _write_and_remove(root: Location) -> None:
     root.remove(name)
 
 
-def _probe(what: str, action: object) -> None:
+def _probe(what: str, action: Callable[[], object]) -> None:
     """Run `action`; NotReady saying `what` and the error's kind when it fails (its message, with
     the server's paths, goes to the log only)."""
     try:
-        action()  # type: ignore[operator]
+        action()
     except (OSError, ValueError, PegsearchError) as exc:  # pyarrow's ArrowInvalid is a ValueError
         _log.warning("pegsearch serve: not ready: %s: %s", what, exc)
         raise NotReady(f"not ready: {what} ({type(exc).__name__}); see the server's log") from None

@@ -175,7 +175,8 @@ class Jobs:
     def status(self, search_id: str) -> str:
         """queued, running, cancelling (stopped, its worker still ending) or deleting while the
         service holds the search; else failed, complete, running (written by a process outside
-        the service) or interrupted, as its record and manifest say. NotFound when it is no search."""
+        the service) or interrupted, as its record and manifest say, or damaged when its record
+        cannot be read. NotFound when it is no search."""
         with self.lock:
             held = self._held(search_id)
         return held or self._settled(search_id)

@@ -88,7 +88,10 @@ class Records:
             text = (self.folder / f"{search_id}.json").read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
-        except (OSError, ValueError) as exc:  # a folder in its place, bytes that are not UTF-8
+        except OSError as exc:  # a folder in its place: said without the server's path
+            raise Unreadable(f"the record of search {search_id} cannot be read"
+                             f" ({exc.strerror or type(exc).__name__}); delete the search") from None
+        except ValueError as exc:  # bytes that are not UTF-8
             raise Unreadable(f"the record of search {search_id} cannot be read ({exc});"
                              " delete the search") from None
         return _record(search_id, text)
