@@ -84,6 +84,15 @@ class Busy(UsageError):
     http_status = 503
     retry_after = 5  # seconds
 
+    def __init__(self, message: str, served: str | None = None) -> None:
+        super().__init__(message)
+        self.served = served
+
+    def served_line(self) -> str:
+        """The line for a client of the service: what is busy, without who holds it (a process
+        id and a host name are the server's to know, as `InputError.served` keeps its memory)."""
+        return one_line(self.served or str(self))
+
 
 class TooLarge(UsageError):
     """A request larger than the service accepts."""

@@ -80,6 +80,12 @@ BAD_FILES = [
     ('name = "x"\ngrid = "square"\nlayout = """\no o\n', "not valid TOML"),
     ('name = "x"\ngrid = "square"\n', "missing or empty 'layout'"),
     ('name = "x"\ngrid = "square"\nlayout = "   "\n', "missing or empty 'layout'"),
+    # A control character in a name or description (issue 79: a NUL broke every listing).
+    ('name = "x\\u0000y"\ngrid = "square"\nlayout = "o o"\n',
+     "line 1: 'name' holds the control character U\\+0000; write it in printable characters"),
+    ('grid = "square"\nname = "x\\ty"\nlayout = "o o"\n', "line 2: 'name' holds .* U\\+0009"),
+    ('name = "x"\ndescription = "a\\u001b[31mb"\ngrid = "square"\nlayout = "o o"\n',
+     "line 2: 'description' holds the control character U\\+001B"),
 ]
 
 
@@ -89,6 +95,11 @@ def test_malformed_board_files_name_the_problem(text: str, message: str) -> None
         parse_board(text, "bad.toml")
     assert str(caught.value).startswith("bad.toml")
     assert "\n" not in str(caught.value)
+
+
+def test_a_description_may_hold_line_breaks_and_tabs() -> None:
+    text = 'name = "x"\ndescription = """one\n\tand two"""\ngrid = "square"\nlayout = "o o"\n'
+    assert parse_board(text, "ok.toml").description == "one\n\tand two"
 
 
 def test_unknown_board_and_hole() -> None:

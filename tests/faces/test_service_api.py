@@ -434,7 +434,7 @@ def test_cancel_keeps_the_levels_and_resume_finishes(server: Server,
     server.wait(search_id, ("running",), levels=8)
     assert server.get(f"/api/searches/{search_id}")["settings"] == {"memory": "256M"}
     status, answer = server.json("POST", f"/api/searches/{search_id}/cancel")
-    assert status == 200 and answer["status"] == "cancelling"
+    assert status == 200 and answer["status"] in ("cancelling", "interrupted")
     document = server.wait(search_id, ("interrupted",))
     kept = len(document["levels"])
     assert 8 <= kept < 26

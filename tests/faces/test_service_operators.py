@@ -75,6 +75,7 @@ def test_a_hint_while_the_run_is_being_written_is_503_with_retry_after(server: S
         body = response.read().decode()
         assert response.status == 503, body
         assert response.getheader("Retry-After") == "5"
-        assert "is being written by pegsearch process 4711" in body
+        assert "is being written by another process; ask again once it is done" in body
+        assert "4711" not in body and "somewhere" not in body  # busy, not who (issue 79, item 6)
     status, answer = server.json("GET", "/api/searches/held/hint?position=2,3,4,5,6,7,8,9,10,11,12,13,14,15")
     assert status == 200, answer  # once the writer is done

@@ -9,6 +9,7 @@ import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -69,6 +70,29 @@ def test_digits_of_other_scripts_and_repeated_start_holes_are_refused(server: Se
     for start in ([1, 1], [1] * 10_000):
         assert "hole 1 is named more than once" in refused(
             server, "POST", "/api/searches", {"board": "triangle-5", "start": start})
+
+
+@pytest.mark.parametrize("written", ["+1", "%201", "1%20", "1_0", "-0", "0x1"])
+def test_numbers_in_paths_and_queries_are_digits_0_9_only(server: Server, complete: str,
+                                                          written: str) -> None:
+    """`levels/+1` and `levels/%201` answered level 1, and `finish=1_0` was hole 10 (issue 79,
+    item 6)."""
+    shown = written.replace("%20", " ")
+    expected = f"'{shown}': not a whole number; write it with the digits 0-9"
+    base = f"/api/searches/{complete}/levels"
+    assert refused(server, "GET", f"{base}/{written}") == f"level {expected}"
+    assert refused(server, "GET", f"{base}/1/parts/{written}") == f"index {expected}"
+    assert refused(server, "GET", f"/api/searches/{complete}/counts?finish={quote(shown)}") == \
+        f"finish {expected}"
+    assert server.get(f"{base}/1")["level"] == 1  # as written with the digits, it is answered
+
+
+@pytest.mark.parametrize("written", ["%201", "1%20", "1_0", "1e-300", "1e1", "+1", "0x10", "inf",
+                                     "1.", ".5", "0." + "0" * 300 + "1"])
+def test_seconds_are_digits_0_9_with_a_decimal_point_only(server: Server, written: str) -> None:
+    """`seconds=" 1"` and `seconds=1e-300` were taken, and `seconds=1_0` as 10 (issue 79, item 6)."""
+    line = refused(server, "GET", f"/api/boards/triangle-5/hint?position=2,3,5,6&seconds={written}")
+    assert line.startswith("seconds ") and "not a time bound" in line and "such as 10 or 0.5" in line
 
 
 def test_the_command_line_follows_the_same_rule() -> None:

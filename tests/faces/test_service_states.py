@@ -22,9 +22,7 @@ def running(server: Server, levels: int) -> tuple[str, int]:
     """A skippy-xl search running with at least `levels` levels, and its worker's pid."""
     search_id = server.submit({"board": "skippy-xl", "start": [1], "settings": {"memory": "64M"}})
     server.wait(search_id, ("running",), levels=levels)
-    pid = server.process.pid
-    workers = [int(child) for task in os.listdir(f"/proc/{pid}/task")
-               for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+    workers = server.workers()
     assert len(workers) == 1, workers
     return search_id, workers[0]
 

@@ -130,6 +130,12 @@ class Server:
                 yield kind, json.loads(line.removeprefix("data: "))
         connection.close()
 
+    def workers(self) -> list[int]:
+        """The pids of the server's worker processes (its children, one a running search)."""
+        pid = self.process.pid
+        return [int(child) for task in os.listdir(f"/proc/{pid}/task")
+                for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+
     def stop(self) -> int:
         """A clean stop (SIGTERM, as a service manager does); returns the exit code."""
         if self.process.poll() is None:

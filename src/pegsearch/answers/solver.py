@@ -31,7 +31,7 @@ import numpy as np
 
 from pegsearch.board.classes import class_of, invariants
 from pegsearch.board.geometry import Board, Jump, legal_jumps
-from pegsearch.board.numbers import shown
+from pegsearch.board.numbers import is_decimal, shown
 from pegsearch.board.pagoda import Pagoda, pagoda_against, pagodas, pagodas_of_play
 from pegsearch.board.symmetry import image_of_jump
 from pegsearch.errors import InputError
@@ -543,11 +543,14 @@ def _since(began: float) -> float:
     return time.perf_counter() - began
 
 
-def time_bound(text: str | float) -> float:
+def time_bound(text: str | float, decimal: bool = False) -> float:
     """A time bound in seconds as the user gave it, checked: a positive, finite number, in digits
-    0-9 (Python's float reads other scripts' digits: `seconds=٢` was 2)."""
+    0-9 (Python's float reads other scripts' digits: `seconds=٢` was 2); with `decimal`, written
+    as digits with at most a decimal point (the service's rule for every number: no sign, space,
+    exponent or underscore)."""
+    written = not isinstance(text, str) or (is_decimal(text) if decimal else text.isascii())
     try:
-        seconds = float(text) if not isinstance(text, str) or text.isascii() else float("nan")
+        seconds = float(text) if written else float("nan")
     except (TypeError, ValueError):
         seconds = float("nan")
     if not 0 < seconds < float("inf"):

@@ -12,6 +12,7 @@ import os
 import re
 import stat
 import tomllib
+import unicodedata
 from importlib import resources
 from pathlib import Path
 
@@ -22,6 +23,10 @@ from pegsearch.errors import UsageError
 # parsing it whole would take seconds and gigabytes before the layout check could refuse it.
 MAX_BOARD_BYTES = 1 << 20
 KNOWN_KEYS = {"name", "description", "grid", "layout"}
+# What a text field may hold besides printable characters: a description may run over lines; a
+# name is one line. Any other control character (NUL, BEL, DEL, a bare CR, an ESC that drives a
+# terminal) is refused: every face prints these fields, and a stored NUL could not be read back.
+ALLOWED_CONTROLS = {"name": "", "description": "\n\t"}
 SHIPPED = resources.files("pegsearch.board") / "shipped"
 
 
@@ -43,6 +48,7 @@ def parse_board(text: str, source: str) -> Board:
     for key in ("name", "grid", "layout"):
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise UsageError(f"{source}: missing or empty '{key}' (a text value is required)")
+    _check_text(data, text, source)
     grid = data["grid"]
     if grid not in GRID_STEPS:
         raise UsageError(f"{source} line {_key_line(text, 'grid')}: unknown grid '{grid}'"
@@ -51,6 +57,20 @@ def parse_board(text: str, source: str) -> Board:
     cells, empty = _read_layout(data["layout"], grid, source, first_line)
     return Board(name=data["name"], grid=grid, layout=data["layout"], cells=cells, empty=empty,
                  description=data.get("description", ""), source=source)
+
+
+def _check_text(data: dict, text: str, source: str) -> None:
+    """Refuse a name or description holding a control character (see ALLOWED_CONTROLS), in one
+    line naming the key, its line and the character."""
+    for key, allowed in ALLOWED_CONTROLS.items():
+        value = data.get(key)
+        if not isinstance(value, str):
+            continue
+        bad = next((char for char in value if unicodedata.category(char) == "Cc"
+                    and char not in allowed), None)
+        if bad is not None:
+            raise UsageError(f"{source} line {_key_line(text, key)}: '{key}' holds the control"
+                             f" character U+{ord(bad):04X}; write it in printable characters")
 
 
 def _key_line(text: str, key: str) -> int:

@@ -9,15 +9,25 @@ refused in the same one line as any other.
 
 from __future__ import annotations
 
+import re
+
 from pegsearch.errors import InputError
 
 DIGITS = 18  # the most digits of a whole number read (a board has at most 64 holes)
 SHOWN = 40  # the most characters of what a user typed repeated in an error
+# A number with a fraction, as a user writes one in digits 0-9: no sign, exponent, spaces or
+# underscores (Python's float took " 1", 1_0 as 10 and 1e-300), nor more digits than mean anything.
+DECIMAL = re.compile(r"[0-9]{1,18}(\.[0-9]{1,18})?")
 
 
 def is_digits(text: str) -> bool:
     """Whether `text` is digits 0-9 and nothing else."""
     return text.isascii() and text.isdigit()
+
+
+def is_decimal(text: str) -> bool:
+    """Whether `text` is digits 0-9 with at most one decimal point between them (10, 0.5)."""
+    return DECIMAL.fullmatch(text) is not None
 
 
 def whole(text: str, field: str) -> int:

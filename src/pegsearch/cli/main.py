@@ -441,6 +441,9 @@ def build_parser() -> argparse.ArgumentParser:
                        " not choose another)")
     serve.add_argument("--token", default=os.environ.get("PEGSEARCH_TOKEN"),
                        help="bearer token every API request must carry (default: $PEGSEARCH_TOKEN)")
+    serve.add_argument("--log-format", default="text", choices=("text", "json"),
+                       help="the server's log on stderr: text (warnings and errors, the default) or"
+                       " json (one JSON object a line, a line per request; see docs/service.md)")
     serve.set_defaults(handler="command_serve")
     return parser
 

@@ -73,6 +73,7 @@ def search(spec: SearchSpec, out: str | Path | Location, engine: Engine, resume:
                     return run
                 check()  # a signal whose KeyboardInterrupt an engine swallowed stops the search here
                 ended = not _next_level(run, engine, progress)
+            check()  # and one after the last level: a stop asked before the end is never lost
         except BaseException:
             run.finish("interrupted")
             raise

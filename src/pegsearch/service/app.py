@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import FastAPI, Query, Request
+from fastapi import Path as PathParameter
 from fastapi.concurrency import run_in_threadpool
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from pegsearch import __version__
 from pegsearch.answers import PAIR_SECONDS, SURVEY_WHOLE, door
@@ -33,6 +35,7 @@ from pegsearch.answers.shapes import board_document
 from pegsearch.answers.solver import time_bound
 from pegsearch.board.files import board_from_definition, load_board, parse_board, shipped_boards
 from pegsearch.board.geometry import Board
+from pegsearch.board.numbers import is_digits
 from pegsearch.board.spec import SearchSpec, check_values
 from pegsearch.engines import ENGINES, make_engine
 from pegsearch.errors import (
@@ -44,18 +47,32 @@ from pegsearch.errors import (
     UsageError,
 )
 from pegsearch.service import schema
+from pegsearch.service.health import NotReady, readiness
 from pegsearch.service.hints import HINT_SECONDS, MAX_SECONDS, SOLUTION_SECONDS, Hints
 from pegsearch.service.jobs import Jobs
 from pegsearch.service.records import Record, new_id
 from pegsearch.service.refusals import SERVICE_SETTINGS, Bearer, BodyLimit, OneOfEach, errors
 from pegsearch.service.schema import answers
 from pegsearch.service.storage import part_bytes
-from pegsearch.service.views import Searches, level_parts
+from pegsearch.service.views import Searches, checked_id, level_parts
 from pegsearch.store import Location
+
 
 # Query parameters as the OpenAPI document gives them (it allowed `position=` empty and a hole 0,
 # both refused): a hole is numbered from 1, a position is never empty.
-Finish = Annotated[int | None, Query(ge=1, description="the hole the last peg must end on")]
+def _digits(value: object) -> object:
+    """A number of a path or query as written: digits 0-9 only, refused in the validator's words
+    for a whole number otherwise (it read `+1`, ` 1` and `1_0`, as 1, 1 and 10)."""
+    if isinstance(value, str) and not is_digits(value):
+        raise PydanticCustomError("int_parsing", "Input should be a valid integer")
+    return value
+
+
+Digits = BeforeValidator(_digits)
+Finish = Annotated[int | None, Query(ge=1, description="the hole the last peg must end on"), Digits]
+Level = Annotated[int, PathParameter(description="the level: positions after that many jumps"),
+                  Digits]
+Index = Annotated[int, PathParameter(description="the part's index in the level's list"), Digits]
 Position = Annotated[str, Query(min_length=1, description="the holes with pegs (2,3,5), or jumps"
                                                            " from the start (5-9-14,...)")]
 
@@ -140,6 +157,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     if token:
         app.add_middleware(Bearer, token=token)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    _probes(app, jobs, root, state)
 
     # HEAD too: uptime checks ask with HEAD, and were answered 405.
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
@@ -188,10 +206,11 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
 
     @app.post("/api/searches", status_code=202, response_model=None,
               responses=answers(schema.Accepted, status=202))
-    def submit(request: SearchRequest) -> dict:
+    def submit(search: SearchRequest, request: Request) -> dict:
         """Queue a search; answers its id at once."""
-        record = _record(request, defaults)
+        record = _record(search, defaults)
         jobs.submit(record)
+        request.state.search_id = record.id  # for the request's line in the log
         return {"id": record.id, "status": "queued", "url": f"/api/searches/{record.id}"}
 
     @app.get("/api/searches", response_model=None, responses=answers(list[schema.SearchRow]))
@@ -218,23 +237,22 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     def cancel(search_id: str) -> dict:
         """Stop a queued or running search; its run keeps its levels and can be resumed. A running
         one is `cancelling` until its worker has ended, then `interrupted`."""
-        searches.find(search_id)  # 404 for no such search
-        return {"id": search_id, "status": jobs.cancel(search_id)}
+        # The queue alone decides (409 while the search is deleted, 404 for no search): a reader
+        # of its folder first would meet a delete's removal half done.
+        return {"id": search_id, "status": jobs.cancel(checked_id(search_id))}
 
     @app.post("/api/searches/{search_id}/resume", status_code=202, response_model=None,
               responses=answers(schema.Accepted, 404, 409, status=202))
     def resume(search_id: str) -> dict:
         """Queue an interrupted or failed search again, from its last complete level."""
-        searches.find(search_id)  # 404 for no such search
-        jobs.resume(search_id)
+        jobs.resume(checked_id(search_id))  # as cancel: the queue decides
         return {"id": search_id, "status": "queued"}
 
     @app.delete("/api/searches/{search_id}", response_model=None,
                 responses=answers(schema.Deleted, 404, 409))
     def delete(search_id: str) -> dict:
         """Stop the search if needed and remove its run directory (a damaged one too)."""
-        searches.document(search_id, answers=False)  # 404 for no such search
-        jobs.delete(search_id)
+        jobs.delete(checked_id(search_id))  # as cancel: the queue decides
         return {"id": search_id, "deleted": True}
 
     @app.get("/api/searches/{search_id}/counts", response_model=None,
@@ -247,7 +265,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         if by_moves:
             if winnable or finish is not None:
                 raise UsageError("by_moves is a table of its own: drop winnable and finish")
-            return moves_counts(searches.complete_run(search_id)).as_document()
+            return searches.read(search_id, moves_counts, searches.complete_run(search_id)).as_document()
         return searches.counts(search_id, winnable, finish)
 
     @app.get("/api/searches/{search_id}/solution", response_model=None,
@@ -261,7 +279,8 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         bound = _seconds(seconds, SOLUTION_SECONDS)
         if question.run is None:
             return await hints.solution(question, finish, bound, request.is_disconnected)
-        solution = await run_in_threadpool(solution_of, question, finish, bound, hints.solver)
+        solution = await run_in_threadpool(searches.read, search_id, solution_of, question, finish,
+                                           bound, hints.solver)
         return solution.as_document()
 
     @app.get("/api/searches/{search_id}/board", response_model=None,
@@ -292,13 +311,13 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         if question.run is None:
             return await hints.hint(question, at, finish, bound, played(position),
                                     request.is_disconnected)
-        found = await run_in_threadpool(door.hint_of, question, at, finish, bound, hints.solver,
-                                        played(position))
+        found = await run_in_threadpool(searches.read, search_id, door.hint_of, question, at, finish,
+                                        bound, hints.solver, played(position))
         return found.as_document()
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,
              responses=answers(schema.LevelParts, 404))
-    def level(search_id: str, level: int) -> dict:
+    def level(search_id: str, level: Level) -> dict:
         """A stored level: its states and the URLs of its Parquet part files."""
         run, _ = searches.find(search_id)
         if run is None:
@@ -311,18 +330,37 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     @app.get("/api/searches/{search_id}/levels/{level}/parts/{index}", response_class=Response,
              responses=answers(None, 404, 409, media="application/vnd.apache.parquet",
                                description="the part file, as stored (409: missing or damaged)"))
-    def part(search_id: str, level: int, index: int) -> Response:
+    def part(search_id: str, level: Level, index: Index) -> Response:
         """One Parquet part file of a level, as stored (checked against the manifest first)."""
         run, _ = searches.find(search_id)
         parts = level_parts(run, level) if run is not None else []
         if not 0 <= index < len(parts):
             raise NotFound(f"level {level} of {search_id} has no part {index}")
         name = f"{search_id}-level-{level:03d}-part-{index}.parquet"
-        return Response(part_bytes(run, level, parts[index]),
+        return Response(searches.read(search_id, part_bytes, run, level, parts[index]),
                         media_type="application/vnd.apache.parquet",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     return app
+
+
+def _probes(app: FastAPI, jobs: Jobs, root: Location, state: Path) -> None:
+    """GET /healthz and /readyz, for a load balancer's or Kubernetes's probes (`health`): outside
+    /api, so they need no token, and outside the API's description, as the dashboard is."""
+
+    @app.api_route("/healthz", methods=["GET", "HEAD"], include_in_schema=False)
+    def healthz() -> dict:
+        """Alive: the process answers and its scheduler runs (else a restart is what helps).
+        Nothing is read or written, so a probe every second costs nothing."""
+        if not jobs.alive():
+            raise NotReady("not alive: the scheduler of searches has stopped; restart the server")
+        return {"status": "alive"}
+
+    @app.api_route("/readyz", methods=["GET", "HEAD"], include_in_schema=False)
+    def readyz() -> dict:
+        """Ready: the runs root can be written and the state folder read (503 and why not)."""
+        readiness(root, state)
+        return {"status": "ready"}
 
 
 def _describe(app: FastAPI, bearer: bool) -> dict:
@@ -381,11 +419,12 @@ def _asked_of_search(searches: Searches, search_id: str) -> Asked:
 
 
 def _seconds(text: str | None, default: float) -> float:
-    """The solver's time bound as a client asked for it: a number of seconds above 0, at most
-    MAX_SECONDS (an answer holds one of the solver's threads for as long)."""
+    """The solver's time bound as a client asked for it: a number of seconds above 0 in digits
+    and a decimal point, at most MAX_SECONDS (an answer holds one of the solver's threads for as
+    long)."""
     if text is None:
         return default
-    seconds = time_bound(text)
+    seconds = time_bound(text, decimal=True)
     if seconds > MAX_SECONDS:
         raise InputError("{seconds} {text}: at most {most} s", text=text, most=MAX_SECONDS)
     return seconds

@@ -16,16 +16,19 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from pathlib import Path
 
 from pegsearch.errors import Conflict, NotFound, UsageError
-from pegsearch.service.records import Record, Records
+from pegsearch.service.records import Record, Records, Unreadable
 from pegsearch.service.storage import is_complete, open_run, remove_run, run_status
 from pegsearch.service.worker import INTERRUPTED
 from pegsearch.store import Location, Run
 
 TICK = 0.2  # seconds between scheduler rounds
+CANCEL_WAIT = 5.0  # seconds a cancel waits for the worker it stopped, to say how it ended
+WAIT_STEP = 0.02  # seconds between looks at that worker
 
 
 class KeptWorker:
@@ -137,6 +140,10 @@ class Jobs:
                 self.queue.append(record.id)
         self.thread.start()
 
+    def alive(self) -> bool:
+        """Whether the scheduler still runs (it ends only with `stop`, or with a bug)."""
+        return self.thread.is_alive() and not self.stopping.is_set()
+
     def stop(self) -> None:
         """Interrupt running workers (their runs stay resumable, their records still wanted)."""
         self.stopping.set()
@@ -168,7 +175,8 @@ class Jobs:
     def status(self, search_id: str) -> str:
         """queued, running, cancelling (stopped, its worker still ending) or deleting while the
         service holds the search; else failed, complete, running (written by a process outside
-        the service) or interrupted, as its record and manifest say. NotFound when it is no search."""
+        the service) or interrupted, as its record and manifest say, or damaged when its record
+        cannot be read. NotFound when it is no search."""
         with self.lock:
             held = self._held(search_id)
         return held or self._settled(search_id)
@@ -183,7 +191,10 @@ class Jobs:
         return None
 
     def _settled(self, search_id: str) -> str:
-        record = self.records.get(search_id)
+        try:
+            record = self.records.get(search_id)
+        except Unreadable:
+            return "damaged"
         if record is not None and record.error is not None:
             return "failed"
         stored = run_status(self.root, search_id)
@@ -192,8 +203,10 @@ class Jobs:
         return stored or "interrupted"  # a record without a run: cancelled before it started
 
     def cancel(self, search_id: str) -> str:
-        """Take a search out of the queue ("interrupted") or signal its worker to stop
-        ("cancelling" until it has ended); a cancelled search is not resumed on restart."""
+        """Take a search out of the queue ("interrupted") or signal its worker to stop, and say
+        how that ended: "interrupted" once the worker has, "cancelling" while it still ends
+        after CANCEL_WAIT; 409 when the worker had made the run complete before the signal came
+        (answered "cancelling", it ended complete). A cancelled search is not resumed on restart."""
         with self.lock:
             status = self._held(search_id) or self._settled(search_id)
             if status == "running" and search_id not in self.running:
@@ -201,12 +214,22 @@ class Jobs:
                                " service: stop that process")
             if status not in ("queued", "running"):
                 raise Conflict(f"search {search_id} is {status}, not queued or running")
-            self._stop(search_id)
-            return "cancelling" if search_id in self.running else "interrupted"
+            process = self._stop(search_id)
+            if process is None:
+                return "interrupted"
+        _ends_within(process, CANCEL_WAIT)
+        with self.lock:
+            self._reap()
+            status = self._held(search_id) or self._settled(search_id)
+        if status == "complete":
+            raise Conflict(f"search {search_id} was complete before the cancel reached it: nothing"
+                           " was stopped")
+        # What this cancel did; a resume or delete since may have changed the search again.
+        return "cancelling" if status == "cancelling" else "interrupted"
 
     def _stop(self, search_id: str) -> subprocess.Popen | KeptSearch | None:
         """Unqueue the search and signal its worker; returns the worker, to wait for."""
-        record = self.records.get(search_id)
+        record = self.records.readable(search_id)
         if record is not None:
             record.wanted = False
             self.records.put(record)
@@ -266,7 +289,7 @@ class Jobs:
         """A worker process for the search, or the kept Spark worker when the search runs on
         Spark and that worker is free (a search queued behind a busy one would wait for it; a
         process of its own starts now, at a new session's cost)."""
-        record = self.records.get(search_id)
+        record = self.records.readable(search_id)
         if record is not None and record.engine == "spark" and self.kept.idle():
             return self.kept.start(search_id)
         with open(self.records.log(search_id), "w", encoding="utf-8") as log:  # the child keeps a copy
@@ -293,13 +316,20 @@ class Jobs:
             # resumable and `pegsearch runs` says interrupted; the service says so too, not failed.
 
     def _failed(self, search_id: str, code: int) -> None:
-        record = self.records.get(search_id)
+        record = self.records.readable(search_id)
         if record is None:
             return
         lines = [line for line in self.records.log(search_id).read_text(errors="replace").splitlines()
                  if line.strip()]
         record.error = lines[-1].strip() if lines else f"the worker ended with exit code {code}"
         self.records.put(record)
+
+
+def _ends_within(process: subprocess.Popen | KeptSearch, seconds: float) -> None:
+    """Wait until the worker has ended, or `seconds` have passed."""
+    deadline = time.monotonic() + seconds
+    while process.poll() is None and time.monotonic() < deadline:
+        time.sleep(WAIT_STEP)
 
 
 def _adopt(run: Run, search_id: str) -> Record:

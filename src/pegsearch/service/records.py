@@ -16,8 +16,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from pegsearch.board.files import board_from_definition
 from pegsearch.board.geometry import Board
 from pegsearch.board.spec import SearchSpec, survey_name
+from pegsearch.errors import Conflict, UsageError
 from pegsearch.store import Location
 
 SERVICE_FOLDER = ".pegsearch-service"
@@ -36,6 +38,12 @@ def new_id(board: Board, start: list[int], symmetry: str, count_paths: bool, sur
     if survey:
         return survey_name(board, count_paths, fewest_moves)
     return SearchSpec(board, tuple(start), symmetry, count_paths, fewest_moves).name()
+
+
+class Unreadable(Conflict):
+    """A record that cannot be read back (cut short, edited by hand, or holding a board a server
+    before the board files' checks accepted): the search is damaged, listed as such and can be
+    deleted; it is never a fault of the request that met it, nor of every listing."""
 
 
 @dataclass
@@ -75,11 +83,22 @@ class Records:
             folder.mkdir(parents=True, exist_ok=True)
 
     def get(self, search_id: str) -> Record | None:
+        """The search's record, None when it has none; `Unreadable` when it cannot be read."""
         try:  # read, not looked for first: a delete may remove it between the two
             text = (self.folder / f"{search_id}.json").read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
-        return Record(**json.loads(text))
+        except OSError as exc:  # a folder in its place: said without the server's path
+            raise Unreadable(f"the record of search {search_id} cannot be read"
+                             f" ({exc.strerror or type(exc).__name__}); delete the search") from None
+        except ValueError as exc:  # bytes that are not UTF-8
+            raise Unreadable(f"the record of search {search_id} cannot be read ({exc});"
+                             " delete the search") from None
+        return _record(search_id, text)
+
+    def ids(self) -> set[str]:
+        """The ids of every record, readable or not (a damaged one is listed, to be deleted)."""
+        return {path.stem for path in self.folder.glob("*.json") if valid_id(path.stem)}
 
     def put(self, record: Record) -> None:
         write_json(self.folder / f"{record.id}.json", asdict(record))
@@ -91,8 +110,16 @@ class Records:
 
     def all(self) -> list[Record]:
         """Every record, oldest submission first (the queue order)."""
-        records = [self.get(path.stem) for path in self.folder.glob("*.json")]
+        records = [self.readable(search_id) for search_id in self.ids()]
         return sorted((r for r in records if r is not None), key=lambda r: r.submitted)
+
+    def readable(self, search_id: str) -> Record | None:
+        """The record, or None when it has none or it cannot be read (what the queue does with a
+        search: a damaged record is never run, only listed and deleted)."""
+        try:
+            return self.get(search_id)
+        except Unreadable:
+            return None
 
     def log(self, search_id: str) -> Path:
         return self.logs / f"{search_id}.log"
@@ -110,6 +137,21 @@ class Records:
             return json.loads(self.progress(search_id).read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             return None
+
+
+def _record(search_id: str, text: str) -> Record:
+    """A record from its file's text, checked as far as every reader needs it: JSON of a record's
+    fields, and a board that can be rebuilt (a NUL in its name made every listing a 400)."""
+    try:
+        record = Record(**json.loads(text))
+        board_from_definition(record.board, f"search {search_id} (board)")
+    except UsageError as exc:
+        raise Unreadable(f"the record of search {search_id} cannot be read: {exc.line()};"
+                         " delete the search") from None
+    except (ValueError, TypeError, AttributeError) as exc:  # not JSON, or not a record's fields
+        raise Unreadable(f"the record of search {search_id} cannot be read ({exc});"
+                         " delete the search") from None
+    return record
 
 
 def write_json(path: Path, document: dict) -> None:

@@ -178,7 +178,10 @@ def errors(app: FastAPI, root: Location) -> None:
 
     @app.exception_handler(PegsearchError)
     async def refused(request: Request, exc: PegsearchError) -> JSONResponse:
-        line = exc.worded(_field, _board, host=False) if isinstance(exc, InputError) else exc.line()
+        if isinstance(exc, InputError):
+            line = exc.worded(_field, _board, host=False)
+        else:
+            line = exc.served_line() if isinstance(exc, Busy) else exc.line()
         # Busy: another writer (a first hint keeping its sets) holds the run; ask again soon.
         retry = {"Retry-After": str(exc.retry_after)} if isinstance(exc, Busy) else None
         return error_response(exc.http_status, without_root(root, line), retry)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
 import sys
 from pathlib import Path
@@ -26,11 +27,11 @@ def is_loopback(host: str) -> bool:
 
 
 def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token: str | None,
-          engine: str = "local", master: str | None = None) -> None:
+          engine: str = "local", master: str | None = None, log_format: str = "text") -> None:
     """Serve the runs root `runs` (a folder or a store prefix) until interrupted, its searches run
-    by `engine` (on `master`, when given, which requests may not change). Refuses a non-loopback
-    bind without a token: anyone who can reach the port could otherwise start searches and delete
-    runs."""
+    by `engine` (on `master`, when given, which requests may not change), logging in `log_format`
+    (`service.logs`). Refuses a non-loopback bind without a token: anyone who can reach the port
+    could otherwise start searches and delete runs."""
     if not is_loopback(host) and not token:
         raise UsageError(f"refusing to bind {host} without a token: pass --token or set"
                          " PEGSEARCH_TOKEN (or bind 127.0.0.1)")
@@ -50,9 +51,11 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
         spark_idle()  # else its Spark worker would fail on it, at the first search
     try:
         import uvicorn
+        from uvicorn.config import LOGGING_CONFIG
 
         from pegsearch.service.app import Defaults, create_app
         from pegsearch.service.connections import GuardedConnection
+        from pegsearch.service.logs import RequestIds, use_json_lines
     except ImportError as exc:
         raise UsageError(f"the service needs the package '{exc.name}': install it with"
                          " pip install 'pegsearch[serve]'") from None
@@ -61,11 +64,18 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
     folder = state_folder(root, state)
     app = create_app(root, folder, slots, token, Defaults(engine, fixed))
     on = f"{engine} on {master}" if master else engine
-    print(f"pegsearch serve: http://{host}:{port}/ over {root} ({slots} search"
-          f"{'es' if slots > 1 else ''} at a time, {on}; state in {folder})", file=sys.stderr,
-          flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACE,
-                http=GuardedConnection, timeout_keep_alive=IDLE)
+    started = (f"pegsearch serve: http://{host}:{port}/ over {root} ({slots} search"
+               f"{'es' if slots > 1 else ''} at a time, {on}; state in {folder})")
+    if log_format == "json":  # every line of the log a JSON object, this one too
+        use_json_lines()
+        logging.getLogger("pegsearch.serve").info(started)
+    else:
+        print(started, file=sys.stderr, flush=True)
+    # Request ids outside the whole application, the framework's error handling too: a 500 has
+    # its id and its line as every other answer.
+    uvicorn.run(RequestIds(app), host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACE,
+                http=GuardedConnection, timeout_keep_alive=IDLE, access_log=False,
+                log_config=None if log_format == "json" else LOGGING_CONFIG)
 
 
 def _check_port(host: str, port: int) -> None:

@@ -9,13 +9,16 @@ queue status, settings, why a search failed).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
 
 from pegsearch.answers.documents import counts_answer, run_counts
 from pegsearch.answers.shapes import BY, SEARCHED
 from pegsearch.board.files import board_from_definition
 from pegsearch.errors import Conflict, NotFound, UsageError
 from pegsearch.service.jobs import Jobs
-from pegsearch.service.records import Record, valid_id
+from pegsearch.service.records import Record, Unreadable, valid_id
 from pegsearch.service.storage import (
     is_survey,
     open_run,
@@ -32,6 +35,7 @@ CREATED = "%Y-%m-%dT%H:%M:%S%z"  # as run manifests write it, so listings sort b
 # writes the manifest it ends with: 2 of 35 cancels polled every 20 ms were called damaged, then
 # interrupted, and verify passed). Damage is what a run shows once no one writes it.
 WRITING = ("running", "cancelling", "deleting")
+T = TypeVar("T")
 
 
 class Searches:
@@ -43,9 +47,7 @@ class Searches:
 
     def find(self, search_id: str) -> tuple[Run | None, Record | None]:
         """The run and record of a search; 404 for an id that is not one (paths never are)."""
-        if not valid_id(search_id):
-            raise NotFound(f"no search '{search_id[:80]}': ids are the names the server gave")
-        record = self.jobs.records.get(search_id)
+        record = self.jobs.records.get(checked_id(search_id))
         try:
             run = open_run(self.root, search_id)
         except UsageError:  # no manifest, or half a one: damage, or a delete under way
@@ -81,9 +83,14 @@ class Searches:
             run, record = self.find(search_id)
         except NotFound:
             raise
-        except UsageError as exc:  # a manifest that cannot be read
+        except UsageError as exc:  # a manifest or record that cannot be read
             return {"id": search_id, "kind": "search", "status": "damaged",
                     "error": without_root(self.root, exc.line()), "levels": []}
+        with self.reading(search_id):
+            return self._document(search_id, run, record, answers)
+
+    def _document(self, search_id: str, run: Run | None, record: Record | None,
+                  answers: bool) -> dict:
         status = self.status(search_id)
         if self._is_survey(run, record):
             return self._survey(search_id, record, status)
@@ -124,10 +131,11 @@ class Searches:
             raise UsageError(f"{search_id} is a survey: its answers are the 'starts' of its document")
         if run is None:
             raise Conflict(f"search {search_id} is {status}: it has made no level yet")
-        run.check_parts()
         if status != "complete" and winnable:
             raise Conflict(f"search {search_id} is {status}: winnable positions need a complete run")
-        counts = counts_answer(run, winnable, finish, answers=status == "complete")
+        with self.reading(search_id):
+            run.check_parts()
+            counts = counts_answer(run, winnable, finish, answers=status == "complete")
         return _with_status(counts.as_document(), status)
 
     def _survey(self, search_id: str, record: Record | None, status: str) -> dict:
@@ -163,7 +171,7 @@ class Searches:
 
     def listing(self) -> list[dict]:
         """Every search under the root, newest first: those with a run directory and queued ones."""
-        ids = run_ids(self.root) | {record.id for record in self.jobs.records.all()}
+        ids = run_ids(self.root) | self.jobs.records.ids()
         rows = []
         for search_id in ids:
             try:
@@ -184,7 +192,7 @@ class Searches:
         (409), as a damaged part is, not as a fault of the request."""
         try:
             return self.find(search_id)
-        except NotFound:
+        except (NotFound, Unreadable):
             raise
         except UsageError as exc:
             raise Conflict(f"{without_root(self.root, exc.line())}; the run is damaged") from None
@@ -197,8 +205,34 @@ class Searches:
             raise UsageError(f"{search_id} is a survey: its answers are the 'starts' of its document")
         if run is None or status != "complete":
             raise Conflict(f"search {search_id} is {status}: answers need a complete run")
-        run.check_parts()
+        self.read(search_id, run.check_parts)
         return run
+
+    @contextmanager
+    def reading(self, search_id: str) -> Iterator[None]:
+        """Reads of a search's run: what fails while a delete removes its folder (a part gone, a
+        file cut off under a reader) is the delete's, answered 404, never "damaged" (12 of 761
+        `/counts` reads racing deletes were told so); anything else is raised as it came."""
+        try:
+            yield
+        except NotFound:
+            raise
+        except (UsageError, OSError, ValueError):  # a part gone; pyarrow's ArrowInvalid too
+            self._unless_deleted(search_id)
+            raise
+
+    def read(self, search_id: str, reader: Callable[..., T], *args: object) -> T:
+        """`reader(*args)`, a read of the search's run, as `reading` guards it (for a read run in
+        a worker thread)."""
+        with self.reading(search_id):
+            return reader(*args)
+
+
+def checked_id(search_id: str) -> str:
+    """`search_id`, when it can name a search; 404 for one that cannot (a path never can)."""
+    if not valid_id(search_id):
+        raise NotFound(f"no search '{search_id[:80]}': ids are the names the server gave")
+    return search_id
 
 
 def _with_status(document: dict, status: str) -> dict:

@@ -41,7 +41,7 @@ from pegsearch.service.records import Records, write_json
 from pegsearch.service.storage import has_run
 from pegsearch.store import Location
 
-INTERRUPTED = 130  # SIGTERM stops a worker as a KeyboardInterrupt (see _stop): 128 + SIGINT
+INTERRUPTED = 130  # the exit code of a worker a signal stopped (SIGTERM too): 128 + SIGINT
 # Seconds the kept Spark worker waits for a next search before it lets a cluster's session go
 # (engines.spark.session.release_shared_session); PEGSEARCH_SPARK_IDLE sets it.
 SPARK_IDLE = 30.0
@@ -96,10 +96,6 @@ class ProgressFile:
             self.written = now
 
 
-def _stop(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def _watch_parent(parent: int) -> None:
     """Stop this worker when the server that started it is gone (a crash leaves no one to cancel)."""
     while os.getppid() == parent:
@@ -120,7 +116,7 @@ def search_once(root: Location, records: Records, search_id: str,
         if ended is None:
             raise
         say(ended.line)
-        return ended.exit_code
+        return INTERRUPTED if ended.interrupted else ended.exit_code
     return 0
 
 
@@ -173,7 +169,10 @@ def main(argv: list[str]) -> int:
     if argv[0] == "--kept":
         return serve_kept(Location.parse(argv[1]), Records(Path(argv[2])))
     records, search_id = Records(Path(argv[1])), argv[2]
-    signal.signal(signal.SIGTERM, _stop)
+    # SIGTERM (a cancel) as the command line takes Ctrl-C: recorded, so a KeyboardInterrupt a
+    # dispatcher swallows is raised again at the next check and the search never goes on to
+    # complete after it (a cancel answered `cancelling` was followed by `complete`).
+    interrupts.install()
     return search_once(Location.parse(argv[0]), records, search_id,
                        lambda line: print(line, file=sys.stderr))
 

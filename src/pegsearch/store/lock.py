@@ -62,6 +62,11 @@ class WriterLock:
                 if self._holder().get("owner") == self._token:
                     self.location.remove(LEASE)
 
+    def _busy(self) -> str:
+        """What a client of the service is told: the run is busy, not which process on which host
+        holds it."""
+        return f"{self.location} is being written by another process; ask again once it is done"
+
     # ----- local disk
     def _take_file_lock(self) -> None:
         path = self.location.local / LOCK_FILE
@@ -73,7 +78,7 @@ class WriterLock:
             holder = handle.read().strip() or "another process"
             handle.close()
             raise Busy(f"{self.location} is being written by {holder}; wait for it to finish"
-                             f" (or stop it) and then {self.then}") from None
+                       f" (or stop it) and then {self.then}", self._busy()) from None
         handle.seek(0)
         handle.truncate()
         handle.write(f"pegsearch process {os.getpid()} on {socket.gethostname()}\n")
@@ -87,12 +92,13 @@ class WriterLock:
             raise Busy(f"{self.location} is being written by pegsearch process"
                              f" {holder.get('pid')} on {holder.get('host')} (its lease runs until"
                              f" {time.strftime('%H:%M:%S', time.localtime(holder.get('expires', 0)))});"
-                             f" wait for it to finish (or stop it) and then {self.then}")
+                             f" wait for it to finish (or stop it) and then {self.then}",
+                       self._busy())
         self._write_lease()
         time.sleep(SETTLE_SECONDS)
         if self._holder().get("owner") != self._token:
             raise Busy(f"{self.location} was just taken by another pegsearch process; wait"
-                             f" for it to finish and then {self.then}")
+                       f" for it to finish and then {self.then}", self._busy())
         self._renewer = threading.Thread(target=self._renew, name="pegsearch-lease", daemon=True)
         self._renewer.start()
 

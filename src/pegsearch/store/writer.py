@@ -170,11 +170,16 @@ class LevelWriter:
         """Drop what this attempt wrote and no checkpoint lists (an empty level is not committed;
         a failed one keeps its committed passes for `--resume`). A part the run's manifest lists is
         kept even if `committed` was never told: a signal can land between a commit's write and
-        that call, and removing the parts then would leave a manifest listing parts that are gone."""
-        listed = self._listed()
+        that call, and removing the parts then would leave a manifest listing parts that are gone.
+        A file this writer never took goes too: the part a signal cut off inside `write`, before
+        it was taken (a cancel during level 0 left level-000/ unlisted, 3 times in 4)."""
+        listed = self._listed() | {self._entries[index]["name"] for index in self._kept}
         for index in set(self._entries) - self._kept:
             if self._entries[index]["name"] not in listed:
-                self.folder.remove(self._entries.pop(index)["name"])
+                del self._entries[index]
+        for name in self.folder.files():
+            if name not in listed:
+                self.folder.remove(name)
         if not self._entries and not self.folder.files():
             self.folder.remove_tree("")
 
