@@ -24,8 +24,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 # targets; docs/lab/2026-11-tests.md lists the slowest tests), longest first. The workers take a module at a
 # time in the order collected, so these go first: the rest then fills around them and the workers
 # end together, where a cluster's module taken last ran on alone for a quarter of the suite.
-FIRST = ("engines/test_hadoop.py", "engines/test_hadoop_nodes.py", "engines/test_spark.py",
-         "engines/test_mrjob.py", "faces/test_service_cluster.py", "faces/test_hostile.py",
+FIRST = ("engines/test_hadoop.py", "engines/test_spark.py", "engines/test_mrjob.py",
+         "engines/test_hadoop_nodes.py", "faces/test_service_cluster.py", "faces/test_hostile.py",
          "kernel/test_target.py", "store/test_s3_faults.py", "faces/test_service_browser.py")
 
 

@@ -10,8 +10,11 @@ else (a lost attempt's part left behind is a problem it names).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +28,15 @@ import pytest
 
 from tests.helpers import pegsearch_process
 from tests.helpers.cluster import wait_until
-from tests.helpers.hadoop_cluster import NODE, hadoop_cluster, node_state, nodes_of, running_tasks
+from tests.helpers.hadoop_cluster import (
+    NODE,
+    ROOT,
+    hadoop_cluster,
+    node_state,
+    nodes_of,
+    running_tasks,
+    yarn_applications,
+)
 
 TRIANGLE_5_LEVELS = 14
 NODES = 3
@@ -110,7 +121,7 @@ def test_a_node_lost_mid_level(nodes: dict[str, str], local_triangle_5: Path, en
     line, the lost tasks and the outputs they had made are made again on the other nodes, and the
     run completes identical."""
     run = f"{nodes['PEGSEARCH_HDFS']}/runs/lost-{engine}"
-    searching = search(nodes, run, *ENGINES[engine], until=4)
+    searching = search(nodes, run, *ENGINES[engine], until=6)
     lost = a_node_running_tasks(nodes, run, searching, TASKS[engine])
     drill(nodes, lost, "kill")
     try:
@@ -119,9 +130,8 @@ def test_a_node_lost_mid_level(nodes: dict[str, str], local_triangle_5: Path, en
         assert searching.returncode == 0, errors[-3000:]
     finally:
         drill(nodes, lost, "start")
-    said = [line for line in errors.splitlines() if "YARN lost node" in line]
-    assert said and said[0].startswith("pegsearch: level ") and \
-        f"YARN lost node 127.0.0.{lost + 1}:" in said[0], errors[-3000:]
+    said = [line for line in errors.splitlines() if f"YARN lost node 127.0.0.{lost + 1}:" in line]
+    assert said and said[0].startswith("pegsearch: level "), errors[-3000:]
     assert_identical_and_verified(run, local_triangle_5, nodes)
 
 
@@ -220,3 +230,76 @@ def pegsearch_files(env: dict[str, str], folder: str) -> list[str]:
                             text=True, timeout=120)
     assert listed.returncode == 0, listed.stderr
     return [line.rsplit("/", 1)[1] for line in listed.stdout.splitlines() if "/" in line]
+
+
+SPECULATION = {"spark.speculation": "true", "spark.speculation.interval": "200ms",
+               "spark.speculation.multiplier": "1.5", "spark.speculation.quantile": "0.5",
+               # a stage of one task is copied too, once it has run this long
+               "spark.speculation.task.duration.threshold": "2s"}
+
+
+@pytest.mark.slow
+def test_a_straggler_copied_by_speculation(nodes: dict[str, str], local_triangle_5: Path,
+                                           tmp_path: Path) -> None:
+    """Spark's speculation on (`spark.speculation`, a copy of a task past 2 s): one executor, its
+    JVM and its Python workers, frozen between two levels for 20 s (less than Spark's 120 s before
+    it calls an executor lost), so the next level's tasks sent to it stall and their copies on the
+    other executor win; thawed, the straggler's attempts finish late or are killed. Exactly one
+    attempt's part is listed for each task, none is left unlisted, and the run is identical."""
+    conf = tmp_path / "spark-conf"
+    shutil.copytree(ROOT / "cluster" / "spark-conf", conf)
+    with open(conf / "spark-defaults.conf", "a") as defaults:
+        defaults.writelines(f"{key} {value}\n" for key, value in SPECULATION.items())
+    env = {**nodes, "SPARK_CONF_DIR": str(conf)}
+    run = f"{nodes['PEGSEARCH_HDFS']}/runs/straggler"
+    searching = search(env, run, *ENGINES["spark"], until=6)
+    frozen: list[int] = []
+    try:
+        def two_executors_after_level_2() -> bool:
+            executors = running_tasks("executor")
+            if levels_made(run, env) >= 3 and len(executors) >= 2:
+                frozen.extend(process_tree(executors[0]))
+            return bool(frozen) or searching.poll() is not None
+        wait_until(two_executors_after_level_2, 600, "two executors and level 2 committed")
+        assert frozen, "the search ended before an executor could be frozen"
+        signal_all(frozen, signal.SIGSTOP)
+        time.sleep(20)
+    finally:
+        signal_all(frozen, signal.SIGCONT)
+    _, errors = searching.communicate(timeout=900)
+    assert searching.returncode == 0, errors[-3000:]
+    time.sleep(10)  # a straggler's late attempt, thawed, has time to write what it would
+    assert_identical_and_verified(run, local_triangle_5, nodes)
+    application = max(app[0] for app in yarn_applications(nodes) if app[2].strip() == "SPARK")
+    copied = re.compile(r"Running task \d+\.1 in stage")  # a task's second attempt: its copy
+    logs: list[str] = []
+
+    def gathered() -> bool:  # YARN gathers the executors' logs once the application has ended
+        said = subprocess.run(["yarn", "logs", "-applicationId", application, "-log_files",
+                               "stderr"], env=nodes, capture_output=True, text=True, timeout=120)
+        logs[:] = [said.stdout]
+        return bool(copied.search(said.stdout)) or "End of LogType" in said.stdout
+    wait_until(gathered, 120, "the executors' logs", every=5)
+    assert copied.search(logs[0]), "no task was copied by speculation"
+
+
+def process_tree(pid: int) -> list[int]:
+    """`pid` and every process below it (an executor's Python daemon and workers)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(stat.parent.name))
+    tree, waiting = [], [pid]
+    while waiting:
+        tree.append(current := waiting.pop())
+        waiting.extend(children.get(current, []))
+    return tree
+
+
+def signal_all(pids: list[int], sig: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)

@@ -264,17 +264,22 @@ def children_of(parent: int) -> list[int]:
 
 
 def listens_only_on(pid: int, address: str) -> bool:
-    """Whether every TCP port the process listens on is bound to `address` (read from
-    /proc/PID/net/tcp through its open sockets), and it listens on one at least."""
+    """Whether every TCP port the process listens on is bound to IPv4 `address` (a JVM's socket
+    is IPv6, the address IPv4-mapped: ::ffff:127.0.0.3), read from /proc/PID/net/tcp and tcp6
+    through its open sockets, and it listens on one at least."""
     sockets = {os.readlink(fd).removeprefix("socket:[").removesuffix("]")
                for fd in Path(f"/proc/{pid}/fd").iterdir()
                if os.readlink(fd).startswith("socket:[")}
     bound = []
-    for line in Path(f"/proc/{pid}/net/tcp").read_text().splitlines()[1:]:
-        fields = line.split()
-        if fields[3] == "0A" and fields[9] in sockets:  # LISTEN
-            raw = bytes.fromhex(fields[1].split(":")[0])[::-1]
-            bound.append(".".join(str(byte) for byte in raw))
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in sockets:  # LISTEN
+                local = fields[1].split(":")[0]
+                mapped = local[-8:] if local[:-8] == "0000000000000000FFFF0000" else None
+                raw = bytes.fromhex(local if table == "tcp" else mapped or "00000000")[::-1]
+                bound.append(".".join(str(byte) for byte in raw) if table == "tcp" or mapped
+                             else local)
     return bool(bound) and set(bound) == {address}
 
 

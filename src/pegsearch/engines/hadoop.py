@@ -12,7 +12,7 @@ A job's client ending does not end the job on YARN: a level stopped by Ctrl-C, S
 service's cancel kills its application (`kill_applications`), as `yarn application -kill` would.
 A level whose job failed shows its task's own error (`task_error`, from `yarn logs`). While a
 level's job runs, a node YARN calls lost (or that comes back) is said in one line
-(`watched_nodes`): the level then takes longer, as YARN makes the lost node's work again elsewhere.
+(`NodeWatch`): the level then takes longer, as YARN makes the lost node's work again elsewhere.
 """
 
 from __future__ import annotations
@@ -137,39 +137,50 @@ def waiting_application(found: dict[str, str], name: str) -> str | None:
     return None
 
 
-@contextmanager
-def watched_nodes(found: dict[str, str], level: int) -> Iterator[None]:
-    """While the block runs (a level's job on YARN), say in one line on stderr each node the
-    ResourceManager calls lost (its containers gone: the tasks they ran, and the map outputs they
-    held, are made again on the other nodes) and each that is back. Nothing is watched without a
-    cluster (`found` empty) or while the ResourceManager's web service does not answer."""
-    if not found:
-        yield
-        return
-    stop = threading.Event()
-    watcher = threading.Thread(target=_watch_nodes, args=(found, level, stop), daemon=True,
-                               name="pegsearch-yarn-nodes")
-    watcher.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        watcher.join(timeout=WATCH_SECONDS)
+class NodeWatch:
+    """The cluster's nodes as the ResourceManager reports them, watched while a level's job runs:
+    each node it calls lost (its containers gone: the tasks they ran, and the map outputs they
+    held, are made again on the other nodes), and each that is back, is said in one line on
+    stderr. What was seen is kept from one level to the next, so a node lost at the end of one
+    level's job is said during the next. Nothing is watched without a cluster (`found` empty) or
+    while the ResourceManager's web service does not answer."""
 
+    def __init__(self, found: dict[str, str]) -> None:
+        self.found = found
+        self.known = node_states(found) if found else {}
 
-def _watch_nodes(found: dict[str, str], level: int, stop: threading.Event) -> None:
-    known = node_states(found)
-    while not stop.wait(WATCH_SECONDS):
-        now = node_states(found)
+    @contextmanager
+    def during(self, level: int) -> Iterator[None]:
+        """Watch while the block (level `level`'s job) runs, and look once more as it ends."""
+        if not self.found:
+            yield
+            return
+        stop = threading.Event()
+        watcher = threading.Thread(target=self._watch, args=(level, stop), daemon=True,
+                                   name="pegsearch-yarn-nodes")
+        watcher.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            watcher.join(timeout=2 * WATCH_SECONDS)
+
+    def _watch(self, level: int, stop: threading.Event) -> None:
+        while not stop.wait(WATCH_SECONDS):
+            self._look(level)
+        self._look(level)
+
+    def _look(self, level: int) -> None:
+        now = node_states(self.found)
         for node, state in now.items():
-            before = known.get(node)
+            before = self.known.get(node)
             if state in LOST_STATES and before not in LOST_STATES:
                 print(f"pegsearch: level {level}: YARN lost node {node} ({state}); the tasks it"
                       " ran run again on the other nodes", file=sys.stderr, flush=True)
             elif state == "RUNNING" and before in LOST_STATES:
                 print(f"pegsearch: level {level}: node {node} is back in YARN", file=sys.stderr,
                       flush=True)
-        known.update(now)
+        self.known.update(now)
 
 
 def node_states(found: dict[str, str]) -> dict[str, str]:

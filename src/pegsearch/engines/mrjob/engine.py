@@ -99,6 +99,7 @@ class MRJobEngine:
         self.conf_path = mrjob_conf or find_mrjob_conf()
         self.conf = _conf_options(runner, self.conf_path)
         self.cluster = _check_available(runner, self.conf)
+        self.nodes = hadoop.NodeWatch(self.cluster)  # a node lost is said (engines.hadoop)
         self.batch_size = batch_size
         self.work: Path | None = None
 
@@ -139,7 +140,7 @@ class MRJobEngine:
             job = LevelJob(args=self._job_args(search, inputs, folder, run.carry, name))
             with job.make_runner() as runner, \
                     hadoop.submitted_applications(HADOOP_OUTPUT) as submitted, \
-                    hadoop.watched_nodes(self.cluster, level + 1):
+                    self.nodes.during(level + 1):
                 if self.runner == "hadoop" and not runner.get_hadoop_streaming_jar():
                     raise UsageError("no Hadoop streaming jar found where mrjob looks (below"
                                      " HADOOP_HOME and the folder of the `hadoop` command): name"

@@ -86,7 +86,7 @@ class SparkEngine:
         self._driver = LocalEngine(reduce=self.reduce)
         self.context: SparkContext | None = None
         self._shared: set[str] = set()  # run URIs the executors were shown to reach
-        self._yarn: dict[str, str] = {}
+        self._nodes = hadoop.NodeWatch({})
 
     def options(self) -> dict:
         return {"master": self.master, "batch_rows": BATCH_ROWS, "driver_below": self.driver_below,
@@ -94,8 +94,8 @@ class SparkEngine:
 
     def __enter__(self) -> SparkEngine:
         self.context = start_session(self.master)
-        # On YARN, a node lost while a job runs is said (engines.hadoop.watched_nodes).
-        self._yarn = settings() if self.master == "yarn" else {}
+        # On YARN, a node lost while a job runs is said (engines.hadoop.NodeWatch).
+        self._nodes = hadoop.NodeWatch(settings() if self.master == "yarn" else {})
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -157,7 +157,7 @@ class SparkEngine:
         self.context.setJobDescription(f"pegsearch level {level + 1} of {run.uri}")
         # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
         # py4j's tracebacks and leave its connection half-read (see interrupts.cancelling).
-        with cancelling(self._cancel), hadoop.watched_nodes(self._yarn, level + 1):
+        with cancelling(self._cancel), self._nodes.during(level + 1):
             try:
                 made = (self.context.parallelize(entries, len(entries))
                         .mapPartitions(mapper)
