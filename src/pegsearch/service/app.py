@@ -47,6 +47,7 @@ from pegsearch.errors import (
     UsageError,
 )
 from pegsearch.service import schema
+from pegsearch.service.drain import Drain
 from pegsearch.service.health import NotReady, readiness
 from pegsearch.service.hints import HINT_SECONDS, MAX_SECONDS, SOLUTION_SECONDS, Hints
 from pegsearch.service.jobs import Jobs
@@ -132,10 +133,13 @@ class Defaults:
 
 
 def create_app(root: Location, state: Path, slots: int = 1, token: str | None = None,
-               defaults: Defaults = Defaults()) -> FastAPI:
+               defaults: Defaults = Defaults(), drain: Drain | None = None) -> FastAPI:
     """The service over the runs root `root` (a folder or a store prefix), its queue kept in the
-    local folder `state`, running `slots` searches at a time with `defaults`."""
+    local folder `state`, running `slots` searches at a time with `defaults`; `drain` (the
+    server's, `service.drain`) says when new work is refused and stops the searches."""
     jobs = Jobs(root, state, slots)
+    drain = drain or Drain()
+    drain.stoppers.append(jobs.drain)
     searches = Searches(root, jobs)
     hints = Hints(shared_solver())
 
@@ -157,7 +161,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     if token:
         app.add_middleware(Bearer, token=token)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
-    _probes(app, jobs, root, state)
+    _probes(app, jobs, root, state, drain)
 
     # HEAD too: uptime checks ask with HEAD, and were answered 405.
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
@@ -207,7 +211,8 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     @app.post("/api/searches", status_code=202, response_model=None,
               responses=answers(schema.Accepted, status=202))
     def submit(search: SearchRequest, request: Request) -> dict:
-        """Queue a search; answers its id at once."""
+        """Queue a search; answers its id at once (503 while the server shuts down)."""
+        drain.refuse_new_work("a new search")
         record = _record(search, defaults)
         jobs.submit(record)
         request.state.search_id = record.id  # for the request's line in the log
@@ -244,7 +249,9 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     @app.post("/api/searches/{search_id}/resume", status_code=202, response_model=None,
               responses=answers(schema.Accepted, 404, 409, status=202))
     def resume(search_id: str) -> dict:
-        """Queue an interrupted or failed search again, from its last complete level."""
+        """Queue an interrupted or failed search again, from its last complete level (503 while
+        the server shuts down)."""
+        drain.refuse_new_work("a resume")
         jobs.resume(checked_id(search_id))  # as cancel: the queue decides
         return {"id": search_id, "status": "queued"}
 
@@ -344,7 +351,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     return app
 
 
-def _probes(app: FastAPI, jobs: Jobs, root: Location, state: Path) -> None:
+def _probes(app: FastAPI, jobs: Jobs, root: Location, state: Path, drain: Drain) -> None:
     """GET /healthz and /readyz, for a load balancer's or Kubernetes's probes (`health`): outside
     /api, so they need no token, and outside the API's description, as the dashboard is."""
 
@@ -358,7 +365,10 @@ def _probes(app: FastAPI, jobs: Jobs, root: Location, state: Path) -> None:
 
     @app.api_route("/readyz", methods=["GET", "HEAD"], include_in_schema=False)
     def readyz() -> dict:
-        """Ready: the runs root can be written and the state folder read (503 and why not)."""
+        """Ready: the runs root can be written and the state folder read, and the server is not
+        shutting down (503 and why not: a balancer then sends its requests elsewhere)."""
+        if drain.draining:
+            raise NotReady("not ready: the server is shutting down")
         readiness(root, state)
         return {"status": "ready"}
 

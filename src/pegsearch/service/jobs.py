@@ -88,11 +88,12 @@ class KeptWorker:
             if self.current == search_id and self.process is not None:
                 self.process.send_signal(signum)
 
-    def stop(self) -> None:
-        """End the worker (its running search is interrupted, resumable)."""
+    def stop(self, deadline: float | None = None) -> None:
+        """End the worker (its running search is interrupted, resumable), waiting for it until
+        `deadline` (time.monotonic; None: as long as it takes)."""
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-            self.process.wait()
+            _ends_within(self.process, deadline)
 
 
 class KeptSearch:
@@ -130,6 +131,8 @@ class Jobs:
         self.deleting: set[str] = set()
         self.lock = threading.Lock()
         self.stopping = threading.Event()
+        self.draining = False  # the server is shutting down: nothing more is started
+        self.deadline: float | None = None  # by when a drain has workers end (time.monotonic)
         self.thread = threading.Thread(target=self._schedule, name="pegsearch-jobs", daemon=True)
 
     # ----- life cycle
@@ -144,17 +147,35 @@ class Jobs:
         """Whether the scheduler still runs (it ends only with `stop`, or with a bug)."""
         return self.thread.is_alive() and not self.stopping.is_set()
 
+    def drain(self, deadline: float) -> None:
+        """Start nothing more, and interrupt the running workers as `stop` does, waiting for them
+        until `deadline` (time.monotonic): each records its run interrupted at its next
+        checkpoint, its record still wanted, so the next server resumes it; the queued searches
+        stay queued for that server. Then `stop` waits no longer than `deadline` either."""
+        with self.lock:
+            self.draining, self.deadline = True, deadline
+            running = list(self.running.values())
+            for process in running:
+                process.send_signal(signal.SIGTERM)
+        for process in running:
+            _ends_within(process, deadline)
+        with self.lock:
+            self._reap()
+
     def stop(self) -> None:
-        """Interrupt running workers (their runs stay resumable, their records still wanted)."""
+        """Interrupt running workers (their runs stay resumable, their records still wanted),
+        waiting for them (after a drain, until its deadline: one still running then stops by
+        itself, at its next checkpoint, once it sees its server gone)."""
         self.stopping.set()
         self.thread.join()
         with self.lock:
             for process in self.running.values():
                 process.send_signal(signal.SIGTERM)
             for process in self.running.values():
-                process.wait()
+                _ends_within(process, self.deadline)
+            self._reap()
             self.running.clear()
-        self.kept.stop()
+        self.kept.stop(self.deadline)
 
     # ----- requests
     # A request's check and its change happen under one hold of the lock, so no interleaving of
@@ -217,7 +238,7 @@ class Jobs:
             process = self._stop(search_id)
             if process is None:
                 return "interrupted"
-        _ends_within(process, CANCEL_WAIT)
+        _ends_within(process, time.monotonic() + CANCEL_WAIT)
         with self.lock:
             self._reap()
             status = self._held(search_id) or self._settled(search_id)
@@ -280,7 +301,7 @@ class Jobs:
         while not self.stopping.wait(TICK):
             with self.lock:
                 self._reap()
-                startable = [s for s in self.queue if s not in self.running]
+                startable = [] if self.draining else [s for s in self.queue if s not in self.running]
                 for search_id in startable[:self.slots - len(self.running)]:
                     self.queue.remove(search_id)
                     self.running[search_id] = self._launch(search_id)
@@ -325,9 +346,11 @@ class Jobs:
         self.records.put(record)
 
 
-def _ends_within(process: subprocess.Popen | KeptSearch, seconds: float) -> None:
-    """Wait until the worker has ended, or `seconds` have passed."""
-    deadline = time.monotonic() + seconds
+def _ends_within(process: subprocess.Popen | KeptSearch, deadline: float | None) -> None:
+    """Wait until the worker has ended, or the `deadline` (time.monotonic; None: no end)."""
+    if deadline is None:
+        process.wait()
+        return
     while process.poll() is None and time.monotonic() < deadline:
         time.sleep(WAIT_STEP)
 
