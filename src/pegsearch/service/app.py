@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -51,6 +52,8 @@ from pegsearch.service.drain import Drain
 from pegsearch.service.health import NotReady, readiness
 from pegsearch.service.hints import HINT_SECONDS, MAX_SECONDS, SOLUTION_SECONDS, Hints
 from pegsearch.service.jobs import Jobs
+from pegsearch.service.metrics import CONTENT_TYPE as METRICS_TYPE
+from pegsearch.service.metrics import Metrics
 from pegsearch.service.records import Record, new_id
 from pegsearch.service.refusals import SERVICE_SETTINGS, Bearer, BodyLimit, OneOfEach, errors
 from pegsearch.service.schema import answers
@@ -142,6 +145,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     drain.stoppers.append(jobs.drain)
     searches = Searches(root, jobs)
     hints = Hints(shared_solver())
+    metrics = Metrics(jobs, hints, drain)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -155,6 +159,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
                   version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.openapi = lambda: _describe(app, token is not None)  # type: ignore[method-assign]
+    app.state.metrics = metrics  # for `logs.RequestIds`, outside the application, to count requests
     errors(app, root)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     app.add_middleware(OneOfEach)
@@ -162,6 +167,12 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         app.add_middleware(Bearer, token=token)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     _probes(app, jobs, root, state, drain)
+
+    @app.get("/metrics", include_in_schema=False)
+    def metrics_text() -> Response:
+        """The server's metrics in Prometheus's text format (`service.metrics`); with the token,
+        as /api (a Prometheus scrape sends it: `authorization` in its scrape config)."""
+        return Response(metrics.text(), media_type=METRICS_TYPE)
 
     # HEAD too: uptime checks ask with HEAD, and were answered 405.
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
@@ -193,9 +204,12 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         the last peg can still end on. `seconds` bounds the solver (default 3, at most 60); 503
         while the solver has as many hints as it takes, and a hint whose client hangs up stops."""
         question = asked(_shipped(name))
-        return await hints.hint(question, read_position(question.board, question.start, position),
-                                finish, _seconds(seconds, HINT_SECONDS), played(position),
-                                request.is_disconnected)
+        began = time.monotonic()
+        document = await hints.hint(question, read_position(question.board, question.start, position),
+                                    finish, _seconds(seconds, HINT_SECONDS), played(position),
+                                    request.is_disconnected)
+        metrics.hint("solver", time.monotonic() - began, document)
+        return document
 
     @app.get("/api/boards/{name}/starts", response_model=None, responses=answers(schema.Starts, 404))
     def board_starts(name: str) -> dict:
@@ -315,12 +329,17 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         question = await run_in_threadpool(_asked_of_search, searches, search_id)
         at = read_position(question.board, question.start, position)
         bound = _seconds(seconds, HINT_SECONDS)
+        began = time.monotonic()
         if question.run is None:
-            return await hints.hint(question, at, finish, bound, played(position),
-                                    request.is_disconnected)
+            document = await hints.hint(question, at, finish, bound, played(position),
+                                        request.is_disconnected)
+            metrics.hint("solver", time.monotonic() - began, document)
+            return document
         found = await run_in_threadpool(searches.read, search_id, door.hint_of, question, at, finish,
                                         bound, hints.solver, played(position))
-        return found.as_document()
+        document = found.as_document()
+        metrics.hint("run", time.monotonic() - began, document)
+        return document
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,
              responses=answers(schema.LevelParts, 404))

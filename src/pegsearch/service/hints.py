@@ -62,7 +62,9 @@ class Hints:
         self.pool = ThreadPoolExecutor(at_once, thread_name_prefix="pegsearch-hints",
                                        initializer=_yield_the_cpu)
         self.most = at_once + waiting
+        self.workers = at_once
         self.held = 0  # hints running or waiting for the pool
+        self.busy = 0  # hints running on the pool's threads
         self.stops: set[threading.Event] = set()  # each running or waiting hint's
 
     async def hint(self, question: Asked, position: int, finish: int | None, seconds: float,
@@ -95,7 +97,7 @@ class Hints:
             self.held += 1
         stop = threading.Event()
         try:
-            future = self.pool.submit(_documented, work, stop)
+            future = self.pool.submit(self._solved, work, stop)
         except BaseException:
             self._release(stop, None)
             raise
@@ -119,6 +121,17 @@ class Hints:
                 while len(self.kept) > KEPT:
                     self.kept.popitem(last=False)
         return document
+
+    def _solved(self, work: Callable[[threading.Event], Hint | Solution], stop: threading.Event
+                ) -> tuple[bool, dict]:
+        """`_documented`, counted as busy while it runs (on the pool's thread)."""
+        with self.lock:
+            self.busy += 1
+        try:
+            return _documented(work, stop)
+        finally:
+            with self.lock:
+                self.busy -= 1
 
     def _release(self, stop: threading.Event, _future: Future | None) -> None:
         with self.lock:

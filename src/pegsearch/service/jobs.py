@@ -19,16 +19,25 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
+from typing import Protocol
 
-from pegsearch.errors import Conflict, NotFound, UsageError
+from pegsearch.errors import Conflict, NotFound, PegsearchError, UsageError
 from pegsearch.service.records import Record, Records, Unreadable
-from pegsearch.service.storage import is_complete, open_run, remove_run, run_status
+from pegsearch.service.storage import is_complete, open_run, remove_run, run_status, stored_levels
 from pegsearch.service.worker import INTERRUPTED
 from pegsearch.store import Location, Run
 
 TICK = 0.2  # seconds between scheduler rounds
 CANCEL_WAIT = 5.0  # seconds a cancel waits for the worker it stopped, to say how it ended
 WAIT_STEP = 0.02  # seconds between looks at that worker
+
+
+class Watcher(Protocol):
+    """What is told of each worker's start (with the levels its run had then) and end."""
+
+    def launched(self, search_id: str, levels: int) -> None: ...
+
+    def finished(self, search_id: str) -> None: ...
 
 
 class KeptWorker:
@@ -133,6 +142,7 @@ class Jobs:
         self.stopping = threading.Event()
         self.draining = False  # the server is shutting down: nothing more is started
         self.deadline: float | None = None  # by when a drain has workers end (time.monotonic)
+        self.watchers: list[Watcher] = []  # told of each worker's start and end (the metrics)
         self.thread = threading.Thread(target=self._schedule, name="pegsearch-jobs", daemon=True)
 
     # ----- life cycle
@@ -305,6 +315,9 @@ class Jobs:
                 for search_id in startable[:self.slots - len(self.running)]:
                     self.queue.remove(search_id)
                     self.running[search_id] = self._launch(search_id)
+                    levels = _levels_made(self.root, search_id)
+                    for watcher in self.watchers:
+                        watcher.launched(search_id, levels)
 
     def _launch(self, search_id: str) -> subprocess.Popen | KeptSearch:
         """A worker process for the search, or the kept Spark worker when the search runs on
@@ -326,6 +339,8 @@ class Jobs:
             if code is None:
                 continue
             del self.running[search_id]
+            for watcher in self.watchers:
+                watcher.finished(search_id)
             if code != 0:  # a worker killed mid-write leaves its manifest saying running
                 with contextlib.suppress(OSError, UsageError):
                     Run.record_interrupted(self.root / search_id)
@@ -353,6 +368,14 @@ def _ends_within(process: subprocess.Popen | KeptSearch, deadline: float | None)
         return
     while process.poll() is None and time.monotonic() < deadline:
         time.sleep(WAIT_STEP)
+
+
+def _levels_made(root: Location, search_id: str) -> int:
+    """How many levels the search's run has (none when it has no run, or one that cannot be read)."""
+    try:
+        return len(stored_levels(root, search_id))
+    except (PegsearchError, OSError):
+        return 0
 
 
 def _adopt(run: Run, search_id: str) -> Record:

@@ -74,7 +74,8 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
         print(started, file=sys.stderr, flush=True)
     # Request ids outside the whole application, the framework's error handling too: a 500 has
     # its id and its line as every other answer. SIGTERM drains (`service.drain`).
-    config = uvicorn.Config(InFlight(RequestIds(app), drain), host=host, port=port,
+    counted = RequestIds(app, answered=app.state.metrics.request)
+    config = uvicorn.Config(InFlight(counted, drain), host=host, port=port,
                             log_level="warning", timeout_graceful_shutdown=GRACE,
                             http=GuardedConnection, timeout_keep_alive=IDLE, access_log=False,
                             log_config=None if log_format == "json" else LOGGING_CONFIG)
