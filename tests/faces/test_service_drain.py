@@ -11,13 +11,15 @@ from __future__ import annotations
 import http.client
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from pegsearch.service.drain import DRAIN, RETRY_AFTER
+from pegsearch.service.drain import DRAIN, RETRY_AFTER, WORKERS
 from pegsearch.store import Run
+from tests.faces.test_service_hints import hard_positions
 from tests.helpers import pegsearch
 from tests.helpers.serving import Server
 
@@ -123,3 +125,46 @@ def test_a_second_signal_exits_at_once_losing_nothing_committed(
         assert second.get(f"/api/searches/{queued}")["status"] in ("queued", "running", "complete")
     finally:
         second.stop()
+
+
+def _asked(server: Server, path: str) -> tuple[int, str | None, bytes]:
+    """One GET: its status, its Retry-After and its body."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    connection.request("GET", path)
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response.status, response.getheader("Retry-After"), body
+
+
+def test_a_drain_answers_the_requests_in_flight(tmp_path: Path) -> None:
+    """Two hints at work when the server is told to stop: the one bounded at 2 s is answered
+    (200), the one asked for 60 s, more than the drain has, is stopped and answered 503 with
+    Retry-After; then the server exits 0, within the bound."""
+    server = Server(tmp_path / "runs")
+    try:
+        server.get("/api/boards/wiegleb-45/hint?position=8-14-23&seconds=0.1")  # compiled
+        answers: dict[str, tuple[int, str | None, bytes]] = {}
+
+        def hint(name: str, jumps: str, seconds: int) -> None:
+            answers[name] = _asked(server, f"/api/boards/wiegleb-45/hint?position={jumps}"
+                                           f"&seconds={seconds}")
+
+        asked = [threading.Thread(target=hint, args=(name, jumps, seconds)) for name, jumps, seconds
+                 in zip(("short", "long"), hard_positions(2), (2, 60), strict=True)]
+        for thread in asked:
+            thread.start()
+        time.sleep(0.5)
+        server.process.send_signal(signal.SIGTERM)
+        told = time.monotonic()
+        for thread in asked:
+            thread.join(timeout=DRAIN + 5)
+        assert answers["short"][0] == 200, answers["short"]
+        status, retry, body = answers["long"]
+        assert (status, retry) == (503, str(RETRY_AFTER)), body
+        assert b"the server is shutting down: this hint was stopped before its bound" in body
+        assert WORKERS - 1 < time.monotonic() - told < DRAIN
+        assert server.process.wait(timeout=DRAIN) == 0
+        assert time.monotonic() - told < DRAIN
+    finally:
+        server.stop()

@@ -145,6 +145,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     drain.stoppers.append(jobs.drain)
     searches = Searches(root, jobs)
     hints = Hints(shared_solver())
+    drain.cutters.append(hints.cut)
     metrics = Metrics(jobs, hints, drain)
 
     @asynccontextmanager

@@ -8,7 +8,8 @@ request is answered as before. Each running search's worker is sent SIGTERM, as 
 always did: it records the run `interrupted` at its next checkpoint and exits, its record still
 wanted, so the next server on the same state resumes it (as it does after a kill -9); queued
 searches stay queued for that server. Once the workers have ended and no request is in flight
-(or WORKERS seconds have passed), the listener is closed, open connections get GRACE seconds to
+(or WORKERS seconds have passed: a hint still solving is then stopped and answered 503 with
+Retry-After), the listener is closed, open connections get GRACE seconds to
 end (an event stream of a queued search is cut), and the process exits 0. A worker still not
 stopped by then is left to stop on its own (it notices its server is gone), under its lock, which
 keeps the next server's worker off the run until it has.
@@ -33,7 +34,8 @@ from pegsearch.errors import Busy
 
 DRAIN = 10.0  # seconds from the first SIGTERM to the exit, at most
 GRACE = 3  # seconds open connections get once the listener is closed (uvicorn's graceful timeout)
-WORKERS = DRAIN - GRACE - 1  # seconds the running searches and requests in flight get to end
+CUT = 0.5  # seconds a request cut short then gets to be answered
+WORKERS = DRAIN - GRACE - CUT - 1  # seconds the running searches and requests in flight get to end
 RETRY_AFTER = 10  # seconds a refused client is told to wait: the server will be gone, or back
 LOOK = 0.05  # seconds between looks at what is still running
 
@@ -54,6 +56,7 @@ class Drain:
         self.lock = threading.Lock()
         self.in_flight = 0
         self.stoppers: list[Callable[[float], None]] = []  # each ends its work by a deadline
+        self.cutters: list[Callable[[], None]] = []  # each cuts short what is still answered
 
     @property
     def draining(self) -> bool:
@@ -66,13 +69,20 @@ class Drain:
                            f" {RETRY_AFTER} s (another server, or this one restarted, takes it)")
 
     def run(self, deadline: float) -> None:
-        """Begin the drain (if `begin` has not), stop the work of every stopper by `deadline`
-        (time.monotonic), then wait until no request is in flight, or the deadline."""
+        """Begin the drain, stop the work of every stopper by `deadline` (time.monotonic), then
+        wait until no request is in flight, or the deadline; then cut short what is (a hint
+        asked for more seconds than the drain has: answered 503) and give it CUT seconds."""
         self.began.set()
         for stop in self.stoppers:
             stop(deadline)
         while self.busy() and time.monotonic() < deadline:
             time.sleep(LOOK)
+        if self.busy():
+            for cut in self.cutters:
+                cut()
+            until = time.monotonic() + CUT
+            while self.busy() and time.monotonic() < until:
+                time.sleep(LOOK)
 
     def busy(self) -> bool:
         with self.lock:
