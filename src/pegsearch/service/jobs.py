@@ -171,6 +171,7 @@ class Jobs:
             _ends_within(process, deadline)
         with self.lock:
             self._reap()
+        self.kept.stop(deadline)  # the kept Spark worker, idle now: its session takes a moment
 
     def stop(self) -> None:
         """Interrupt running workers (their runs stay resumable, their records still wanted),
