@@ -224,7 +224,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         return board_document(_uploaded(upload.board_file))
 
     @app.post("/api/searches", status_code=202, response_model=None,
-              responses=answers(schema.Accepted, status=202))
+              responses=answers(schema.Accepted, 503, status=202))
     def submit(search: SearchRequest, request: Request) -> dict:
         """Queue a search; answers its id at once (503 while the server shuts down)."""
         drain.refuse_new_work("a new search")
@@ -262,7 +262,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         return {"id": search_id, "status": jobs.cancel(checked_id(search_id))}
 
     @app.post("/api/searches/{search_id}/resume", status_code=202, response_model=None,
-              responses=answers(schema.Accepted, 404, 409, status=202))
+              responses=answers(schema.Accepted, 404, 409, 503, status=202))
     def resume(search_id: str) -> dict:
         """Queue an interrupted or failed search again, from its last complete level (503 while
         the server shuts down)."""
