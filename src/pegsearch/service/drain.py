@@ -9,10 +9,10 @@ always did: it records the run `interrupted` at its next checkpoint and exits, i
 wanted, so the next server on the same state resumes it (as it does after a kill -9); queued
 searches stay queued for that server. Once the workers have ended and no request is in flight
 (or WORKERS seconds have passed: a hint still solving is then stopped and answered 503 with
-Retry-After), the listener is closed, open connections get GRACE seconds to
-end (an event stream of a queued search is cut), and the process exits 0. A worker still not
-stopped by then is left to stop on its own (it notices its server is gone), under its lock, which
-keeps the next server's worker off the run until it has.
+Retry-After), the listener is closed, open connections get GRACE seconds to end (an event stream
+of a queued search is cut), and the process exits 0. A worker still not stopped by then is left
+to stop on its own (it notices its server is gone), under its lock, which keeps the next server's
+worker off the run until it has.
 
 A second SIGTERM or SIGINT exits at once, with 128 + the signal's number: nothing committed is
 lost (a run's levels are committed by its manifest, records are replaced whole, and the workers,

@@ -315,8 +315,8 @@ class Jobs:
                 startable = [] if self.draining else [s for s in self.queue if s not in self.running]
                 for search_id in startable[:self.slots - len(self.running)]:
                     self.queue.remove(search_id)
+                    levels = _levels_made(self.root, search_id)  # before its worker makes any
                     self.running[search_id] = self._launch(search_id)
-                    levels = _levels_made(self.root, search_id)
                     for watcher in self.watchers:
                         watcher.launched(search_id, levels)
 
