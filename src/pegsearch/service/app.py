@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -47,9 +48,12 @@ from pegsearch.errors import (
     UsageError,
 )
 from pegsearch.service import schema
+from pegsearch.service.drain import Drain
 from pegsearch.service.health import NotReady, readiness
 from pegsearch.service.hints import HINT_SECONDS, MAX_SECONDS, SOLUTION_SECONDS, Hints
 from pegsearch.service.jobs import Jobs
+from pegsearch.service.metrics import CONTENT_TYPE as METRICS_TYPE
+from pegsearch.service.metrics import Metrics
 from pegsearch.service.records import Record, new_id
 from pegsearch.service.refusals import SERVICE_SETTINGS, Bearer, BodyLimit, OneOfEach, errors
 from pegsearch.service.schema import answers
@@ -132,12 +136,17 @@ class Defaults:
 
 
 def create_app(root: Location, state: Path, slots: int = 1, token: str | None = None,
-               defaults: Defaults = Defaults()) -> FastAPI:
+               defaults: Defaults = Defaults(), drain: Drain | None = None) -> FastAPI:
     """The service over the runs root `root` (a folder or a store prefix), its queue kept in the
-    local folder `state`, running `slots` searches at a time with `defaults`."""
+    local folder `state`, running `slots` searches at a time with `defaults`; `drain` (the
+    server's, `service.drain`) says when new work is refused and stops the searches."""
     jobs = Jobs(root, state, slots)
+    drain = drain or Drain()
+    drain.stoppers.append(jobs.drain)
     searches = Searches(root, jobs)
     hints = Hints(shared_solver())
+    drain.cutters.append(hints.cut)
+    metrics = Metrics(jobs, hints, drain)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -151,13 +160,20 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
                   version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.openapi = lambda: _describe(app, token is not None)  # type: ignore[method-assign]
+    app.state.metrics = metrics  # for `logs.RequestIds`, outside the application, to count requests
     errors(app, root)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     app.add_middleware(OneOfEach)
     if token:
         app.add_middleware(Bearer, token=token)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
-    _probes(app, jobs, root, state)
+    _probes(app, jobs, root, state, drain)
+
+    @app.get("/metrics", include_in_schema=False)
+    def metrics_text() -> Response:
+        """The server's metrics in Prometheus's text format (`service.metrics`); with the token,
+        as /api (a Prometheus scrape sends it: `authorization` in its scrape config)."""
+        return Response(metrics.text(), media_type=METRICS_TYPE)
 
     # HEAD too: uptime checks ask with HEAD, and were answered 405.
     @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
@@ -189,9 +205,12 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         the last peg can still end on. `seconds` bounds the solver (default 3, at most 60); 503
         while the solver has as many hints as it takes, and a hint whose client hangs up stops."""
         question = asked(_shipped(name))
-        return await hints.hint(question, read_position(question.board, question.start, position),
-                                finish, _seconds(seconds, HINT_SECONDS), played(position),
-                                request.is_disconnected)
+        began = time.monotonic()
+        document = await hints.hint(question, read_position(question.board, question.start, position),
+                                    finish, _seconds(seconds, HINT_SECONDS), played(position),
+                                    request.is_disconnected)
+        metrics.hint("solver", time.monotonic() - began, document)
+        return document
 
     @app.get("/api/boards/{name}/starts", response_model=None, responses=answers(schema.Starts, 404))
     def board_starts(name: str) -> dict:
@@ -205,9 +224,10 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         return board_document(_uploaded(upload.board_file))
 
     @app.post("/api/searches", status_code=202, response_model=None,
-              responses=answers(schema.Accepted, status=202))
+              responses=answers(schema.Accepted, 503, status=202))
     def submit(search: SearchRequest, request: Request) -> dict:
-        """Queue a search; answers its id at once."""
+        """Queue a search; answers its id at once (503 while the server shuts down)."""
+        drain.refuse_new_work("a new search")
         record = _record(search, defaults)
         jobs.submit(record)
         request.state.search_id = record.id  # for the request's line in the log
@@ -242,9 +262,11 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         return {"id": search_id, "status": jobs.cancel(checked_id(search_id))}
 
     @app.post("/api/searches/{search_id}/resume", status_code=202, response_model=None,
-              responses=answers(schema.Accepted, 404, 409, status=202))
+              responses=answers(schema.Accepted, 404, 409, 503, status=202))
     def resume(search_id: str) -> dict:
-        """Queue an interrupted or failed search again, from its last complete level."""
+        """Queue an interrupted or failed search again, from its last complete level (503 while
+        the server shuts down)."""
+        drain.refuse_new_work("a resume")
         jobs.resume(checked_id(search_id))  # as cancel: the queue decides
         return {"id": search_id, "status": "queued"}
 
@@ -308,12 +330,17 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
         question = await run_in_threadpool(_asked_of_search, searches, search_id)
         at = read_position(question.board, question.start, position)
         bound = _seconds(seconds, HINT_SECONDS)
+        began = time.monotonic()
         if question.run is None:
-            return await hints.hint(question, at, finish, bound, played(position),
-                                    request.is_disconnected)
+            document = await hints.hint(question, at, finish, bound, played(position),
+                                        request.is_disconnected)
+            metrics.hint("solver", time.monotonic() - began, document)
+            return document
         found = await run_in_threadpool(searches.read, search_id, door.hint_of, question, at, finish,
                                         bound, hints.solver, played(position))
-        return found.as_document()
+        document = found.as_document()
+        metrics.hint("run", time.monotonic() - began, document)
+        return document
 
     @app.get("/api/searches/{search_id}/levels/{level}", response_model=None,
              responses=answers(schema.LevelParts, 404))
@@ -344,7 +371,7 @@ def create_app(root: Location, state: Path, slots: int = 1, token: str | None = 
     return app
 
 
-def _probes(app: FastAPI, jobs: Jobs, root: Location, state: Path) -> None:
+def _probes(app: FastAPI, jobs: Jobs, root: Location, state: Path, drain: Drain) -> None:
     """GET /healthz and /readyz, for a load balancer's or Kubernetes's probes (`health`): outside
     /api, so they need no token, and outside the API's description, as the dashboard is."""
 
@@ -358,7 +385,10 @@ def _probes(app: FastAPI, jobs: Jobs, root: Location, state: Path) -> None:
 
     @app.api_route("/readyz", methods=["GET", "HEAD"], include_in_schema=False)
     def readyz() -> dict:
-        """Ready: the runs root can be written and the state folder read (503 and why not)."""
+        """Ready: the runs root can be written and the state folder read, and the server is not
+        shutting down (503 and why not: a balancer then sends its requests elsewhere)."""
+        if drain.draining:
+            raise NotReady("not ready: the server is shutting down")
         readiness(root, state)
         return {"status": "ready"}
 

@@ -34,9 +34,10 @@ from functools import partial
 
 from pegsearch.answers.door import Asked, hint_of, solution_of
 from pegsearch.answers.shapes import Hint, Solution
-from pegsearch.answers.solver import Solver
+from pegsearch.answers.solver import Solver, Stopped
 from pegsearch.errors import Busy
 from pegsearch.kernel.threads import WORKERS
+from pegsearch.service.drain import RETRY_AFTER, Draining
 
 HINT_SECONDS = 3.0  # the solver's bound on one hint, unless the request asks for another
 SOLUTION_SECONDS = 10.0  # and on one solution
@@ -62,8 +63,11 @@ class Hints:
         self.pool = ThreadPoolExecutor(at_once, thread_name_prefix="pegsearch-hints",
                                        initializer=_yield_the_cpu)
         self.most = at_once + waiting
+        self.workers = at_once
         self.held = 0  # hints running or waiting for the pool
+        self.busy = 0  # hints running on the pool's threads
         self.stops: set[threading.Event] = set()  # each running or waiting hint's
+        self.cut_short = False  # the server drains: a hint stopped now is answered 503
 
     async def hint(self, question: Asked, position: int, finish: int | None, seconds: float,
                    from_start: bool, gone: Callable[[], Awaitable[bool]]) -> dict:
@@ -95,7 +99,7 @@ class Hints:
             self.held += 1
         stop = threading.Event()
         try:
-            future = self.pool.submit(_documented, work, stop)
+            future = self.pool.submit(self._solved, work, stop)
         except BaseException:
             self._release(stop, None)
             raise
@@ -112,7 +116,13 @@ class Hints:
             future.cancel()  # one still waiting for the pool never starts
             waiting.add_done_callback(_unread)
             raise
-        decided, document = waiting.result()
+        try:
+            decided, document = waiting.result()
+        except Stopped:
+            if self.cut_short:
+                raise Draining("the server is shutting down: this hint was stopped before its"
+                               f" bound; ask again in {RETRY_AFTER} s") from None
+            raise
         if decided:
             with self.lock:
                 self.kept[key] = document
@@ -120,10 +130,28 @@ class Hints:
                     self.kept.popitem(last=False)
         return document
 
+    def _solved(self, work: Callable[[threading.Event], Hint | Solution], stop: threading.Event
+                ) -> tuple[bool, dict]:
+        """`_documented`, counted as busy while it runs (on the pool's thread)."""
+        with self.lock:
+            self.busy += 1
+        try:
+            return _documented(work, stop)
+        finally:
+            with self.lock:
+                self.busy -= 1
+
     def _release(self, stop: threading.Event, _future: Future | None) -> None:
         with self.lock:
             self.held -= 1
             self.stops.discard(stop)
+
+    def cut(self) -> None:
+        """Stop every hint now, each answered 503 with Retry-After (the drain's time is up)."""
+        with self.lock:
+            self.cut_short = True
+            for stop in self.stops:
+                stop.set()
 
     def close(self) -> None:
         """Stop every hint (the server is stopping): none holds its exit up to its bound."""

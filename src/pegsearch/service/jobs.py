@@ -19,16 +19,25 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
+from typing import Protocol
 
-from pegsearch.errors import Conflict, NotFound, UsageError
+from pegsearch.errors import Conflict, NotFound, PegsearchError, UsageError
 from pegsearch.service.records import Record, Records, Unreadable
-from pegsearch.service.storage import is_complete, open_run, remove_run, run_status
+from pegsearch.service.storage import is_complete, open_run, remove_run, run_status, stored_levels
 from pegsearch.service.worker import INTERRUPTED
 from pegsearch.store import Location, Run
 
 TICK = 0.2  # seconds between scheduler rounds
 CANCEL_WAIT = 5.0  # seconds a cancel waits for the worker it stopped, to say how it ended
 WAIT_STEP = 0.02  # seconds between looks at that worker
+
+
+class Watcher(Protocol):
+    """What is told of each worker's start (with the levels its run had then) and end."""
+
+    def launched(self, search_id: str, levels: int) -> None: ...
+
+    def finished(self, search_id: str) -> None: ...
 
 
 class KeptWorker:
@@ -88,11 +97,12 @@ class KeptWorker:
             if self.current == search_id and self.process is not None:
                 self.process.send_signal(signum)
 
-    def stop(self) -> None:
-        """End the worker (its running search is interrupted, resumable)."""
+    def stop(self, deadline: float | None = None) -> None:
+        """End the worker (its running search is interrupted, resumable), waiting for it until
+        `deadline` (time.monotonic; None: as long as it takes)."""
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-            self.process.wait()
+            _ends_within(self.process, deadline)
 
 
 class KeptSearch:
@@ -130,6 +140,9 @@ class Jobs:
         self.deleting: set[str] = set()
         self.lock = threading.Lock()
         self.stopping = threading.Event()
+        self.draining = False  # the server is shutting down: nothing more is started
+        self.deadline: float | None = None  # by when a drain has workers end (time.monotonic)
+        self.watchers: list[Watcher] = []  # told of each worker's start and end (the metrics)
         self.thread = threading.Thread(target=self._schedule, name="pegsearch-jobs", daemon=True)
 
     # ----- life cycle
@@ -144,17 +157,36 @@ class Jobs:
         """Whether the scheduler still runs (it ends only with `stop`, or with a bug)."""
         return self.thread.is_alive() and not self.stopping.is_set()
 
+    def drain(self, deadline: float) -> None:
+        """Start nothing more, and interrupt the running workers as `stop` does, waiting for them
+        until `deadline` (time.monotonic): each records its run interrupted at its next
+        checkpoint, its record still wanted, so the next server resumes it; the queued searches
+        stay queued for that server. Then `stop` waits no longer than `deadline` either."""
+        with self.lock:
+            self.draining, self.deadline = True, deadline
+            running = list(self.running.values())
+            for process in running:
+                process.send_signal(signal.SIGTERM)
+        for process in running:
+            _ends_within(process, deadline)
+        with self.lock:
+            self._reap()
+        self.kept.stop(deadline)  # the kept Spark worker, idle now: its session takes a moment
+
     def stop(self) -> None:
-        """Interrupt running workers (their runs stay resumable, their records still wanted)."""
+        """Interrupt running workers (their runs stay resumable, their records still wanted),
+        waiting for them (after a drain, until its deadline: one still running then stops by
+        itself, at its next checkpoint, once it sees its server gone)."""
         self.stopping.set()
         self.thread.join()
         with self.lock:
             for process in self.running.values():
                 process.send_signal(signal.SIGTERM)
             for process in self.running.values():
-                process.wait()
+                _ends_within(process, self.deadline)
+            self._reap()
             self.running.clear()
-        self.kept.stop()
+        self.kept.stop(self.deadline)
 
     # ----- requests
     # A request's check and its change happen under one hold of the lock, so no interleaving of
@@ -217,7 +249,7 @@ class Jobs:
             process = self._stop(search_id)
             if process is None:
                 return "interrupted"
-        _ends_within(process, CANCEL_WAIT)
+        _ends_within(process, time.monotonic() + CANCEL_WAIT)
         with self.lock:
             self._reap()
             status = self._held(search_id) or self._settled(search_id)
@@ -280,10 +312,13 @@ class Jobs:
         while not self.stopping.wait(TICK):
             with self.lock:
                 self._reap()
-                startable = [s for s in self.queue if s not in self.running]
+                startable = [] if self.draining else [s for s in self.queue if s not in self.running]
                 for search_id in startable[:self.slots - len(self.running)]:
                     self.queue.remove(search_id)
+                    levels = _levels_made(self.root, search_id)  # before its worker makes any
                     self.running[search_id] = self._launch(search_id)
+                    for watcher in self.watchers:
+                        watcher.launched(search_id, levels)
 
     def _launch(self, search_id: str) -> subprocess.Popen | KeptSearch:
         """A worker process for the search, or the kept Spark worker when the search runs on
@@ -305,6 +340,8 @@ class Jobs:
             if code is None:
                 continue
             del self.running[search_id]
+            for watcher in self.watchers:
+                watcher.finished(search_id)
             if code != 0:  # a worker killed mid-write leaves its manifest saying running
                 with contextlib.suppress(OSError, UsageError):
                     Run.record_interrupted(self.root / search_id)
@@ -325,11 +362,21 @@ class Jobs:
         self.records.put(record)
 
 
-def _ends_within(process: subprocess.Popen | KeptSearch, seconds: float) -> None:
-    """Wait until the worker has ended, or `seconds` have passed."""
-    deadline = time.monotonic() + seconds
+def _ends_within(process: subprocess.Popen | KeptSearch, deadline: float | None) -> None:
+    """Wait until the worker has ended, or the `deadline` (time.monotonic; None: no end)."""
+    if deadline is None:
+        process.wait()
+        return
     while process.poll() is None and time.monotonic() < deadline:
         time.sleep(WAIT_STEP)
+
+
+def _levels_made(root: Location, search_id: str) -> int:
+    """How many levels the search's run has (none when it has no run, or one that cannot be read)."""
+    try:
+        return len(stored_levels(root, search_id))
+    except (PegsearchError, OSError):
+        return 0
 
 
 def _adopt(run: Run, search_id: str) -> Record:

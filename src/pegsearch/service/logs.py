@@ -21,6 +21,7 @@ import logging.config
 import re
 import time
 import uuid
+from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -74,8 +75,10 @@ class RequestIds:
     so a refusal by a middleware (401, 413, a query's parameter twice) and a 500 from the
     framework's error handling have their id and line too."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, answered: Callable[[Scope, int, float], None] | None = None
+                 ) -> None:
         self.app = app
+        self.answered = answered  # told of each request answered (the metrics count it)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -96,7 +99,10 @@ class RequestIds:
             await self.app(scope, receive, with_id)
         finally:
             current_request.reset(token)
-            _log_request(scope, request_id, answered["status"], time.monotonic() - began)
+            seconds = time.monotonic() - began
+            _log_request(scope, request_id, answered["status"], seconds)
+            if self.answered is not None:
+                self.answered(scope, answered["status"], seconds)
 
 
 def _request_id(given: bytes) -> str:

@@ -32,7 +32,8 @@ SERVICE_SETTINGS = ("memory", "reduce", "master", "runner", "batch_size", "drive
 class Bearer:
     """Every API request must carry ``Authorization: Bearer TOKEN`` (the scheme in any case, as
     RFC 9110 has it: `bearer TOKEN` is the same); the dashboard's static files (which hold no
-    data) load without it, so the page can ask for the token. Plain ASGI, not the framework's
+    data) load without it, so the page can ask for the token; /metrics needs it too (a scrape
+    sends it), the health probes do not (`health`). Plain ASGI, not the framework's
     `http` middleware, which hid a client's hanging up from the routes (an abandoned hint solved
     on to its bound on a server with a token)."""
 
@@ -41,7 +42,8 @@ class Bearer:
         self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/api"):
+        if scope["type"] == "http" and (scope["path"].startswith("/api")
+                                        or scope["path"] == "/metrics"):
             given = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
             scheme, _, value = given.strip().partition(" ")
             if scheme.lower() != "bearer" or not secrets.compare_digest(value.strip().encode(),

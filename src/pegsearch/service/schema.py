@@ -256,8 +256,9 @@ ERRORS = {400: "a request the search's rules refuse (one line says why)",
           409: "the search is not in a state that allows it (not complete, not running, ...)",
           413: "a request body or board file too large",
           500: "the server failed (a damaged stored run, a bug): one line, details in its log",
-          503: "the run is being written (its first hint keeping its sets): ask again after"
-               " Retry-After seconds"}
+          503: "busy for now: the run is being written (its first hint keeping its sets), the"
+               " solver has as many hints as it takes, or the server is shutting down (a new"
+               " search or a resume); ask again after Retry-After seconds"}
 
 
 # What a non-JSON answer holds: a part file's bytes, or server-sent events (each an event name and

@@ -13,7 +13,6 @@ from pegsearch.errors import UsageError
 from pegsearch.service.storage import state_folder
 from pegsearch.store import Location
 
-GRACE = 3  # seconds open event streams get to end when the server stops
 IDLE = 5  # seconds a connection may send nothing, before its first request or between requests
 
 
@@ -55,6 +54,7 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
 
         from pegsearch.service.app import Defaults, create_app
         from pegsearch.service.connections import GuardedConnection
+        from pegsearch.service.drain import GRACE, Drain, DrainingServer, InFlight
         from pegsearch.service.logs import RequestIds, use_json_lines
     except ImportError as exc:
         raise UsageError(f"the service needs the package '{exc.name}': install it with"
@@ -62,7 +62,8 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
     _check_port(host, port)
     root.make()
     folder = state_folder(root, state)
-    app = create_app(root, folder, slots, token, Defaults(engine, fixed))
+    drain = Drain()
+    app = create_app(root, folder, slots, token, Defaults(engine, fixed), drain)
     on = f"{engine} on {master}" if master else engine
     started = (f"pegsearch serve: http://{host}:{port}/ over {root} ({slots} search"
                f"{'es' if slots > 1 else ''} at a time, {on}; state in {folder})")
@@ -72,10 +73,13 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
     else:
         print(started, file=sys.stderr, flush=True)
     # Request ids outside the whole application, the framework's error handling too: a 500 has
-    # its id and its line as every other answer.
-    uvicorn.run(RequestIds(app), host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACE,
-                http=GuardedConnection, timeout_keep_alive=IDLE, access_log=False,
-                log_config=None if log_format == "json" else LOGGING_CONFIG)
+    # its id and its line as every other answer. SIGTERM drains (`service.drain`).
+    counted = RequestIds(app, answered=app.state.metrics.request)
+    config = uvicorn.Config(InFlight(counted, drain), host=host, port=port,
+                            log_level="warning", timeout_graceful_shutdown=GRACE,
+                            http=GuardedConnection, timeout_keep_alive=IDLE, access_log=False,
+                            log_config=None if log_format == "json" else LOGGING_CONFIG)
+    DrainingServer(config, drain).run()
 
 
 def _check_port(host: str, port: int) -> None:

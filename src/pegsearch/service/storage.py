@@ -18,6 +18,7 @@ from pegsearch.answers.survey import SURVEY, stored_answers
 from pegsearch.errors import UsageError
 from pegsearch.service.records import SERVICE_FOLDER, valid_id
 from pegsearch.store import MANIFEST, Location, Run
+from pegsearch.store.manifest import read_manifest
 from pegsearch.store.parts import read_checked
 
 
@@ -50,6 +51,13 @@ def open_run(root: Location, search_id: str) -> Run | None:
     answers are read from them (`Searches.complete_run`): a damaged run can still be listed,
     cancelled and deleted."""
     return Run.open(root / search_id, check_parts=False) if has_run(root, search_id) else None
+
+
+def stored_levels(root: Location, search_id: str) -> list[dict]:
+    """The level records of the search's manifest (none before it has a run), its parts unread:
+    what the metrics count."""
+    location = root / search_id
+    return read_manifest(location)["levels"] if location.is_file(MANIFEST) else []
 
 
 def run_ids(root: Location) -> set[str]:
