@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -35,7 +34,6 @@ from tests.helpers.hadoop_cluster import (
     node_state,
     nodes_of,
     running_tasks,
-    yarn_applications,
 )
 
 TRIANGLE_5_LEVELS = 14
@@ -242,14 +240,19 @@ SPECULATION = {"spark.speculation": "true", "spark.speculation.interval": "200ms
 def test_a_straggler_copied_by_speculation(nodes: dict[str, str], local_triangle_5: Path,
                                            tmp_path: Path) -> None:
     """Spark's speculation on (`spark.speculation`, a copy of a task past 2 s): one executor, its
-    JVM and its Python workers, frozen between two levels for 20 s (less than Spark's 120 s before
-    it calls an executor lost), so the next level's tasks sent to it stall and their copies on the
-    other executor win; thawed, the straggler's attempts finish late or are killed. Exactly one
-    attempt's part is listed for each task, none is left unlisted, and the run is identical."""
+    JVM and its Python workers, frozen for 20 s once level 2 is committed (less than Spark's 120 s
+    before it calls an executor lost), so the tasks sent to it stall and copies run on the other
+    executor (Spark's event log shows one at least); thawed, the straggler's attempts finish late
+    or are killed. Exactly one attempt's part is listed for each task, none is left unlisted, and
+    the run is identical."""
     conf = tmp_path / "spark-conf"
     shutil.copytree(ROOT / "cluster" / "spark-conf", conf)
+    events = tmp_path / "events"  # Spark's event log: each task attempt, a copy marked Speculative
+    events.mkdir()
     with open(conf / "spark-defaults.conf", "a") as defaults:
-        defaults.writelines(f"{key} {value}\n" for key, value in SPECULATION.items())
+        defaults.writelines(f"{key} {value}\n" for key, value in {
+            **SPECULATION, "spark.eventLog.enabled": "true", "spark.eventLog.compress": "false",
+            "spark.eventLog.dir": events.as_uri()}.items())
     env = {**nodes, "SPARK_CONF_DIR": str(conf)}
     run = f"{nodes['PEGSEARCH_HDFS']}/runs/straggler"
     searching = search(env, run, *ENGINES["spark"], until=6)
@@ -270,17 +273,10 @@ def test_a_straggler_copied_by_speculation(nodes: dict[str, str], local_triangle
     assert searching.returncode == 0, errors[-3000:]
     time.sleep(10)  # a straggler's late attempt, thawed, has time to write what it would
     assert_identical_and_verified(run, local_triangle_5, nodes)
-    application = max(app[0] for app in yarn_applications(nodes) if app[2].strip() == "SPARK")
-    copied = re.compile(r"Running task \d+\.1 in stage")  # a task's second attempt: its copy
-    logs: list[str] = []
-
-    def gathered() -> bool:  # YARN gathers the executors' logs once the application has ended
-        said = subprocess.run(["yarn", "logs", "-applicationId", application, "-log_files",
-                               "stderr"], env=nodes, capture_output=True, text=True, timeout=120)
-        logs[:] = [said.stdout]
-        return bool(copied.search(said.stdout)) or "End of LogType" in said.stdout
-    wait_until(gathered, 120, "the executors' logs", every=5)
-    assert copied.search(logs[0]), "no task was copied by speculation"
+    started = [json.loads(line) for log in events.rglob("*") if log.is_file()
+               for line in log.open(errors="replace") if '"Event":"SparkListenerTaskStart"' in line]
+    assert any(event["Task Info"]["Speculative"] for event in started), \
+        "no task was copied by speculation (Spark's event log)"
 
 
 def process_tree(pid: int) -> list[int]:
