@@ -62,8 +62,10 @@ TRANSIENT = re.compile(r"AWS Error (NETWORK_CONNECTION|INTERNAL_FAILURE|SERVICE_
                        r"|curlCode: (6|7|28|52|55|56)\b|Connection reset|Couldn't connect"
                        r"|google::cloud::Status\((UNAVAILABLE|INTERNAL|DEADLINE_EXCEEDED"
                        r"|RESOURCE_EXHAUSTED)\b"
-                       # hdfs-native's, with the NameNode's when no DataNode is live
+                       # hdfs-native's, with the NameNode's when no DataNode is live, and a
+                       # write whose DataNode went down under it (a new pipeline skips it)
                        r"|Failed to complete file in time|could only be written to 0 of"
+                       r"|Datanode connection closed"
                        r"|Connection refused \(os error 111\)|SafeModeException", re.IGNORECASE)
 URI_HELP = ("give a path, file:///..., s3://BUCKET/PATH, gs://BUCKET/PATH or"
             " hdfs://NAMENODE:PORT/PATH")
