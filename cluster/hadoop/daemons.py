@@ -119,7 +119,6 @@ NODE_ADDRESSES = {
     "yarn-site.xml": ("yarn.nodemanager.address", "yarn.nodemanager.localizer.address",
                       "yarn.nodemanager.webapp.address"),
 }
-LIVE_DATANODES = "/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState"
 NAMENODE = "org.apache.hadoop.hdfs.server.namenode.NameNode"
 DATANODE = "org.apache.hadoop.hdfs.server.datanode.DataNode"
 RESOURCE_MANAGER = "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager"
@@ -360,16 +359,18 @@ def node_count(folder: Path) -> int:
     return int(json.loads((folder / "work" / "settings.json").read_text()).get("nodes", 1))
 
 
-def namenode_page(folder: Path) -> dict:
+def namenode_bean(folder: Path, name: str) -> dict:
+    """One of the NameNode's JMX beans (FSNamesystemState, NameNodeInfo), from its web page."""
     address = site(folder, "hdfs-site.xml", "dfs.namenode.http-address")
-    with urllib.request.urlopen(f"http://{address}{LIVE_DATANODES}", timeout=5) as page:
+    query = f"/jmx?qry=Hadoop:service=NameNode,name={name}"
+    with urllib.request.urlopen(f"http://{address}{query}", timeout=5) as page:
         return json.load(page)["beans"][0]
 
 
 def live_datanodes(folder: Path) -> int:
-    """How many DataNodes the NameNode counts live (its JMX page)."""
+    """How many DataNodes the NameNode counts live."""
     try:
-        return int(namenode_page(folder)["NumLiveDataNodes"])
+        return int(namenode_bean(folder, "FSNamesystemState")["NumLiveDataNodes"])
     except (OSError, ValueError, KeyError, IndexError):
         return 0
 
@@ -378,11 +379,8 @@ def datanode_live(folder: Path, node: int) -> bool:
     """Whether the NameNode counts node `node`'s DataNode live (it has heard from it lately)."""
     address = site_of_node(folder, node, "hdfs-site.xml", "dfs.datanode.address")
     address = address.replace(node_address(node), "127.0.0.1")  # as the NameNode names it
-    page = site(folder, "hdfs-site.xml", "dfs.namenode.http-address")
     try:
-        query = "/jmx?qry=Hadoop:service=NameNode,name=NameNodeInfo"
-        with urllib.request.urlopen(f"http://{page}{query}", timeout=5) as answer:
-            live = json.loads(json.load(answer)["beans"][0]["LiveNodes"])
+        live = json.loads(namenode_bean(folder, "NameNodeInfo")["LiveNodes"])
     except (OSError, ValueError, KeyError, IndexError):
         return False
     return any(entry.get("xferaddr") == address for entry in live.values())

@@ -147,7 +147,7 @@ class NodeWatch:
 
     def __init__(self, found: dict[str, str]) -> None:
         self.found = found
-        self.known = node_states(found) if found else {}
+        self.known: dict[str, str] | None = None  # first asked as the first level's job starts
 
     @contextmanager
     def during(self, level: int) -> Iterator[None]:
@@ -155,6 +155,8 @@ class NodeWatch:
         if not self.found:
             yield
             return
+        if self.known is None:
+            self.known = node_states(self.found)
         stop = threading.Event()
         watcher = threading.Thread(target=self._watch, args=(level, stop), daemon=True,
                                    name="pegsearch-yarn-nodes")
@@ -171,6 +173,7 @@ class NodeWatch:
         self._look(level)
 
     def _look(self, level: int) -> None:
+        assert self.known is not None, "looked at outside `during`"
         now = node_states(self.found)
         for node, state in now.items():
             before = self.known.get(node)
