@@ -18,7 +18,7 @@ import time
 import numpy as np
 import pyarrow as pa
 
-from pegsearch.engines.local import choose_reduce
+from pegsearch.engines.reduce_choice import choose_reduce
 from pegsearch.engines.spark.ranges import Ranges
 from pegsearch.kernel.bitmap import BitmapTables
 from pegsearch.kernel.expand import expand_into_bits

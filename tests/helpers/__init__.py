@@ -107,6 +107,7 @@ def one_level_run(out: Path, engine: str, holes: list[int], paths: list[int],
     run = Run.create_or_resume(out, spec, engine, {}, resume=False)
     positions = np.array([board.start_position((hole,)) for hole in holes], dtype=np.uint64)
     writer = run.level_writer(0)
+    writer.whole()
     order = np.argsort(positions)
     pieces = [[k] for k in order] if split else [order]
     for index, rows in enumerate(pieces):

@@ -68,6 +68,7 @@ from pegsearch.engines import Engine, make_engine
 from pegsearch.engines.costs import estimate, measured
 from pegsearch.engines.driver import search
 from pegsearch.engines.gpu_costs import gpu_estimate
+from pegsearch.engines.settings import SETTINGS
 from pegsearch.errors import UsageError
 from pegsearch.kernel.target import CHOSEN, tune, wisdom_file
 from pegsearch.sizes import default_budget, parse_size
@@ -97,9 +98,8 @@ def command_run(args: argparse.Namespace) -> int:
 
 
 def _engine(args: argparse.Namespace) -> Engine:
-    return make_engine(args.engine, runner=args.runner, mrjob_conf=args.mrjob_conf, master=args.master,
-                       memory=args.memory, reduce=args.reduce, batch_size=args.batch_size,
-                       driver_below=args.driver_below, gpu_memory=args.gpu_memory)
+    return make_engine(args.engine, **{setting.name: getattr(args, setting.name)
+                                       for setting in SETTINGS})
 
 
 def command_counts(args: argparse.Namespace) -> int:

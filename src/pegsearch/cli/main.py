@@ -28,6 +28,7 @@ from pegsearch.board.spec import KEEPS, SYMMETRY_MODES, SearchSpec
 from pegsearch.cli.defaults import RUNS
 from pegsearch.cli.text import boards_table
 from pegsearch.engines import ENGINES
+from pegsearch.engines.settings import SETTINGS, help_line
 from pegsearch.errors import failure
 from pegsearch.interrupts import install
 from pegsearch.words import plural
@@ -483,25 +484,10 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags choosing and configuring an engine (shared by run and survey)."""
     parser.add_argument("--engine", default="local", choices=sorted(ENGINES),
                         help="how each level is computed (default: local)")
-    parser.add_argument("--runner", help="mrjob engine: inline, local, spark, hadoop, emr or dataproc")
-    parser.add_argument("--mrjob-conf", type=Path, help="mrjob engine: an mrjob.conf file")
-    parser.add_argument("--master", "--spark-master", dest="master", metavar="URL",
-                        help="spark engines: local[N], spark://HOST:PORT, yarn or k8s://...")
-    parser.add_argument("--driver-below", type=int, metavar="N",
-                        help="spark engine: levels made from fewer than N parents are made in the"
-                             " driver, where they take less than a Spark job's fixed cost"
-                             " (default 131072; 0 sends every level to Spark)")
-    parser.add_argument("--memory", metavar="SIZE",
-                        help="local engine: bound on what it holds, e.g. 2G (default: 1/4 of RAM,"
-                             " <= 4G); larger levels take several passes over their parents")
-    parser.add_argument("--gpu-memory", metavar="SIZE",
-                        help="gpu engine: bound on the GPU memory it takes, e.g. 70G (default: 90%% of"
-                             " what is free); a larger level's bitmap takes several passes")
-    parser.add_argument("--reduce", choices=("auto", "bitmap", "tables"),
-                        help="local engine: how a level drops repeats: a bitmap over ranks where the"
-                             " level is dense enough (auto, the default), or always bitmap or tables")
-    parser.add_argument("--batch-size", type=int, metavar="N",
-                        help="mrjob engine: positions per kernel call in a mapper (default 65536)")
+    for setting in SETTINGS:  # declared once, in engines.settings
+        parser.add_argument(setting.flag, *setting.aliases, dest=setting.name, type=setting.kind,
+                            metavar=setting.metavar, choices=setting.choices or None,
+                            help=help_line(setting))
 
 
 def command_boards(args: argparse.Namespace) -> int:

@@ -1,7 +1,10 @@
 """Engines: the ways a level is computed. They differ in how positions move, never in what a level holds.
 
 Every engine turns the complete level k of a run into the part files of level k + 1, written
-through the level's writer the driver gives it; the driver commits and decides when to stop. An
+through the level's writer the driver gives it; the driver commits and decides when to stop (the
+duties in full: `Engine`). A new engine is a module, a line in ENGINES, its name in the settings
+it takes (engines.settings) and a row in tests/engines/test_contract.py (docs/internals.md,
+Adding an engine). An
 engine may also offer `winnable_parents(run, level, winnable)`, one step of the backward walk
 (see answers.winnable), so a cluster run can be walked back on its cluster; the others are walked
 in process. Engines are imported only when asked for, so a missing optional dependency (pyspark,
@@ -14,6 +17,7 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import TYPE_CHECKING, Protocol
 
+from pegsearch.engines.settings import taken_by
 from pegsearch.errors import InputError, UsageError
 
 if TYPE_CHECKING:  # types only: the command line's parser lists the engines without pyarrow
@@ -35,10 +39,29 @@ ENGINES = {"local": "pegsearch.engines.local:LocalEngine",
 
 
 class Engine(Protocol):
-    """What the driver needs of an engine. Used as a context manager around a whole run."""
+    """What the driver needs of an engine, and what every engine owes a run. Used as a context
+    manager around a whole run (a Spark session, a work folder).
+
+    Its duties (tests/engines/test_contract.py holds every engine to each):
+    - settings: its constructor takes, as keywords, the settings engines.settings declares for its
+      name (with the defaults declared there) and refuses a bad value in one line naming it;
+    - writing a level: `next_level` says first how the level starts, `writer.resume_at(cut)` when
+      it makes the level in passes (it goes on from a checkpoint cut alike, whichever engine left
+      it) or `writer.whole()` (a checkpoint is dropped): the writer refuses a part before either.
+      Then it writes parts, each sorted and distinct and none sharing a position, through
+      `writer.write` or `writer.add` (parts its tasks wrote), commits passes only
+      (`writer.commit_pass`, each a checkpoint a killed run resumes at), and never the level:
+      the driver commits it. A failed attempt raises; the driver discards what it wrote;
+    - what a level holds: the local engine's positions and values, digest for digest, whatever
+      cuts it into parts;
+    - costs: the driver times each level (the record's `seconds` and `cpu_seconds`, this
+      process's); the engine says what they bought in `writer.notes` (`engine` when another
+      engine's step made the level, as the gpu engine's CPU levels and Spark's driver levels,
+      `passes`, `reduce`) and in `options()` (`workers`: the cores the seconds ran on, where it
+      knows). engines.costs prices runs from these records.
+    """
 
     name: str
-    SETTINGS: tuple[str, ...]  # the command-line settings (as keyword names) the engine accepts
 
     def __enter__(self) -> Engine: ...
 
@@ -77,7 +100,7 @@ def make_engine(name: str, **settings: object) -> Engine:
     a setting the engine does not take is a user error."""
     chosen = engine_class(name)
     given = {key: value for key, value in settings.items() if value is not None}
-    foreign = sorted(set(given) - set(chosen.SETTINGS))
+    foreign = sorted(set(given) - set(taken_by(name)))
     if foreign:
         raise InputError("{" + foreign[0] + "} does not apply to the {chosen} engine", chosen=name)
     return chosen(**given)

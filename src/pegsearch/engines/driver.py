@@ -151,5 +151,6 @@ def _write_start(run: Run) -> None:
     writer = run.level_writer(0)
     writer.notes["engine"] = run.manifest["engine"]  # the engine whose run wrote it, as every level
     with _discarded_on_failure(writer):  # a cancel at once left level-000/ unlisted
+        writer.whole()
         writer.write(0, tables.signatures(start), run.carry.starting(1))
         run.commit_level(writer, 0.0)

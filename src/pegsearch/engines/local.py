@@ -24,13 +24,12 @@ from typing import TypeVar
 
 import numpy as np
 
-from pegsearch.board.classes import class_of, invariants, kept_by
 from pegsearch.engines import LevelProgress, no_progress
 from pegsearch.engines.estimates import expected_states
-from pegsearch.errors import InputError
-from pegsearch.kernel.bitmap import BitmapTables, prefer_bitmap, rank_space
+from pegsearch.engines.reduce_choice import check_reduce, choose_reduce
+from pegsearch.kernel.bitmap import BitmapTables, rank_space
 from pegsearch.kernel.expand import Scratch, expand_into_bits, expand_routed
-from pegsearch.kernel.ranks import LevelRanks, level_ranks, possible
+from pegsearch.kernel.ranks import LevelRanks
 from pegsearch.kernel.reduce import MAX_PBITS, HashTables, Keyspace, Layout
 from pegsearch.kernel.threads import WORKERS
 from pegsearch.sizes import default_budget, parse_size
@@ -49,7 +48,6 @@ ONE_STEP_CHUNK = 1 << 18
 # twentieth of the time a core expands it, and one reader held 16 cores back by a third
 # (docs/performance.md, Many cores).
 CORES_A_READER = 8
-REDUCES = ("auto", "bitmap", "tables")
 # A bitmap pass maps up to this many times its budget of ranks: pages its children never reach
 # cost nothing, and it gives up what outgrows the budget (kernel.bitmap.BitmapTables).
 MAPPED = 8
@@ -197,59 +195,10 @@ def reported(chunks: Iterator[tuple[np.ndarray, np.ndarray]], before: int, total
         report(done, total)
 
 
-def level_classes(run: Run) -> tuple[tuple[int, ...], int]:
-    """The invariants' basis that splits the run's levels by class (empty when its signatures can
-    leave the start's class), and the start's class."""
-    start = run.board.start_position(run.start)
-    basis = invariants(run.board)
-    if not kept_by(run.spec.signing, start, basis):
-        return (), 0
-    return basis, class_of(start, basis)
-
-
-@dataclass(frozen=True)
-class ReduceChoice:
-    """How a level drops repeats, as every engine decides it: the level's ranks for a bitmap
-    (None: hash tables), and a note for the manifest saying which and why."""
-
-    ranks: LevelRanks | None
-    note: str
-
-
-def check_reduce(reduce: str) -> str:
-    """A `--reduce` choice, refused in one line unless it is one of REDUCES."""
-    if reduce not in REDUCES:
-        raise InputError("{reduce} {given}: use one of {choices}", given=reduce,
-                         choices=", ".join(REDUCES))
-    return reduce
-
-
-def choose_reduce(run: Run, level: int, reduce: str) -> ReduceChoice:
-    """How level `level + 1` drops repeats: "auto" takes a bitmap where the level is dense enough
-    (see kernel.bitmap), "bitmap" and "tables" force one; a level whose positions carry values
-    always uses tables."""
-    expected = expected_states(run, level)
-    holes, pegs = run.board.holes, run.pegs_at(level + 1)
-    basis, home = level_classes(run)
-    can_hold = possible(holes, pegs, 1 << len(basis))
-    share = f"expected about {expected / max(1, can_hold):.2%} of the {can_hold:,} positions it can hold"
-    if run.carry:
-        why = f"{'path counts' if run.count_paths else 'fewest moves'} need a value a position"
-    elif reduce == "tables" or (reduce == "auto" and not prefer_bitmap(expected, can_hold)):
-        why = share if reduce == "auto" else "--reduce tables"
-    else:
-        forced = "" if reduce == "auto" else f"--reduce {reduce}, "
-        return ReduceChoice(level_ranks(holes, basis, pegs, home),
-                            f"bitmap ({forced}{share}, {1 << len(basis)} classes)")
-    return ReduceChoice(None, f"tables ({why})")
-
-
 class LocalEngine:
     """Computes each level in this process (the kernels on every core, a thread per part file)."""
 
     name = "local"
-    SETTINGS = ("memory", "reduce")
-
     def __init__(self, memory: str | int | None = None, chunk: int | None = None,
                  reduce: str = "auto") -> None:
         """`memory` is a size as written on the command line, or bytes (tests force many passes);

@@ -39,6 +39,7 @@ from pegsearch.board.geometry import Board
 from pegsearch.board.numbers import is_digits
 from pegsearch.board.spec import SearchSpec, check_values
 from pegsearch.engines import ENGINES, make_engine
+from pegsearch.engines.settings import numbers
 from pegsearch.errors import (
     Conflict,
     InputError,
@@ -83,7 +84,7 @@ Position = Annotated[str, Query(min_length=1, description="the holes with pegs (
 MAX_BOARD_FILE = 16 * 1024  # bytes of an uploaded board file (the largest shipped one is ~0.4 KiB)
 MAX_BODY = 64 * 1024  # bytes of any request body
 POLL = 0.3  # seconds between looks at a running search's manifest for the event stream
-NUMBER_SETTINGS = ("batch_size", "driver_below")  # given as numbers, not words
+NUMBER_SETTINGS = numbers()  # engine settings given as numbers, not words
 STATIC = resources.files("pegsearch") / "service" / "static"
 
 

@@ -20,13 +20,15 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pegsearch.board.numbers import shown
+from pegsearch.engines.settings import served
 from pegsearch.errors import Busy, InputError, PegsearchError, one_line
 from pegsearch.service.hints import Gone
 from pegsearch.service.storage import without_root
 from pegsearch.store import Location
 
-# The engine settings a request may give (never mrjob_conf: that is a path on the server).
-SERVICE_SETTINGS = ("memory", "reduce", "master", "runner", "batch_size", "driver_below")
+# The engine settings a request may give, as engines.settings declares them (never mrjob_conf:
+# that is a path on the server).
+SERVICE_SETTINGS = served()
 
 
 class Bearer:

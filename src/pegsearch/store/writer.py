@@ -58,7 +58,10 @@ class LevelWriter:
     """Writes one level's parts under names unique to this attempt; the driver commits them.
 
     Engines call `write` (from any thread) with sorted, distinct positions, or `add` the entries
-    of parts their tasks wrote into the level's folder (Spark).
+    of parts their tasks wrote into the level's folder (Spark). First they say how the level
+    starts: `resume_at` (an engine making it in passes, which may add to a checkpoint) or `whole`
+    (one that makes it in one go). A part taken before either is refused: an engine that skipped
+    it would write its parts beside a checkpoint another engine left, and the level would hold both.
     """
 
     def __init__(self, run: RunToCommit, level: int) -> None:
@@ -73,6 +76,7 @@ class LevelWriter:
         self._kept: set[int] = set()  # parts a checkpoint (or the level's commit) lists
         self.began = time.perf_counter()
         self._guard = threading.Lock()
+        self.started = False  # said how the level starts (`resume_at` or `whole`)
         # A level a killed attempt left in progress: its committed passes are this writer's first.
         checkpoint = run.in_progress if (run.in_progress or {}).get("level") == level else None
         self.checkpoint = checkpoint
@@ -89,6 +93,7 @@ class LevelWriter:
         checkpoint of a level cut as `cut` says (its keyspace and partitions: an engine that
         would cut the level otherwise, on another machine or with another --reduce, cannot add
         to it), else 0, the checkpoint dropped."""
+        self.started = True
         if self.checkpoint is None:
             return 0
         present = self.folder.files()
@@ -108,6 +113,7 @@ class LevelWriter:
     def whole(self) -> None:
         """For an engine that makes the level in one go: a checkpoint left by another engine's
         passes (a run resumed on another engine) is dropped, its parts with it."""
+        self.started = True
         if self.checkpoint is not None:
             self._start_over("its committed passes were made by another engine")
 
@@ -152,6 +158,9 @@ class LevelWriter:
         """Take part number `index`, already in the level's folder, with its manifest entry and
         the summary of its values (written by `write`, or by a Spark reduce task through
         `write_part`)."""
+        if not self.started:
+            raise RuntimeError(f"level {self.level}: a part was taken before the engine said how the"
+                               " level starts (LevelWriter.resume_at or whole)")
         with self._guard:
             if index in self._entries:
                 raise RuntimeError(f"part {index} of level {self.level} written twice")

@@ -77,8 +77,6 @@ class MRJobEngine:
     """Runs one MRJob per level on the chosen mrjob runner (default: inline, in this process)."""
 
     name = "mrjob"
-    SETTINGS = ("runner", "mrjob_conf", "master", "batch_size")
-
     def __init__(self, runner: str = "inline", mrjob_conf: Path | None = None,
                  master: str | None = None, batch_size: int = BATCH_SIZE) -> None:
         """`batch_size` is how many positions a mapper expands per kernel call; 1 (a call per

@@ -36,7 +36,8 @@ from pyspark import SparkContext
 
 from pegsearch.engines import LevelProgress, hadoop, no_progress
 from pegsearch.engines.estimates import expected_states
-from pegsearch.engines.local import LocalEngine, check_reduce, choose_reduce
+from pegsearch.engines.local import LocalEngine
+from pegsearch.engines.reduce_choice import check_reduce, choose_reduce
 from pegsearch.engines.spark.blocks import decode_block
 from pegsearch.engines.spark.job import (
     BATCH_ROWS,
@@ -70,8 +71,6 @@ class SparkEngine:
     """
 
     name = "spark"
-    SETTINGS = ("master", "driver_below", "reduce")
-
     def __init__(self, master: str | None = None, driver_below: int | None = None,
                  reduce: str = "auto") -> None:
         """`reduce` chooses how levels drop repeats, as the local engine's does: a bitmap level

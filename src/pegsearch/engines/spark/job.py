@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from pyspark.broadcast import Broadcast
 
 from pegsearch.engines.spark.blocks import Combiner, encode_block, merge_blocks
 from pegsearch.errors import PathCountOverflow
@@ -30,6 +30,9 @@ from pegsearch.kernel.tables import BoardTables
 from pegsearch.kernel.values import Carry
 from pegsearch.store import DamagedLevel, Location, level_name
 from pegsearch.store.parts import iter_parts, new_attempt, part_name, write_part
+
+if TYPE_CHECKING:  # a hint only: the tasks run without importing pyspark, so they are reused anywhere
+    from pyspark.broadcast import Broadcast
 
 # Parents a map task expands at a time: about 1 M parents make about 10 M children, some
 # 100-200 MB in the Python worker at the peak.
