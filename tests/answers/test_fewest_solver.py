@@ -99,10 +99,26 @@ def test_solve_fewest_moves_of_a_run_without_them_is_answered_by_the_solver(tmp_
 
 @pytest.mark.parametrize("extra, fragment", [
     (["--seconds", "0"], "not a time bound"),
-    (["--finish", "2"], "one peg can never end on hole 2 from this start"),
 ])
 def test_bad_fewest_moves_questions_are_refused_in_one_line(extra: list[str], fragment: str) -> None:
     assert_one_line_error(pegsearch("solve", "triangle-5", "--fewest-moves", *extra), fragment)
+
+
+@pytest.mark.parametrize("finish, proof", [
+    ("2", "the position classes rule it out"),  # hole 2: in another class than the start's
+    ("5", "every line of play was tried"),  # hole 5: in its class, and never reached all the same
+])
+def test_an_impossible_finish_is_answered_with_its_proof_whichever_proof(finish: str,
+                                                                         proof: str) -> None:
+    """From hole 1, triangle-5 ends on 1, 7, 10 or 13 only (Durango Bill, published.json): 2 and 5 both
+    have no solution, and both are answers, exit 0, each with its proof."""
+    result = pegsearch("solve", "triangle-5", "--fewest-moves", "--finish", finish, "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["outcome"] == "lost" and not document["solved"]
+    assert f"one peg on hole {finish} from this start: proved: {proof}" in document["note"]
+    if finish == "2":
+        assert "the position classes allow one peg on 1, 5, 7, 10, 13" in document["note"]
 
 
 def test_fewest_moves_on_a_board_past_64_holes_is_refused_in_one_line(tmp_path: Path) -> None:

@@ -326,9 +326,11 @@ def test_triangle_9_is_solved_from_its_corner_and_the_line_replays() -> None:
     assert replayed(9, set(range(2, 46)), jumps) == set(document["positions"][-1])
 
 
-def test_a_finish_the_classes_rule_out_and_bad_bounds_are_one_line() -> None:
-    assert_one_line_error(pegsearch("solve", "triangle-9", "--finish", "2"),
-                          "one peg can never end on hole 2 from this start")
+def test_a_finish_the_classes_rule_out_is_a_proof_and_bad_bounds_are_one_line() -> None:
+    ruled_out = pegsearch("solve", "triangle-9", "--finish", "2")
+    assert ruled_out.returncode == 0, ruled_out.stderr
+    assert "one peg on hole 2 from this start: proved: the position classes rule it out" \
+        in ruled_out.stdout
     for bound in ("0", "-1", "soon", "nan", "inf"):
         assert_one_line_error(pegsearch("solve", "triangle-9", "--seconds", bound),
                               "not a time bound")

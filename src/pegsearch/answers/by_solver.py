@@ -39,7 +39,6 @@ from pegsearch.answers.survey import StartResult
 from pegsearch.board.geometry import Board, Jump, legal_jumps
 from pegsearch.board.pictures import holes_with_pegs, render
 from pegsearch.board.symmetry import Permutation, hole_classes, image_of_hole, image_of_jump
-from pegsearch.errors import InputError
 from pegsearch.kernel.threads import WORKERS
 from pegsearch.store import Run
 
@@ -67,9 +66,14 @@ PROOFS = {"class": "the position classes rule it out (no jump changes a position
                  " reaches it"}
 
 
-def why(answer: Answer) -> str:
+def why(board: Board, answer: Answer) -> str:
     """One sentence on an answer that is not won: the proof, or the bound that stopped it (a
-    pagoda function's, with what the position and the goal weigh)."""
+    pagoda function's, with what the position and the goal weigh; the classes', with the holes
+    they allow, which are not each reachable)."""
+    if answer.outcome == LOST_WORD and answer.how == "class":
+        allowed = ", ".join(map(str, goal_holes(board, answer.position, None))) or "none"
+        return (f"proved: {PROOFS['class']}; the position classes allow one peg on {allowed}"
+                f" (see `pegsearch show {board.name}`)")
     if answer.outcome == LOST_WORD and answer.pagoda is not None:
         return (f"proved: {PROOFS['pagoda']}: it weighs {answer.pagoda.weight(answer.position)},"
                 f" one peg on a goal hole at least {answer.pagoda.threshold} (each hole's weight"
@@ -88,7 +92,7 @@ def solution_by_solver(board: Board, start: tuple[int, ...], finish: int | None,
     answer = solver.answer(board, position, finish, seconds)
     positions = _positions(board, position, answer.line)
     goal = "one peg" if finish is None else f"one peg on hole {finish}"
-    note = "" if answer.won else f"{goal} from this start: {why(answer)}"
+    note = "" if answer.won else f"{goal} from this start: {why(board, answer)}"
     return Solution(answer.won, note, finish, False, steps(answer.line), positions, board,
                     Found(tuple(start), answer.outcome, answer.how, answer.examined, answer.seconds,
                           pagoda=answer.pagoda))
@@ -103,7 +107,7 @@ def fewest_by_solver(board: Board, start: tuple[int, ...], finish: int | None, s
     positions = _positions(board, position, found.line)
     goal = "one peg" if finish is None else f"one peg on hole {finish}"
     if found.outcome == LOST_WORD:
-        note = f"{goal} from this start: {why(Answer(LOST_WORD, position, finish, how=found.how))}"
+        note = f"{goal} from this start: {why(board, Answer(LOST_WORD, position, finish, how=found.how))}"
     elif not found.line:
         note = (f"{goal} from this start: undecided: no line found within the time bound, and none"
                 f" has fewer than {found.at_least} moves; give it more time (--seconds)")
@@ -119,12 +123,11 @@ def fewest_by_solver(board: Board, start: tuple[int, ...], finish: int | None, s
 
 
 def _start_checked(board: Board, start: tuple[int, ...], finish: int | None) -> int:
-    """The start's position, its finishing hole checked: on the board, and in its class."""
+    """The start's position, its finishing hole checked on the board. One the position classes
+    rule out is not refused: that is a proof of no solution, answered as any other proof is."""
     if finish is not None:
         board.hole_of(finish, "finish")
-    position = board.start_position(start)
-    _check_goal(board, position, finish)
-    return position
+    return board.start_position(start)
 
 
 def _positions(board: Board, position: int, line: tuple[Jump, ...]) -> tuple[int, ...]:
@@ -208,7 +211,7 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
                 level=board.holes - len(board.empty) - pegs if from_start else None, by=BY,
                 outcome=itself.outcome,
                 finishes_undecided=[hole for hole in open_ if hole not in ends],
-                note=None if itself.won else "no jump is left" if stuck else why(itself))
+                note=None if itself.won else "no jump is left" if stuck else why(board, itself))
 
 
 def open_starts(board: Board) -> dict:
@@ -403,12 +406,3 @@ def _moved(start: int, searched: int, answers: dict[int, tuple[Answer, Permutati
                        lines={hole: lines[hole] for hole in finishes},
                        lost=dict(sorted(lost.items())), undecided=tuple(sorted(undecided)))
 
-
-def _check_goal(board: Board, position: int, finish: int | None) -> None:
-    """A finishing hole the position classes rule out is refused at once, in one line."""
-    if finish is not None and not goal_holes(board, position, finish):
-        raise InputError("{finish} {finish_hole}: one peg can never end on hole {finish_hole} from"
-                         " this start: its one-peg position is in another position class (no jump"
-                         " changes a position's class); the holes it can end on are {holes} (see"
-                         " {board})", board.name, finish_hole=finish,
-                         holes=", ".join(map(str, goal_holes(board, position, None))) or "none")
