@@ -98,6 +98,7 @@ class GpuEngine(LocalEngine):
     """The local engine with its bitmap levels' children set on a GPU (numba-cuda)."""
 
     name = "gpu"
+
     def __init__(self, memory: str | int | None = None, chunk: int | None = None,
                  reduce: str = "auto", gpu_memory: str | int | None = None) -> None:
         """`memory` bounds the host's share (parents read, parts written) as on the local engine,

@@ -77,6 +77,7 @@ class MRJobEngine:
     """Runs one MRJob per level on the chosen mrjob runner (default: inline, in this process)."""
 
     name = "mrjob"
+
     def __init__(self, runner: str = "inline", mrjob_conf: Path | None = None,
                  master: str | None = None, batch_size: int = BATCH_SIZE) -> None:
         """`batch_size` is how many positions a mapper expands per kernel call; 1 (a call per

@@ -71,6 +71,7 @@ class SparkEngine:
     """
 
     name = "spark"
+
     def __init__(self, master: str | None = None, driver_below: int | None = None,
                  reduce: str = "auto") -> None:
         """`reduce` chooses how levels drop repeats, as the local engine's does: a bitmap level
