@@ -180,3 +180,29 @@ def test_bitmap_passes_are_planned_as_the_engine_makes_them(tmp_path: Path) -> N
     levels = estimated(str(out), "--memory", "20G", "--cores", "2")["levels"]
     assert [(levels[k]["reduce"], levels[k]["passes"]) for k in (14, 15, 16)] == \
         [("bitmap", 1), ("bitmap", 1), ("bitmap", 2)]
+
+
+def test_a_cluster_is_priced_per_node_and_its_small_levels_made_in_the_driver(tmp_path: Path) -> None:
+    """`estimate --nodes`: triangle-6's levels all come from fewer parents than the Spark engine
+    sends to the cluster, so each is made in the driver at the one-node estimate's cost, no task
+    and no shuffle; a task's memory is what a node's daemons, executor and Python workers leave."""
+    out = tmp_path / "run"
+    assert pegsearch("run", "triangle-6", "--out", str(out)).returncode == 0
+    found = estimated(str(out), "--nodes", "3", "--cores", "2", "--memory", "4G")
+    cluster = found["cluster"]
+    assert cluster["nodes"] == 3 and len(cluster["levels"]) == len(found["levels"])
+    assert all(level["made"] == "driver" and level["map_tasks"] == 0 and level["shuffle_bytes"] == 0
+               for level in cluster["levels"])
+    assert cluster["seconds"] == pytest.approx(found["seconds"], abs=0.01)
+    assert cluster["task_memory"] == ((4 << 30) - (345 << 20) - (1 << 30) - 2 * (450 << 20)) // 2
+    assert cluster["settings"]["spark.pegsearch.task.memory"] == f"{cluster['task_memory'] >> 20}m"
+    shown = pegsearch("estimate", str(out), "--nodes", "3", "--cores", "2", "--memory", "4G")
+    assert "on Spark, 3 nodes of 2 cores and 4 GiB" in shown.stdout
+    assert "--conf spark.executor.cores=2" in shown.stdout
+
+
+@pytest.mark.parametrize("args, fragment", [(("--nodes", "0"), "--nodes 0"),
+                                            (("--nodes", "3", "--cores", "4", "--memory", "2G"),
+                                             "--memory 2 GiB a node")])
+def test_a_cluster_it_cannot_price_is_refused_in_one_line(args: tuple[str, ...], fragment: str) -> None:
+    assert_one_line_error(pegsearch("estimate", "triangle-5", *args), fragment)

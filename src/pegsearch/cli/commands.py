@@ -56,6 +56,7 @@ from pegsearch.cli.progress import LevelBar, TerminalProgress, pair_progress, sa
 from pegsearch.cli.subjects import asked_of, open_run
 from pegsearch.cli.text import (
     bench_table,
+    cluster_estimate_lines,
     compare_table,
     estimate_table,
     gpu_estimate_lines,
@@ -65,10 +66,11 @@ from pegsearch.cli.text import (
     survey_table,
 )
 from pegsearch.engines import Engine, make_engine
-from pegsearch.engines.costs import estimate, measured
+from pegsearch.engines.cluster_costs import ClusterEstimate, cluster_estimate, cluster_task_memory
+from pegsearch.engines.costs import Estimate, estimate, measured
 from pegsearch.engines.driver import search
 from pegsearch.engines.gpu_costs import gpu_estimate
-from pegsearch.engines.settings import SETTINGS
+from pegsearch.engines.settings import BY_NAME, SETTINGS
 from pegsearch.errors import UsageError
 from pegsearch.kernel.target import CHOSEN, tune, wisdom_file
 from pegsearch.sizes import default_budget, parse_size
@@ -378,19 +380,35 @@ def command_estimate(args: argparse.Namespace) -> int:
         raise UsageError(f"--cores {args.cores}: give the cores of the machine priced, 1 or more")
     cores = args.cores or os.cpu_count() or 1
     memory = default_budget() if args.memory is None else parse_size(args.memory, here=False)
+    if args.nodes is not None:
+        cluster_task_memory(args.nodes, cores, memory)  # a cluster it cannot price is refused first
     location = Location.parse(args.target)
     if location.is_file(MANIFEST):
-        found = estimate(open_run(args.target), cores, memory, args.keep)
+        run = open_run(args.target)
+        found = estimate(run, cores, memory, args.keep)
+        cluster = _cluster(run, found, args, cores, memory)
     else:
         spec = SearchSpec.asked(load_board(args.target), None, "board", False, False)
         if sys.stderr.isatty():
             print(f"measuring {spec.describe()} until its levels are large enough to time", file=sys.stderr)
         with tempfile.TemporaryDirectory(prefix="pegsearch-estimate-") as folder:
-            found = estimate(measured(spec, Path(folder) / "run"), cores, memory, args.keep)
+            run = measured(spec, Path(folder) / "run")
+            found = estimate(run, cores, memory, args.keep)
+            cluster = _cluster(run, found, args, cores, memory)
     gpu = None if args.gpu is None else gpu_estimate(found, args.target, args.gpu, args.gpu_memory)
-    document = {**found.document(), **({"gpu": gpu.document()} if gpu else {})}
-    print(json.dumps(document, indent=1) if args.json else estimate_table(found) + gpu_estimate_lines(gpu))
+    document = {**found.document(), **({"gpu": gpu.document()} if gpu else {}),
+                **({"cluster": cluster.document()} if cluster else {})}
+    print(json.dumps(document, indent=1) if args.json else estimate_table(found) + gpu_estimate_lines(gpu)
+          + cluster_estimate_lines(cluster))
     return 0
+
+
+def _cluster(run: Run, found: Estimate, args: argparse.Namespace, cores: int,
+             memory: int) -> ClusterEstimate | None:
+    """`estimate --nodes`'s plan of the Spark engine on the cluster, None without it."""
+    if args.nodes is None:
+        return None
+    return cluster_estimate(run, found, args.nodes, cores, memory, BY_NAME["driver_below"].default)
 
 
 def command_runs(args: argparse.Namespace) -> int:

@@ -407,6 +407,10 @@ def build_parser() -> argparse.ArgumentParser:
                                " at the rate of GPU-RUN's (or RUN's) GPU levels; unmeasured without")
     estimate.add_argument("--gpu-memory", metavar="SIZE",
                           help="with --gpu: the GPU's share, e.g. 120G (default: 90%% of an 80 GB H100)")
+    estimate.add_argument("--nodes", type=int, metavar="N",
+                          help="also the Spark engine on a cluster of N nodes, each of --cores cores"
+                               " and --memory of RAM: per level its tasks, passes, shuffle bytes, a"
+                               " node's memory and seconds, and the settings that plan it so")
     estimate.add_argument("--json", action="store_true", help="print the estimate as JSON")
     estimate.set_defaults(handler="command_estimate")
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # types only: `pegsearch boards` draws its table without the 
     from pegsearch.answers.survey import StartResult
     from pegsearch.board.geometry import Board, Jump
     from pegsearch.cli.bench import Measurement, Pair
+    from pegsearch.engines.cluster_costs import ClusterEstimate
     from pegsearch.engines.costs import Estimate
     from pegsearch.engines.gpu_costs import GpuEstimate
     from pegsearch.store import Run
@@ -240,6 +241,42 @@ def gpu_estimate_lines(gpu: GpuEstimate | None) -> str:
               f" {'-' if level.seconds is None else f'{level.seconds:,.1f}':>10}" for level in gpu.levels]
     total = "unmeasured" if gpu.seconds is None else f"{gpu.seconds / 3600:,.2f} h wall"
     lines.append(f"bitmap levels on the GPU: {len(gpu.levels)}, {total}; the others as above")
+    return "\n".join(lines)
+
+
+def cluster_estimate_lines(cluster: ClusterEstimate | None) -> str:
+    """`estimate --nodes`'s lines after the table: each level as the Spark engine makes it on the
+    cluster, the totals, the settings that make the engine plan it so, and what the figures rest on."""
+    if cluster is None:
+        return ""
+    from pegsearch.engines.cluster_costs import (  # loaded by the estimate itself
+        JOB_SECONDS,
+        LOST_SECONDS,
+        NETWORK_BYTES,
+        SHUFFLE_CHECKED,
+        SPARK_COST,
+    )
+
+    lines = [f"\n\non Spark, {cluster.nodes} nodes of {cluster.cores} cores and {readable(cluster.memory)}"
+             f" (a task may hold {readable(cluster.task_memory)}; levels from under"
+             f" {cluster.driver_below:,} parents made in the driver):",
+             f"{'level':>5} {'made':<7} {'map tasks':>9} {'reduce':>7} {'passes':>6} {'shuffle':>10}"
+             f" {'node memory':>11} {'wall s':>10}"]
+    lines += [f"{level.level:>5} {level.made:<7} {level.map_tasks:>9,} {level.reduce_tasks:>7,}"
+              f" {level.passes:>6} {readable(level.shuffle_bytes):>10} {readable(level.node_memory):>11}"
+              f" {level.seconds:>10,.1f}" for level in cluster.levels if level.level]
+    settings = " ".join(f"--conf {key}={value}" for key, value in cluster.settings.items())
+    lines += [f"on the cluster: {cluster.seconds / 3600:,.2f} h wall, {readable(cluster.shuffle_bytes)}"
+              f" shuffled, {readable(cluster.peak_node_memory)} a node at the peak; a node lost in the"
+              f" dearest level costs up to {cluster.lost_node_seconds / 60:,.1f} min (the driver's"
+              f" {LOST_SECONDS:g} s wait for a node that stops answering, then its share made again)",
+              f"plans so under: {settings}",
+              f"rests on: tasks and passes as the engine plans them (exact for measured levels);"
+              f" shuffle bytes modelled ({SHUFFLE_CHECKED}); seconds"
+              f" the local engine's at Spark's cost over it ({SPARK_COST['bitmap']:g}x a bitmap"
+              f" level, {SPARK_COST['tables']:g}x a tables level, measured on local[2]),"
+              f" {JOB_SECONDS:g} s a job, {NETWORK_BYTES * 8 / 1e9:g} Gbit/s a node assumed:"
+              " rough, never measured on more than one machine"]
     return "\n".join(lines)
 
 

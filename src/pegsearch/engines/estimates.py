@@ -16,10 +16,17 @@ DISK_MARGIN = 1.25
 
 def expected_states(run: Run, level: int) -> int:
     """A guess at the size of level `level + 1` from the growth of the last two levels."""
-    states = run.levels[level]["states"]
-    if level == 0:
-        return max(1, states * len(run.board.jumps))
-    growth = states / max(1, run.levels[level - 1]["states"])
+    return expected_after([record["states"] for record in run.levels[:level + 1]], len(run.board.jumps))
+
+
+def expected_after(counts: list[int], jumps: int) -> int:
+    """The guess at the level after `counts` (a search's levels so far, on a board of `jumps`
+    jumps) every engine plans it by: a plan made before the search (`estimate --nodes`) guesses as
+    the engines will, so it cuts the levels as they will."""
+    states = counts[-1]
+    if len(counts) == 1:
+        return max(1, states * jumps)
+    growth = states / max(1, counts[-2])
     return max(1, int(states * max(growth, 1.0)))
 
 
