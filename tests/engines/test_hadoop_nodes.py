@@ -130,6 +130,10 @@ def test_a_node_lost_mid_level(nodes: dict[str, str], local_triangle_5: Path, en
         drill(nodes, lost, "start")
     said = [line for line in errors.splitlines() if f"YARN lost node 127.0.0.{lost + 1}:" in line]
     assert said and said[0].startswith("pegsearch: level "), errors[-3000:]
+    # The level's record keeps it: `counts --json` (and the service's level events) say it too.
+    level = int(said[0].split()[2].rstrip(":"))
+    counted = json.loads(pegsearch_process("counts", run, "--json", env=nodes).stdout)["levels"]
+    assert any(f"YARN lost node 127.0.0.{lost + 1}:" in note for note in counted[level]["nodes"])
     assert_identical_and_verified(run, local_triangle_5, nodes)
 
 

@@ -56,7 +56,7 @@ def _level(record: dict, winnable: int | None) -> LevelCount:
     """One committed level's record as its count."""
     return LevelCount(record["level"], record["pegs"], record["states"], record.get("engine"),
                       int(record["paths"]) if "paths" in record else None, record.get("moves"),
-                      winnable)
+                      winnable, tuple(record["nodes"]) if "nodes" in record else None)
 
 
 def counts_answer(run: Run, winnable: bool = False, finish: int | None = None,

@@ -233,11 +233,11 @@ class Survey:
 @dataclass(frozen=True)
 class LevelCount:
     """One committed level as clients see it: its positions (and path total, or the fewest moves
-    reaching any of them), the positions that can still be won when walked back, and the engine
+    reaching any of them), the positions that can still be won when walked back, the engine
     that made it (a resumed run may have changed engines; the Spark engine makes small levels in
-    its driver; level 0 has none)."""
+    its driver; level 0 has none), and the cluster's nodes lost or back while it was made."""
 
-    OPTIONAL = frozenset({"engine", "paths", "moves", "winnable"})
+    OPTIONAL = frozenset({"engine", "paths", "moves", "winnable", "nodes"})
 
     level: int
     pegs: int
@@ -246,6 +246,7 @@ class LevelCount:
     paths: int | None = None  # a --count-paths run
     moves: int | None = None  # a --fewest-moves run
     winnable: int | None = None  # asked for: walked back from one peg (on a hole)
+    nodes: tuple[str, ...] | None = None  # what happened to the cluster's nodes while it was made
 
     def as_document(self) -> dict:
         return _present(self)

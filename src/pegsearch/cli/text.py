@@ -268,8 +268,9 @@ def cluster_estimate_lines(cluster: ClusterEstimate | None) -> str:
     settings = " ".join(f"--conf {key}={value}" for key, value in cluster.settings.items())
     lines += [f"on the cluster: {cluster.seconds / 3600:,.2f} h wall, {readable(cluster.shuffle_bytes)}"
               f" shuffled, {readable(cluster.peak_node_memory)} a node at the peak; a node lost in the"
-              f" dearest level costs up to {cluster.lost_node_seconds / 60:,.1f} min (the driver's"
-              f" {LOST_SECONDS:g} s wait for a node that stops answering, then its share made again)",
+              f" dearest pass costs up to {cluster.lost_node_seconds / 60:,.1f} min (the driver's"
+              f" {LOST_SECONDS:g} s wait for a node that stops answering, then its share of the"
+              " pass made again)",
               f"plans so under: {settings}",
               f"rests on: tasks and passes as the engine plans them (exact for measured levels);"
               f" shuffle bytes modelled ({SHUFFLE_CHECKED}); seconds"

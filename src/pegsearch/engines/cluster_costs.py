@@ -64,12 +64,12 @@ RANGED_SENT = 1.9
 # level's ranks (triangle-8's levels 9-12 on local[2]: 1.1-3.5 bits, -2.1 to -3.1 beyond the log;
 # triangle-9's level 12, 0.68 bytes a position made, is 0.64 so); a tables level's BLOCK_BYTES
 # (triangle-8's levels 5-8: 0.6-1.5); and BLOCK_HEADER a block, a map task sending one a
-# partition. Over triangle-8's levels 5-12 on local[2] the model gave 0.7-1.6 times the bytes
+# partition. Over triangle-8's levels 3-12 on local[2] the model gave 0.6-1.6 times the bytes
 # Spark's event log counted (0.9-1.4 times over its bitmap levels 9-12):
 GAP_BITS = -2.4
 BLOCK_BYTES = 1.0
 BLOCK_HEADER = 100
-SHUFFLE_CHECKED = "0.7-1.6 times Spark's own count over triangle-8's levels 5-12"
+SHUFFLE_CHECKED = "0.6-1.6 times Spark's own count over triangle-8's levels 3-12"
 # How long the driver takes to give up on a node that stops answering (`spark.network.timeout`,
 # 120 s by default); a node killed outright is seen at once (its connections drop).
 LOST_SECONDS = 120.0
@@ -122,11 +122,12 @@ class ClusterEstimate:
     @property
     def lost_node_seconds(self) -> float:
         """What a node lost in the dearest level costs at most: the driver's wait for a node that
-        stopped answering, and its share of the level made again on the other nodes."""
-        dearest = max(self.levels, key=lambda level: level.seconds)
+        stopped answering, and its share of one pass made again on the other nodes (each pass is
+        a job whose parts are committed, so an earlier pass's work is kept)."""
+        dearest = max(self.levels, key=lambda level: level.seconds / level.passes)
         if self.nodes == 1 or dearest.made == "driver":
             return LOST_SECONDS
-        return LOST_SECONDS + dearest.seconds / (self.nodes - 1)
+        return LOST_SECONDS + dearest.seconds / dearest.passes / (self.nodes - 1)
 
     def document(self) -> dict:
         return {**asdict(self), "seconds": round(self.seconds, 3), "shuffle_bytes": self.shuffle_bytes,

@@ -150,15 +150,16 @@ class NodeWatch:
         self.known: dict[str, str] | None = None  # first asked as the first level's job starts
 
     @contextmanager
-    def during(self, level: int) -> Iterator[None]:
-        """Watch while the block (level `level`'s job) runs, and look once more as it ends."""
+    def during(self, level: int, notes: dict) -> Iterator[None]:
+        """Watch while the block (level `level`'s job) runs, and look once more as it ends; what is
+        said is kept in the level's `notes` too (its record: `counts`, the service's events)."""
         if not self.found:
             yield
             return
         if self.known is None:
             self.known = node_states(self.found)
         stop = threading.Event()
-        watcher = threading.Thread(target=self._watch, args=(level, stop), daemon=True,
+        watcher = threading.Thread(target=self._watch, args=(level, notes, stop), daemon=True,
                                    name="pegsearch-yarn-nodes")
         watcher.start()
         try:
@@ -167,22 +168,24 @@ class NodeWatch:
             stop.set()
             watcher.join(timeout=2 * WATCH_SECONDS)
 
-    def _watch(self, level: int, stop: threading.Event) -> None:
+    def _watch(self, level: int, notes: dict, stop: threading.Event) -> None:
         while not stop.wait(WATCH_SECONDS):
-            self._look(level)
-        self._look(level)
+            self._look(level, notes)
+        self._look(level, notes)
 
-    def _look(self, level: int) -> None:
+    def _look(self, level: int, notes: dict) -> None:
         assert self.known is not None, "looked at outside `during`"
         now = node_states(self.found)
         for node, state in now.items():
             before = self.known.get(node)
             if state in LOST_STATES and before not in LOST_STATES:
-                print(f"pegsearch: level {level}: YARN lost node {node} ({state}); the tasks it"
-                      " ran run again on the other nodes", file=sys.stderr, flush=True)
+                said = f"YARN lost node {node} ({state}); the tasks it ran run again on the other nodes"
             elif state == "RUNNING" and before in LOST_STATES:
-                print(f"pegsearch: level {level}: node {node} is back in YARN", file=sys.stderr,
-                      flush=True)
+                said = f"node {node} is back in YARN"
+            else:
+                continue
+            print(f"pegsearch: level {level}: {said}", file=sys.stderr, flush=True)
+            notes.setdefault("nodes", []).append(said)
         self.known.update(now)
 
 

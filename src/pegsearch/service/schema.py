@@ -66,6 +66,9 @@ class Level(Document):
     engine: str | None = Field(None, description="the engine that made the level: local, mrjob, spark,"
                                                  " or 'spark (driver)' for a small level the Spark"
                                                  " engine made in its driver (none for level 0)")
+    nodes: list[str] | None = Field(None, description="each node of the cluster YARN lost (its tasks"
+                                                      " made again on the others) or got back while"
+                                                      " the level was made, a line each")
 
 
 class InProgress(Document):

@@ -139,7 +139,7 @@ class MRJobEngine:
             job = LevelJob(args=self._job_args(search, inputs, folder, run.carry, name))
             with job.make_runner() as runner, \
                     hadoop.submitted_applications(HADOOP_OUTPUT) as submitted, \
-                    self.nodes.during(level + 1):
+                    self.nodes.during(level + 1, writer.notes):
                 if self.runner == "hadoop" and not runner.get_hadoop_streaming_jar():
                     raise UsageError("no Hadoop streaming jar found where mrjob looks (below"
                                      " HADOOP_HOME and the folder of the `hadoop` command): name"

@@ -157,7 +157,7 @@ class SparkEngine:
         self.context.setJobDescription(f"pegsearch level {level + 1} of {run.uri}")
         # Ctrl-C mid-job cancels the job rather than raise inside py4j, which would print
         # py4j's tracebacks and leave its connection half-read (see interrupts.cancelling).
-        with cancelling(self._cancel), self._nodes.during(level + 1):
+        with cancelling(self._cancel), self._nodes.during(level + 1, writer.notes):
             try:
                 made = (self.context.parallelize(entries, len(entries))
                         .mapPartitions(mapper)
