@@ -82,6 +82,19 @@ def test_start_hole_that_does_not_exist(tmp_path: Path) -> None:
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.parametrize("argv", [("solve", "triangle-5", "--start", "-1"),
+                                  ("run", "triangle-5", "--start", "3", "-1"),
+                                  ("solve", "triangle-5", "--finish", "-1"),
+                                  ("hint", "triangle-5", "1,2", "--finish", "-1")])
+def test_a_negative_hole_is_a_hole_off_the_board(argv: tuple[str, ...]) -> None:
+    """`--start -1` was refused as "not a whole number": it is one, only not a hole of the board
+    (issue 81, item 6)."""
+    option = next(word for word in argv if word.startswith("--"))
+    assert_one_line_error(pegsearch(*argv), f"{option} -1: hole -1 does not exist on triangle-5;"
+                                            " holes are numbered 1 to 15 (see `pegsearch show"
+                                            " triangle-5`)")
+
+
 def test_out_holding_another_run(tmp_path: Path) -> None:
     out = tmp_path / "run"
     assert pegsearch("run", "triangle-5", "--out", str(out)).returncode == 0
