@@ -95,6 +95,20 @@ def test_a_negative_hole_is_a_hole_off_the_board(argv: tuple[str, ...]) -> None:
                                             " triangle-5`)")
 
 
+def test_a_solved_line_names_the_hole_it_ends_on(tmp_path: Path) -> None:
+    """`solve --json` without --finish said `"finish": null` of a solved line; it names the hole
+    the last peg stands on, by the solver and from a stored run alike (issue 81, item 6)."""
+    out = tmp_path / "run"
+    assert pegsearch("run", "triangle-5", "--out", str(out)).returncode == 0
+    for asked in (("triangle-5", "--start", "1"), (str(out),)):
+        document = json.loads(pegsearch("solve", *asked, "--json").stdout)
+        assert document["solved"]
+        [last] = document["positions"][-1]
+        assert document["finish"] == last
+    asked = json.loads(pegsearch("solve", "triangle-5", "--start", "1", "--finish", "13", "--json").stdout)
+    assert asked["finish"] == 13 and asked["positions"][-1] == [13]
+
+
 def test_out_holding_another_run(tmp_path: Path) -> None:
     out = tmp_path / "run"
     assert pegsearch("run", "triangle-5", "--out", str(out)).returncode == 0
