@@ -54,11 +54,24 @@ def test_default_out_is_a_new_folder_under_runs(tmp_path: Path) -> None:
 
 def test_boards_and_show() -> None:
     listing = pegsearch("boards").stdout
-    assert any(line.split()[:5] == ["skippy-xl", "triangle", "28", "90", "6"]
+    assert any(line.split()[:7] == ["skippy-xl", "(also", "triangle-7)", "triangle", "28", "90", "6"]
                for line in listing.splitlines())
     shown = pegsearch("show", "english-33").stdout
     assert "33 holes, 76 jumps, 8 symmetries" in shown
     assert "o o o . o o o" in shown
+
+
+def test_triangle_7_is_skippy_xl(tmp_path: Path) -> None:
+    """triangle-4 to triangle-10 are board names but side 7 was only skippy-xl (issue 81, item 6):
+    triangle-7 is its other name, for every command that takes a board."""
+    shown = pegsearch("show", "triangle-7")
+    assert shown.returncode == 0 and shown.stdout.startswith("skippy-xl: 28 holes, 90 jumps")
+    out = tmp_path / "run"
+    assert pegsearch("run", "triangle-7", "--until", "2", "--out", str(out)).returncode == 0
+    assert Run.open(out).board.name == "skippy-xl"
+    solved = json.loads(pegsearch("solve", "triangle-7", "--start", "4", "--json").stdout)
+    assert solved["solved"] and solved["board"]["name"] == "skippy-xl"
+    assert_one_line_error(pegsearch("run", "triangle-77"), "did you mean 'triangle-7'?")
 
 
 def test_malformed_board_file(tmp_path: Path) -> None:
