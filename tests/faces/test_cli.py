@@ -54,11 +54,24 @@ def test_default_out_is_a_new_folder_under_runs(tmp_path: Path) -> None:
 
 def test_boards_and_show() -> None:
     listing = pegsearch("boards").stdout
-    assert any(line.split()[:5] == ["skippy-xl", "triangle", "28", "90", "6"]
+    assert any(line.split()[:7] == ["skippy-xl", "(also", "triangle-7)", "triangle", "28", "90", "6"]
                for line in listing.splitlines())
     shown = pegsearch("show", "english-33").stdout
     assert "33 holes, 76 jumps, 8 symmetries" in shown
     assert "o o o . o o o" in shown
+
+
+def test_triangle_7_is_skippy_xl(tmp_path: Path) -> None:
+    """triangle-4 to triangle-10 are board names but side 7 was only skippy-xl (issue 81, item 6):
+    triangle-7 is its other name, for every command that takes a board."""
+    shown = pegsearch("show", "triangle-7")
+    assert shown.returncode == 0 and shown.stdout.startswith("skippy-xl: 28 holes, 90 jumps")
+    out = tmp_path / "run"
+    assert pegsearch("run", "triangle-7", "--until", "2", "--out", str(out)).returncode == 0
+    assert Run.open(out).board.name == "skippy-xl"
+    solved = json.loads(pegsearch("solve", "triangle-7", "--start", "4", "--json").stdout)
+    assert solved["solved"] and solved["board"]["name"] == "skippy-xl"
+    assert_one_line_error(pegsearch("run", "triangle-77"), "did you mean 'triangle-7'?")
 
 
 def test_malformed_board_file(tmp_path: Path) -> None:
@@ -80,6 +93,33 @@ def test_start_hole_that_does_not_exist(tmp_path: Path) -> None:
     assert_one_line_error(pegsearch("run", "triangle-5", "--start", "16", "--out",
                                     str(tmp_path / "r")), "hole 16 does not exist on triangle-5")
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("argv", [("solve", "triangle-5", "--start", "-1"),
+                                  ("run", "triangle-5", "--start", "3", "-1"),
+                                  ("solve", "triangle-5", "--finish", "-1"),
+                                  ("hint", "triangle-5", "1,2", "--finish", "-1")])
+def test_a_negative_hole_is_a_hole_off_the_board(argv: tuple[str, ...]) -> None:
+    """`--start -1` was refused as "not a whole number": it is one, only not a hole of the board
+    (issue 81, item 6)."""
+    option = next(word for word in argv if word.startswith("--"))
+    assert_one_line_error(pegsearch(*argv), f"{option} -1: hole -1 does not exist on triangle-5;"
+                                            " holes are numbered 1 to 15 (see `pegsearch show"
+                                            " triangle-5`)")
+
+
+def test_a_solved_line_names_the_hole_it_ends_on(tmp_path: Path) -> None:
+    """`solve --json` without --finish said `"finish": null` of a solved line; it names the hole
+    the last peg stands on, by the solver and from a stored run alike (issue 81, item 6)."""
+    out = tmp_path / "run"
+    assert pegsearch("run", "triangle-5", "--out", str(out)).returncode == 0
+    for asked in (("triangle-5", "--start", "1"), (str(out),)):
+        document = json.loads(pegsearch("solve", *asked, "--json").stdout)
+        assert document["solved"]
+        [last] = document["positions"][-1]
+        assert document["finish"] == last
+    asked = json.loads(pegsearch("solve", "triangle-5", "--start", "1", "--finish", "13", "--json").stdout)
+    assert asked["finish"] == 13 and asked["positions"][-1] == [13]
 
 
 def test_out_holding_another_run(tmp_path: Path) -> None:

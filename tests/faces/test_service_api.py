@@ -64,6 +64,16 @@ def test_boards_are_listed_with_pictures(server: Server) -> None:
     assert server.get("/api/boards/triangle-5")["picture"].splitlines()[0].strip() == "1"
 
 
+def test_triangle_7_is_skippy_xl(server: Server) -> None:
+    """skippy-xl's other name (issue 81, item 6) is taken as the command line takes it."""
+    assert server.get("/api/boards/triangle-7")["name"] == "skippy-xl"
+    hint = server.get("/api/boards/triangle-7/hint?position=4-2-1&seconds=5")
+    assert hint["board"] == "skippy-xl" and hint["pegs"] == 26
+    search_id = server.submit({"board": "triangle-7"})  # accepted, then cancelled: its board named
+    assert server.json("POST", f"/api/searches/{search_id}/cancel")[0] == 200
+    assert server.wait(search_id, ("interrupted", "complete"))["board"] == "skippy-xl"
+
+
 def test_paths_counts_winnable_and_a_solution(server: Server, corner: str, published: dict) -> None:
     document = server.get(f"/api/searches/{corner}")
     assert document["status"] == "complete" and document["solvable"] is True

@@ -101,8 +101,16 @@ class Solution:
         """Whether asking again could say more: not when read from a run, or won or proved lost."""
         return self.found is None or self.found.outcome != UNDECIDED
 
+    @property
+    def ends_on(self) -> int | None:
+        """The hole the last peg of a solved line stands on: the finish asked, or, with none asked,
+        the one the line found ends on (a solved document said `"finish": null` there, leaving
+        its reader to decode the last position); None when not solved."""
+        return self.positions[-1].bit_length() if self.solved else None
+
     def as_document(self) -> dict:
-        document = {"solved": self.solved, "note": self.note, "finish": self.finish,
+        document = {"solved": self.solved, "note": self.note,
+                    "finish": self.finish if self.ends_on is None else self.ends_on,
                     "moves": self.moves, "fewest_moves": self.fewest_moves,
                     "jumps": [step.as_document() for step in self.steps],
                     "positions": [holes_with_pegs(p) for p in self.positions],

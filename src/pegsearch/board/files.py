@@ -28,6 +28,10 @@ KNOWN_KEYS = {"name", "description", "grid", "layout"}
 # terminal) is refused: every face prints these fields, and a stored NUL could not be read back.
 ALLOWED_CONTROLS = {"name": "", "description": "\n\t"}
 SHIPPED = resources.files("pegsearch.board") / "shipped"
+# Names a shipped board also answers to, each to its file's name: the triangles are named by side
+# (triangle-4 to triangle-10) but side 7 ships as its puzzle's name, and a researcher going up the
+# sides types triangle-7.
+OTHER_NAMES = {"triangle-7": "skippy-xl"}
 
 
 def parse_board(text: str, source: str) -> Board:
@@ -118,17 +122,29 @@ def shipped_boards() -> list[str]:
     return sorted(names, key=lambda name: (name.rstrip("0123456789"), len(name), name))
 
 
+def shipped_name(name: str) -> str | None:
+    """The shipped board `name` names, by its own name or another (OTHER_NAMES), or None."""
+    name = OTHER_NAMES.get(name, name)
+    return name if name in shipped_boards() else None
+
+
+def other_names(name: str) -> list[str]:
+    """The other names the shipped board `name` answers to (`pegsearch boards` lists them)."""
+    return [other for other, shipped in OTHER_NAMES.items() if shipped == name]
+
+
 def load_board(name_or_path: str) -> Board:
-    """Load a shipped board by name, or any board file by path.
+    """Load a shipped board by name (its own or another, OTHER_NAMES), or any board file by path.
 
     A name of a shipped board wins over a folder of that name (a run directory made with
     ``--out english-33``); a regular file of that name, or any ``.toml`` path, is read as a file.
     """
     path = Path(name_or_path)
-    shipped = SHIPPED / f"{name_or_path}.toml"
-    named = path.suffix != ".toml" and "/" not in name_or_path and shipped.is_file()
+    shipped = shipped_name(name_or_path)
+    named = path.suffix != ".toml" and "/" not in name_or_path and shipped is not None
     if named and not path.is_file():
-        return parse_board(shipped.read_text(encoding="utf-8"), f"boards/{name_or_path}.toml")
+        return parse_board((SHIPPED / f"{shipped}.toml").read_text(encoding="utf-8"),
+                           f"boards/{shipped}.toml")
     if path.suffix == ".toml" or os.path.lexists(path):
         return parse_board(read_board_file(path), str(path))
     raise UsageError(f"unknown board '{name_or_path}': {board_choices(name_or_path)}")
@@ -137,7 +153,7 @@ def load_board(name_or_path: str) -> Board:
 def board_choices(name: str) -> str:
     """What to name instead of `name`, which is no board: the nearest shipped board, if one is
     near, and every one."""
-    close = difflib.get_close_matches(name, shipped_boards(), n=1)
+    close = difflib.get_close_matches(name, [*shipped_boards(), *OTHER_NAMES], n=1)
     guess = f"did you mean '{close[0]}'? " if close else ""
     return f"{guess}use one of {', '.join(shipped_boards())} or a path to a .toml board file"
 

@@ -43,8 +43,11 @@ def whole(text: str, field: str) -> int:
 
 def hole(text: str) -> int:
     """A hole number on the command line (argparse's `type`): a ValueError, which argparse words
-    as "invalid hole value", for anything but digits 0-9."""
-    if not is_digits(text) or len(text.lstrip("0")) > DIGITS:
+    as "invalid hole value", for anything but digits 0-9 with at most a minus sign before them. A
+    negative number is a whole number, only not a hole: it is read, so that the board, which knows
+    its holes, refuses it in the words of any hole off it (`--start -1` was "not a whole number")."""
+    digits = text.removeprefix("-")
+    if not is_digits(digits) or len(digits.lstrip("0")) > DIGITS:
         raise ValueError(text)
     return int(text)
 

@@ -4,7 +4,7 @@ or a board file, answered by the solver), and the one line for a name that is no
 from __future__ import annotations
 
 from pegsearch.answers.survey import start_runs
-from pegsearch.board.files import board_choices, load_board, shipped_boards
+from pegsearch.board.files import board_choices, load_board, shipped_name
 from pegsearch.board.geometry import Board
 from pegsearch.errors import UsageError
 from pegsearch.store import MANIFEST, Location, Run
@@ -33,7 +33,7 @@ def asked_of(text: str) -> Run | Board:
     folder shadows), answered by the solver. A bare name that is neither (`solve nosuchboard`) is
     most likely a board mistyped: the boards are listed, as `survey` lists them."""
     location = Location.parse(text)
-    if (text in shipped_boards() or text.endswith(".toml")) and not location.is_file(MANIFEST):
+    if (shipped_name(text) is not None or text.endswith(".toml")) and not location.is_file(MANIFEST):
         return load_board(text)
     if "/" not in text and not location.exists():
         raise UsageError(f"'{text}' is neither a board nor a run: {board_choices(text)}; or give the"

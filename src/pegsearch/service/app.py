@@ -34,7 +34,14 @@ from pegsearch.answers.door import Asked, asked, shared_solver, solution_of
 from pegsearch.answers.hint import played, read_position
 from pegsearch.answers.shapes import board_document
 from pegsearch.answers.solver import time_bound
-from pegsearch.board.files import board_from_definition, load_board, parse_board, shipped_boards
+from pegsearch.board.files import (
+    OTHER_NAMES,
+    board_from_definition,
+    load_board,
+    parse_board,
+    shipped_boards,
+    shipped_name,
+)
 from pegsearch.board.geometry import Board
 from pegsearch.board.numbers import is_digits
 from pegsearch.board.spec import SearchSpec, check_values
@@ -102,8 +109,9 @@ class SearchRequest(BaseModel):
     # Exactly one of `board` and `board_file`: the description's oneOf says so.
     model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={
         "oneOf": [{"required": ["board"]}, {"required": ["board_file"]}]})
-    board: str = Field(None, description="a shipped board's name",  # type: ignore[assignment]
-                       json_schema_extra={"enum": shipped_boards()})
+    board: str = Field(None, description="a shipped board's name (or its other name, as"  # type: ignore[assignment]
+                       " triangle-7 of skippy-xl)",
+                       json_schema_extra={"enum": [*shipped_boards(), *OTHER_NAMES]})
     board_file: str = Field(None, description="a board file's text (TOML)",  # type: ignore[assignment]
                             min_length=1)
     # Holes are numbered from 1: the description says so, and a hole the board lacks is refused by
@@ -463,7 +471,7 @@ def _seconds(text: str | None, default: float) -> float:
 
 def _shipped(name: str) -> Board:
     """A shipped board by name only: a client never names a file on the server."""
-    if name not in shipped_boards():
+    if shipped_name(name) is None:
         raise NotFound(f"unknown board '{name[:80]}': use one of {', '.join(shipped_boards())}")
     return load_board(name)
 
@@ -480,7 +488,7 @@ def _record(request: SearchRequest, defaults: Defaults) -> Record:
     if (request.board is None) == (request.board_file is None):
         raise UsageError("give either 'board' (a shipped board's name) or 'board_file' (its text)")
     if request.board is not None:
-        if request.board not in shipped_boards():
+        if shipped_name(request.board) is None:
             raise UsageError(f"unknown board '{request.board[:80]}': use one of"
                                f" {', '.join(shipped_boards())} or upload a board file")
         board = load_board(request.board)

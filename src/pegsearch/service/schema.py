@@ -182,7 +182,9 @@ class Jump(Document):
 class Solution(Document):
     solved: bool
     note: str
-    finish: int | None
+    finish: int | None = Field(description="solved: the hole the last peg ends on (the one asked,"
+                               " or the line's own with none asked); else the one asked (null:"
+                               " anywhere)")
     moves: int
     fewest_moves: bool
     jumps: list[Jump]
