@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -35,6 +35,7 @@ from tests.helpers.hadoop_cluster import (
     nodes_of,
     running_tasks,
 )
+from tests.helpers.serving import Server
 
 TRIANGLE_5_LEVELS = 14
 NODES = 3
@@ -80,7 +81,7 @@ def search(env: dict[str, str], run: str, *engine: str, until: int = 3) -> subpr
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def a_node_running_tasks(env: dict[str, str], run: str, searching: subprocess.Popen,
+def a_node_running_tasks(env: dict[str, str], run: str, ended: Callable[[], bool],
                          kind: str) -> int:
     """A node running one of the search's tasks (`kind`: a map task's Python, or a Spark
     executor) once its first level is committed (Spark's session up), waited for while the search
@@ -94,10 +95,10 @@ def a_node_running_tasks(env: dict[str, str], run: str, searching: subprocess.Po
             masters = nodes_of(env, running_tasks("mapreduce-master") + running_tasks("spark-master"))
             busy = nodes_of(env, running_tasks(kind))
             found.extend(sorted(busy - masters) or sorted(busy))
-        return bool(found) or searching.poll() is not None
+        return bool(found) or ended()
 
     wait_until(seen, 600, f"a {kind} running on a node", every=0.5)
-    assert found, "the search ended before any task was seen running: " + searching.stderr.read()
+    assert found, "the search ended before any task was seen running"
     return found[0]
 
 
@@ -120,7 +121,7 @@ def test_a_node_lost_mid_level(nodes: dict[str, str], local_triangle_5: Path, en
     run completes identical."""
     run = f"{nodes['PEGSEARCH_HDFS']}/runs/lost-{engine}"
     searching = search(nodes, run, *ENGINES[engine], until=6)
-    lost = a_node_running_tasks(nodes, run, searching, TASKS[engine])
+    lost = a_node_running_tasks(nodes, run, lambda: searching.poll() is not None, TASKS[engine])
     drill(nodes, lost, "kill")
     try:
         wait_until(lambda: node_state(nodes, lost) == "LOST", 120, f"YARN to call node {lost} lost")
@@ -138,6 +139,39 @@ def test_a_node_lost_mid_level(nodes: dict[str, str], local_triangle_5: Path, en
 
 
 @pytest.mark.slow
+def test_the_service_says_a_node_was_lost_in_its_events(nodes: dict[str, str],
+                                                       local_triangle_5: Path, tmp_path: Path) -> None:
+    """`pegsearch serve --engine mrjob --runner hadoop`, its runs on HDFS, and every process of
+    the node running a map task of its search SIGKILLed: the search completes, its level events
+    (and the search's document) say in one line which node YARN lost, and the run is identical."""
+    root = f"{nodes['PEGSEARCH_HDFS']}/runs/service"
+    server = Server(root, "--engine", "mrjob", "--runner", "hadoop", logs=tmp_path, env=nodes)
+    try:
+        search_id = server.submit({"board": "triangle-5"})
+        run = f"{root}/{search_id}"
+
+        def ended() -> bool:
+            return server.get(f"/api/searches/{search_id}")["status"] not in ("queued", "running")
+
+        lost = a_node_running_tasks(nodes, run, ended, "mapper")
+        drill(nodes, lost, "kill")
+        try:
+            wait_until(lambda: node_state(nodes, lost) == "LOST", 120, f"YARN to call node {lost} lost")
+            events = [data for kind, data in server.events(search_id, timeout=900) if kind == "level"]
+        finally:
+            drill(nodes, lost, "start")
+        document = server.wait(search_id, timeout=60)
+    finally:
+        server.stop()
+    said = [note for level in events for note in level.get("nodes", [])]
+    assert any(note.startswith(f"YARN lost node 127.0.0.{lost + 1}:") for note in said), events
+    assert [level["states"] for level in document["levels"]] == [level["states"] for level in events]
+    compared = pegsearch_process("verify", run, "--against", str(local_triangle_5), env=nodes)
+    assert compared.returncode == 0 and f"all {TRIANGLE_5_LEVELS} levels equal" in compared.stdout, \
+        compared.stdout + compared.stderr
+
+
+@pytest.mark.slow
 def test_a_node_that_stops_answering_and_comes_back(nodes: dict[str, str],
                                                     local_triangle_5: Path) -> None:
     """Every process of a node running a map task frozen (SIGSTOP) for longer than YARN's and
@@ -145,7 +179,7 @@ def test_a_node_that_stops_answering_and_comes_back(nodes: dict[str, str],
     on without it; woken, its stale containers are told to stop, and the run is identical."""
     run = f"{nodes['PEGSEARCH_HDFS']}/runs/frozen"
     searching = search(nodes, run, *ENGINES["mrjob"])
-    frozen = a_node_running_tasks(nodes, run, searching, "mapper")
+    frozen = a_node_running_tasks(nodes, run, lambda: searching.poll() is not None, "mapper")
     drill(nodes, frozen, "freeze")
     try:
         wait_until(lambda: node_state(nodes, frozen) == "LOST", 120,

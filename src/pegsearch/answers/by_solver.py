@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from pegsearch.answers.fewest_solver import fewest_moves
+from pegsearch.answers.records import RECORD, never_one_peg, settled_by_records, start_proof
 from pegsearch.answers.settled import WHOLE, settled
 from pegsearch.answers.shapes import BY, Found, Hint, HintJump, Solution, steps
 from pegsearch.answers.solver import (
@@ -63,7 +64,8 @@ PROOFS = {"class": "the position classes rule it out (no jump changes a position
           "pagoda": "a pagoda function rules it out (the position weighs less than the goal)",
           "search": "every line of play was tried",
           WHOLE: "the whole search from the start (every position it can reach, kept as a run) never"
-                 " reaches it"}
+                 " reaches it",
+          RECORD: "the whole search from the start never reaches it"}
 
 
 def why(board: Board, answer: Answer) -> str:
@@ -78,6 +80,8 @@ def why(board: Board, answer: Answer) -> str:
         return (f"proved: {PROOFS['pagoda']}: it weighs {answer.pagoda.weight(answer.position)},"
                 f" one peg on a goal hole at least {answer.pagoda.threshold} (each hole's weight"
                 " given: no jump's landing hole weighs more than its other two together)")
+    if answer.outcome == LOST_WORD and answer.how == RECORD:
+        return f"proved: {PROOFS[RECORD]}: {start_proof(board, answer.position)}"
     if answer.outcome == LOST_WORD:
         return f"proved: {PROOFS[answer.how]}"
     return (f"undecided: the time bound was reached after {answer.examined:,} positions; give it"
@@ -215,13 +219,16 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
 
 
 def open_starts(board: Board) -> dict:
-    """The holes whose single vacancy the position classes leave a one-peg finish (a start
-    outside them can never be won, whatever is played: diamond-41's drawn start is one), so a
-    face can offer the starts that can be played to the end."""
+    """The holes whose single vacancy the position classes leave a one-peg finish and no shipped
+    record proves never reaches one (a start outside them can never be won, whatever is played:
+    diamond-41's drawn start, and its corners by their whole searches), so a face can offer the
+    starts that can be played to the end."""
     starts = [hole for hole in range(1, board.holes + 1)
-              if goal_holes(board, board.start_position((hole,)), None)]
+              if goal_holes(board, board.start_position((hole,)), None)
+              and not never_one_peg(board, hole)]
     return {"board": board.name, "starts": starts,
-            "note": "single empty holes from which one peg is not ruled out by the position classes"}
+            "note": "single empty holes from which one peg is not ruled out by the position classes"
+                    " or by a whole search shipped as a record (`pegsearch records`)"}
 
 
 def _other_holes(board: Board, position: int, ends: set[int]) -> tuple[int, ...]:
@@ -350,6 +357,7 @@ def survey_by_solver(board: Board, seconds: float, solver: Solver,
         except BaseException:
             stop.set()  # the pairs under way end at their next step (map cancels those waiting)
             raise
+    found, recorded = settled_by_records(board, found)
     runs: dict[int, str] = {}
     if whole is not None:
         found, runs = settled(found, whole)
@@ -364,7 +372,8 @@ def survey_by_solver(board: Board, seconds: float, solver: Solver,
             answers[finish] = (found[searched, asked], _carried(fixing, asked, finish))
         for hole in holes:
             perm = next(p for p in board.symmetries if image_of_hole(p, searched) == hole)
-            results[hole] = _moved(hole, searched, answers, perm, runs.get(searched, ""))
+            results[hole] = _moved(hole, searched, answers, perm, runs.get(searched, ""),
+                                   recorded[searched].proof() if searched in recorded else "")
     return [results[hole] for hole in sorted(results)]
 
 
@@ -383,10 +392,11 @@ def _carried(group: tuple[Permutation, ...], hole: int, to: int) -> Permutation 
 
 
 def _moved(start: int, searched: int, answers: dict[int, tuple[Answer, Permutation]],
-           perm: Permutation, run: str) -> StartResult:
+           perm: Permutation, run: str, record: str) -> StartResult:
     """The answers for `searched` carried by `perm` onto the start `start`: each finishing hole
     and its line through the symmetry that made it from its class's answer, then through `perm`;
-    `run` the whole search that settled some of them (answers.settled), if any."""
+    `run` the whole search that settled some of them (answers.settled), `record` the proof of
+    the shipped record that did (answers.records), if any."""
     lines: dict[int, tuple[Jump, ...]] = {}
     lost: dict[int, str] = {}
     undecided: list[int] = []
@@ -400,9 +410,11 @@ def _moved(start: int, searched: int, answers: dict[int, tuple[Answer, Permutati
             undecided.append(hole)
     finishes = tuple(sorted(lines))
     # One per pair searched, and one per whole search however many pairs it settled.
-    asked = {WHOLE if answer.how == WHOLE else id(answer): answer for answer, _ in answers.values()}
+    asked = {answer.how if answer.how in (WHOLE, RECORD) else id(answer): answer
+             for answer, _ in answers.values()}
     examined = sum(answer.examined for answer in asked.values())
     return StartResult(start, searched, bool(finishes), finishes, examined, None, run,
                        lines={hole: lines[hole] for hole in finishes},
-                       lost=dict(sorted(lost.items())), undecided=tuple(sorted(undecided)))
+                       lost=dict(sorted(lost.items())), undecided=tuple(sorted(undecided)),
+                       record=record)
 

@@ -46,6 +46,7 @@ class StartResult:
     lines: dict[int, tuple[Jump, ...]] | None = None
     lost: dict[int, str] | None = None
     undecided: tuple[int, ...] = ()
+    record: str = ""  # the proof of the shipped record that decided some pairs (answers.records)
 
     @property
     def fewest_moves(self) -> int | None:
@@ -67,6 +68,8 @@ class StartResult:
             document["undecided"] = list(self.undecided)
             if self.run:  # the whole search that settled pairs the solver left undecided
                 document["whole_search"] = self.run
+            if self.record:  # the shipped record that did
+                document["record"] = self.record
         return document
 
 

@@ -40,6 +40,7 @@ from pegsearch.answers.door import (
 )
 from pegsearch.answers.hint import played, read_position
 from pegsearch.answers.listing import runs_document
+from pegsearch.answers.records import SearchRecord, disagreements, shipped
 from pegsearch.answers.shapes import BY, Survey
 from pegsearch.answers.solver import time_bound
 from pegsearch.answers.survey import refuse_other_searches, store_answers, survey, whole_search
@@ -336,6 +337,9 @@ def command_verify(args: argparse.Namespace) -> int:
     if checked.ok and args.against:
         compared, differences = against(args.run, args.against)
         checked.problems += differences
+    shipped_record = _record_of(open_run(args.run)) if checked.ok and args.record else None
+    if shipped_record is not None:
+        checked.problems += disagreements(shipped_record, open_run(args.run))
     for problem in checked.problems:
         print(f"{args.run}: {problem}")
     if not checked.ok:
@@ -360,6 +364,11 @@ def command_verify(args: argparse.Namespace) -> int:
     if args.recompute:
         shown = min(args.recompute, checked.levels - 1)
         print(f"ok: levels 1 to {shown} agree position for position with a second computation")
+    if shipped_record is not None:
+        held = len(run.levels) - 1
+        whole = "every level and the last level's digest" if run.status == "complete" else \
+            f"levels 0 to {held} of its {len(shipped_record.levels)}"
+        print(f"recorded: {whole} equal the record of {shipped_record.proof()}")
     if args.against:
         other = Run.open(args.against)
         how = ("digest for digest" if same_signatures(run, other) else "state count for"
@@ -372,6 +381,29 @@ def command_verify(args: argparse.Namespace) -> int:
             print(f"identical: the {plural(compared, 'level')} both runs hold are equal, {how};"
                   f" {name} is {shorter.status} after level {compared - 1}: resume it to compare"
                   " the rest")
+    return 0
+
+
+def _record_of(run: Run) -> SearchRecord:
+    """The shipped record of `run`'s search, refused in one line where there is none."""
+    found = [record for record in shipped() if record.board == run.board.name
+             and record.start == tuple(run.start) and record.symmetry == run.spec.symmetry]
+    if not found:
+        raise UsageError(f"--record: no record of {run.describe()} is shipped (`pegsearch records`"
+                         " lists them)")
+    return found[0]
+
+
+def command_records(args: argparse.Namespace) -> int:
+    if args.json:
+        print(json.dumps({"records": [record.as_document() for record in shipped()]}, indent=1))
+        return 0
+    for record in shipped():
+        ends = (f"one peg on holes {', '.join(map(str, record.one_peg))}" if record.one_peg
+                else f"never one peg (fewest {record.pegs})")
+        print(f"{record.board} from hole {', '.join(map(str, record.start))}: {record.positions:,}"
+              f" positions in {len(record.levels)} levels, {ends}; recorded {record.recorded};"
+              f" `{record.command}`")
     return 0
 
 

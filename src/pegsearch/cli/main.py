@@ -84,6 +84,10 @@ ABOUT = {
              "the fastest for this machine: every later pegsearch process here compiles for it (a "
              "NUMBA_CPU_NAME you set still wins). Done once by itself on a machine not seen before."),
     "boards": ("List the boards shipped with pegsearch, with their holes, jumps and symmetries."),
+    "records": ("List the whole searches shipped as records (a start the solver cannot decide, "
+                "searched whole once): the command that makes each again, its positions, where one "
+                "peg can stand at its end. `pegsearch verify RUN --record` compares a run with its "
+                "record."),
     "show": ("Draw a board with its hole numbers, then with its default start."),
     "serve": ("Serve searches over HTTP: a JSON API and a dashboard over a folder of run "
               "directories; searches run in worker processes and survive a restart."),
@@ -347,7 +351,16 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--recompute", type=int, default=0, metavar="LEVELS",
                         help="also make levels 1..LEVELS again by a second, plain-numpy computation"
                              " and compare them position for position (for the smaller levels)")
+    verify.add_argument("--record", action="store_true",
+                        help="also compare with the shipped record of the run's search (`pegsearch"
+                             " records`), level by level: a run made by its command, whole or to"
+                             " any level (--until)")
     verify.set_defaults(handler="command_verify")
+
+    records = commands.add_parser("records", description=ABOUT["records"],
+                                  help="the whole searches shipped as records")
+    records.add_argument("--json", action="store_true", help="print the records as JSON")
+    records.set_defaults(handler="command_records")
 
     runs = commands.add_parser("runs", description=ABOUT["runs"], help="list the runs under a folder")
     runs.add_argument("root", nargs="?", default=str(RUNS), help="a folder or a store URI (default runs/)")
