@@ -6,6 +6,7 @@ as a test can afford (their first levels), and their last level's digest against
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -107,7 +108,20 @@ def test_records_are_listed_and_a_run_is_verified_against_its_record(tmp_path: P
     made("wiegleb-45", 2, out, until=8)
     checked = pegsearch("verify", str(out), "--record")
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "recorded: levels 0 to 8 of its 44 equal the record of the whole search from hole 2" in checked.stdout
+    assert ("recorded: levels 0 to 8 of its 44 equal the record of the whole search from hole 2"
+            in checked.stdout)
     other = tmp_path / "other"
     made("triangle-5", 1, other)
     assert_one_line_error(pegsearch("verify", str(other), "--record"), "--record: no record of")
+
+
+def test_a_hint_at_a_recorded_start_is_lost_by_its_record() -> None:
+    """Wiegleb-45 from hole 2, asked to end on hole 2: the solver alone says undecided at any
+    bound a test affords; the record proves it lost, and so every jump."""
+    board = load_board("wiegleb-45")
+    pegs = ",".join(str(hole) for hole in range(1, board.holes + 1) if hole != 2)
+    asked = pegsearch("hint", "wiegleb-45", pegs, "--finish", "2", "--json", "--seconds", "1")
+    assert asked.returncode == 0, asked.stderr
+    hint = json.loads(asked.stdout)
+    assert hint["outcome"] == "lost" and "the whole search from hole 2" in hint["note"]
+    assert all(jump["outcome"] == "lost" for jump in hint["jumps"])

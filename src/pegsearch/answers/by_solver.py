@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from pegsearch.answers.fewest_solver import fewest_moves
-from pegsearch.answers.records import RECORD, never_one_peg, settled_by_records, start_proof
+from pegsearch.answers.records import RECORD, never_one_peg, recorded_loss, settled_by_records, start_proof
 from pegsearch.answers.settled import WHOLE, settled
 from pegsearch.answers.shapes import BY, Found, Hint, HintJump, Solution, steps
 from pegsearch.answers.solver import (
@@ -169,6 +169,7 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     began = time.perf_counter()
     waited = min(seconds * FINISHES_LEAST, FINISHES_WAIT)
     itself = _shared([question], began + seconds * ITSELF_FIRST, lambda found: found, stop)[0]
+    itself = itself if itself.decided else recorded_loss(board, position, finish) or itself
     with ThreadPoolExecutor(1, thread_name_prefix="pegsearch-finishes") as pool:
         # Known to matter now (most won positions are won within the first slices): the
         # finishing holes are searched on another core while the jumps are, which then take

@@ -132,19 +132,27 @@ def never_one_peg(board: Board, hole: int) -> bool:
 
 def settled_by_records(board: Board, found: dict[tuple[int, int], Answer]
                        ) -> tuple[dict[tuple[int, int], Answer], dict[int, SearchRecord]]:
-    """`found` with each undecided (start, finish) pair whose start has a record decided by it
-    where the record proves it lost (one peg never stands on `finish`); and the records used, by
-    start. A finish the record reaches stays undecided: the record holds no line to it (the
-    solver, given longer, or the whole search finds one)."""
+    """`found` with each undecided (start, finish) pair a record proves lost decided so (see
+    `recorded_loss`), and the records used, by start."""
     settled = dict(found)
     used: dict[int, SearchRecord] = {}
     for (start, finish), answer in found.items():
-        recorded = None if answer.decided else record_for(board, start)
-        if recorded is not None and finish not in recorded[1]:
-            settled[start, finish] = Answer(LOST_WORD, answer.position, finish, how=RECORD,
-                                            examined=recorded[0].positions)
-            used[start] = recorded[0]
+        lost = None if answer.decided else recorded_loss(board, answer.position, finish)
+        if lost is not None:
+            settled[start, finish] = lost
+            used[start] = record_for(board, start)[0]
     return settled, used
+
+
+def recorded_loss(board: Board, position: int, finish: int | None) -> Answer | None:
+    """The loss a shipped record proves for one peg (on `finish`, or anywhere) from `position`, a
+    single vacancy; None where no record covers it or its record reaches that finish (it holds no
+    line to it: the solver, given longer, or the whole search finds one)."""
+    empty = (1 << board.holes) - 1 & ~position
+    recorded = record_for(board, empty.bit_length()) if empty.bit_count() == 1 else None
+    if recorded is None or (finish in recorded[1] if finish is not None else recorded[1]):
+        return None
+    return Answer(LOST_WORD, position, finish, how=RECORD, examined=recorded[0].positions)
 
 
 def start_proof(board: Board, position: int) -> str:
