@@ -11,8 +11,9 @@ import pytest
 
 from pegsearch.cli.main import build_parser
 from pegsearch.engines import ENGINES, engine_class, make_engine
-from pegsearch.engines.settings import SETTINGS, served, settings_table, taken_by
+from pegsearch.engines.settings import SETTINGS, numbers, served, settings_table, taken_by
 from pegsearch.errors import InputError, PegsearchError
+from pegsearch.service.app import SearchRequest
 from pegsearch.service.refusals import SERVICE_SETTINGS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,3 +59,13 @@ def test_a_setting_an_engine_does_not_take_is_refused() -> None:
 
 def test_the_service_takes_the_served_settings_and_never_a_path_on_the_server() -> None:
     assert set(SERVICE_SETTINGS) == set(served()) == {s.name for s in SETTINGS} - {"mrjob_conf"}
+
+
+def test_the_api_description_says_which_settings_are_numbers() -> None:
+    """The dashboard sends a setting as a number where the description says `integer` (it sent
+    only batch_size so, by a hand list, and driver_below went as text the server refuses)."""
+    described = SearchRequest.model_json_schema()["properties"]["settings"]
+    assert set(described["properties"]) == set(served()) and not described["additionalProperties"]
+    integers = {name for name, field in described["properties"].items()
+                if field.get("type") == "integer"}
+    assert integers == set(numbers()) & set(served()) == {"driver_below", "batch_size"}

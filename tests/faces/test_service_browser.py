@@ -298,6 +298,25 @@ def test_play_tells_the_fewest_moves_left_on_a_fewest_moves_search(server: Serve
     assert f"{fewest - 1} moves at fewest from here" in page.locator("#play-verdict").inner_text()
 
 
+def test_number_settings_are_sent_as_numbers(server: Server, page: Page) -> None:
+    """The form sent batch_size alone as a number (a hand list), so `driver_below=...` went as text
+    and was refused; it sends as numbers the settings the API's description calls integers."""
+    page.goto(server.url + "/")
+    page.locator("#engine").select_option("spark")
+    page.locator("#settings").fill("master=local[1], driver_below=1000000")
+    submit(page, "triangle-5", (1,))
+    page.locator("#status").filter(has_text="complete").wait_for(timeout=300_000)
+    search_id = page.url.rsplit("/", 1)[-1]
+    assert server.get(f"/api/searches/{search_id}")["settings"] == {"master": "local[1]",
+                                                                    "driver_below": 1000000}
+    page.goto(server.url + "/")
+    page.locator("#settings").fill("driver_below=few")
+    page.locator("#engine").select_option("spark")
+    page.locator("#board-select").select_option("triangle-5")
+    page.locator("#submit").click()
+    page.locator("#message").filter(has_text="settings.driver_below few: give a whole number").wait_for()
+
+
 def test_a_level_in_progress_is_shown_beside_the_status(server: Server, page: Page,
                                                         tmp_path: Path) -> None:
     checkpoint = stopped_inside_a_level(tmp_path / "runs" / "in-passes")

@@ -46,7 +46,7 @@ from pegsearch.board.geometry import Board
 from pegsearch.board.numbers import is_digits
 from pegsearch.board.spec import SearchSpec, check_values
 from pegsearch.engines import ENGINES, make_engine
-from pegsearch.engines.settings import numbers
+from pegsearch.engines.settings import SETTINGS, numbers
 from pegsearch.errors import (
     Conflict,
     InputError,
@@ -95,6 +95,17 @@ NUMBER_SETTINGS = numbers()  # engine settings given as numbers, not words
 STATIC = resources.files("pegsearch") / "service" / "static"
 
 
+def _settings_described() -> dict:
+    """Each setting a request may give, as engines.settings declares it: its help line, and
+    `integer` for a number (the dashboard learns from this which to send as numbers). A word may
+    be sent as a number, which is read as its digits (a bare 5 is then a size too small)."""
+    word = {"anyOf": [{"type": "string"}, {"type": "integer"}]}
+    return {setting.name: {**({"type": "integer"} if setting.name in NUMBER_SETTINGS else word),
+                           "description": f"{', '.join(setting.engines)}: {setting.help}"
+                                          f"{setting.shown_default}"}
+            for setting in SETTINGS if setting.name in SERVICE_SETTINGS}
+
+
 class BoardUpload(BaseModel):
     """A board file's text, checked by the same parser as the CLI's board files."""
 
@@ -124,7 +135,9 @@ class SearchRequest(BaseModel):
     fewest_moves: bool = False
     engine: str = Field(None, description="the engine (default: the server's, `pegsearch serve"  # type: ignore[assignment]
                         " --engine`)", json_schema_extra={"enum": sorted(ENGINES)})
-    settings: dict[str, str | int] = {}
+    settings: dict[str, str | int] = Field(  # type: ignore[assignment]
+        {}, description="the engine's settings, by the names of `pegsearch run`'s options with _",
+        json_schema_extra={"properties": _settings_described(), "additionalProperties": False})
     survey: bool = False
     depth_first: bool = Field(False, description="with survey: every (start, finish) pair by the"
                               f" depth-first solver, each within {PAIR_SECONDS} s, rather than a"

@@ -128,15 +128,33 @@ async function onUpload() {
   } catch (error) { say(error.message); }
 }
 
+// The engine settings given as numbers (driver_below, batch_size), as the server's API description
+// says (GET /api/openapi.json), asked once: typed digits of one are sent as a number, anything
+// else as text, which the server refuses in its own words.
+let numberSettings = null;
+async function numbersAmongSettings() {
+  if (!numberSettings) {
+    const described = await getJSON("/api/openapi.json");
+    const fields = described.components.schemas.SearchRequest.properties.settings.properties;
+    numberSettings = new Set(Object.keys(fields).filter((key) => fields[key].type === "integer"));
+  }
+  return numberSettings;
+}
+
+async function settingsTyped(text) {
+  const numbers = await numbersAmongSettings(), settings = {};
+  for (const pair of text.split(",").map((each) => each.trim()).filter(Boolean)) {
+    const [key, ...rest] = pair.split("=");
+    const value = rest.join("=").trim();
+    settings[key.trim()] = numbers.has(key.trim()) && /^\d+$/.test(value) ? Number(value) : value;
+  }
+  return settings;
+}
+
 async function onSubmit(event) {
   event.preventDefault();
   const request = { count_paths: $("count-paths").checked, fewest_moves: $("fewest-moves").checked,
-    engine: $("engine").value, settings: {} };
-  for (const pair of $("settings").value.split(",").map((text) => text.trim()).filter(Boolean)) {
-    const [key, ...rest] = pair.split("=");
-    const value = rest.join("=").trim();
-    request.settings[key.trim()] = key.trim() === "batch_size" ? Number(value) : value;
-  }
+    engine: $("engine").value };
   if ($("survey").checked) {
     request.survey = true;
   } else {
@@ -145,6 +163,7 @@ async function onSubmit(event) {
   }
   if (chosen.boardFile) request.board_file = chosen.boardFile; else request.board = chosen.board.name;
   try {
+    request.settings = await settingsTyped($("settings").value);
     const { id } = await postJSON("/api/searches", request);
     location.hash = `#/search/${id}`;
   } catch (error) { say(error.message); }
