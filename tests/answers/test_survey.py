@@ -19,6 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from pegsearch.answers.shapes import BY, Survey
+from pegsearch.answers.survey import StartResult
+from pegsearch.board.files import load_board
 from tests.helpers import assert_one_line_error, cell, hole_at, pegsearch, wait_for_levels
 
 CORNER_CLASSES = {"1": (1, 11, 15), "2": (2, 3, 7, 10, 12, 14), "4": (4, 6, 13), "5": (5, 8, 9)}
@@ -157,3 +160,16 @@ def test_skippy_xl_solvable_pairs_match_a130516(published: dict, tmp_path: Path)
     check_every_hole_is_its_class_carried_by_symmetry(document, 7)
     assert solvable_pair_classes(document, 7) == published["triangle_solvable_pairs"]["by_side"]["7"]
     assert not next(s for s in document["starts"] if s["start"] == 1)["solvable"]
+
+
+def test_undecided_pairs_of_a_large_board_are_decided_by_the_commands_its_verdict_names() -> None:
+    """A board past SURVEY_WHOLE holes is surveyed by the solver without --depth-first, and a
+    longer bound is ten times the one that left pairs undecided (issue 81, item 2)."""
+    board = load_board("wiegleb-45")
+    open_ = StartResult(start=2, searched=2, solvable=False, finishes=(), states=0, solutions=None,
+                        run="", lines={}, lost={}, undecided=(2, 5))
+    verdict = Survey(board, (open_,), BY, seconds=120).verdict
+    assert verdict.endswith("2 start-to-finish pairs from 1 start hole undecided (each pair's time"
+                            " bound, 120 s, was reached): decide them with `pegsearch survey"
+                            " wiegleb-45 --seconds 1200` (each pair up to 1200 s) or `pegsearch"
+                            " survey wiegleb-45 --whole-search` (each of their starts searched whole)")

@@ -406,3 +406,15 @@ def test_a_store_patience_that_is_no_number_of_seconds_is_refused_before_a_local
                                 env={"PEGSEARCH_STORE_PATIENCE": patience})
     assert_one_line_error(refused, f"PEGSEARCH_STORE_PATIENCE={patience}: not a number of seconds")
     assert not (tmp_path / "run").exists()
+
+
+def test_a_survey_with_undecided_pairs_names_the_commands_that_decide_them() -> None:
+    """The verdict said pairs were undecided; --seconds and --whole-search, which decide them,
+    were in --help and the docs only (issue 81, item 2). triangle-6 is surveyed by the solver
+    only with --depth-first, which the commands keep."""
+    result = pegsearch("survey", "triangle-6", "--depth-first", "--seconds", "0.0001")
+    assert result.returncode == 0, result.stderr
+    verdict = result.stdout.splitlines()[-1]
+    assert "undecided (each pair's time bound, 0.0001 s, was reached): decide them with" in verdict
+    assert "`pegsearch survey triangle-6 --depth-first --seconds 60`" in verdict
+    assert "`pegsearch survey triangle-6 --depth-first --whole-search`" in verdict

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import heapq
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -40,6 +39,7 @@ from pegsearch.answers.survey import StartResult
 from pegsearch.board.geometry import Board, Jump, legal_jumps
 from pegsearch.board.pictures import holes_with_pegs, render
 from pegsearch.board.symmetry import Permutation, hole_classes, image_of_hole, image_of_jump
+from pegsearch.kernel.compiling import clock
 from pegsearch.kernel.threads import WORKERS
 from pegsearch.store import Run
 
@@ -166,7 +166,7 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
     moves = legal_jumps(board, position)
     question = solver.ask(board, position, finish)
     question.warm()
-    began = time.perf_counter()
+    began = clock()
     waited = min(seconds * FINISHES_LEAST, FINISHES_WAIT)
     itself = _shared([question], began + seconds * ITSELF_FIRST, lambda found: found, stop)[0]
     itself = itself if itself.decided else recorded_loss(board, position, finish) or itself
@@ -257,11 +257,11 @@ def _shared(asked: list[Question], deadline: float,
             with lock:
                 while waiting and answers[waiting[0][1]].decided:
                     heapq.heappop(waiting)
-                if not waiting or time.perf_counter() >= deadline or stopped(stop):
+                if not waiting or clock() >= deadline or stopped(stop):
                     return
                 slice_, index, lane = heapq.heappop(waiting)
             try:
-                answer = asked[index].go(min(slice_, max(0.0, deadline - time.perf_counter())), lane,
+                answer = asked[index].go(min(slice_, max(0.0, deadline - clock())), lane,
                                          stop)
             except BaseException:  # a signal, say: the others stop after their slice
                 with lock:

@@ -17,7 +17,6 @@ bound it could not close, both said). Every line is played again before it is gi
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +37,7 @@ from pegsearch.answers.solver import (
 )
 from pegsearch.board.geometry import Board, Jump
 from pegsearch.interrupts import check
+from pegsearch.kernel.compiling import clock
 from pegsearch.kernel.depth_first import EXAMINED, LOST, RUNNING, WON, Goal
 from pegsearch.kernel.jump_order import restart_spread
 from pegsearch.kernel.move_bound import MoveGoal, Moves, begin, needed, new_short_table, walk
@@ -91,7 +91,7 @@ def fewest_moves(board: Board, position: int, finish: int | None, seconds: float
     """A line from `position` to one peg (on `finish` when given) with the fewest moves, within
     `seconds`: proved fewest, or the best found and the bound not closed. `solver` finds the
     first line; its memory bounds the table of states known short too."""
-    began = time.perf_counter()
+    began = clock()
     deadline = began + seconds
     holes = goal_holes(board, position, finish)
     first = solver.answer(board, position, finish, FIRST_LINE * seconds)
@@ -110,7 +110,7 @@ def fewest_moves(board: Board, position: int, finish: int | None, seconds: float
     above = Bounded(Moves.empty(goal, board.holes), (goal, moves_goal), position, most)
     examined = first.examined
     runs, noise = 1, np.random.default_rng(position)  # the first run: in the first order
-    while least <= most and time.perf_counter() < deadline:
+    while least <= most and clock() < deadline:
         check()
         for search in (below, above):
             counted = search.examined
@@ -142,4 +142,4 @@ def _moves(line: tuple[Jump, ...]) -> int:
 
 
 def _since(began: float) -> float:
-    return time.perf_counter() - began
+    return clock() - began

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field, fields
 
+from pegsearch.answers import PAIR_SECONDS, SURVEY_WHOLE
 from pegsearch.answers.fewest import move_numbers
 from pegsearch.answers.finishes import FinishClass
 from pegsearch.answers.solver import UNDECIDED
@@ -198,6 +199,7 @@ class Survey:
     results: tuple[StartResult, ...]
     engine: str  # the engine that searched, or BY
     created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    seconds: float = PAIR_SECONDS  # by the solver: each pair's time bound
 
     @property
     def solvable(self) -> int:
@@ -216,12 +218,23 @@ class Survey:
             pairs = sum(len(result.undecided) for result in self.results)
             said += (f"; {pairs} start-to-finish pair{'s' if pairs > 1 else ''} from"
                      f" {len(open_)} start hole{'s' if len(open_) > 1 else ''} undecided"
-                     " (a time bound was reached)")
+                     f" (each pair's time bound, {self.seconds:g} s, was reached): {self._deciding()}")
         if self.fewest_moves is not None:
             best = self._fewest_starts()
             said += (f"; the fewest moves to one peg from a single vacancy: {self.fewest_moves}"
                      f" (from hole{'s' if len(best) > 1 else ''} {', '.join(map(str, best))})")
         return said
+
+    def _deciding(self) -> str:
+        """How to decide the pairs left undecided, as the commands to type: they appeared only in
+        `survey --help` and the docs (issue 81, item 2). A board the survey searches whole by
+        default is surveyed by the solver only with --depth-first, which the commands then keep."""
+        command = f"pegsearch survey {self.board.name}"
+        if self.board.holes <= SURVEY_WHOLE:
+            command += " --depth-first"
+        more = max(PAIR_SECONDS, 10 * self.seconds)
+        return (f"decide them with `{command} --seconds {more:g}` (each pair up to {more:g} s) or"
+                f" `{command} --whole-search` (each of their starts searched whole)")
 
     def _fewest_starts(self) -> list[int]:
         return [r.start for r in self.results if r.fewest_moves == self.fewest_moves]

@@ -22,7 +22,6 @@ and the easier side answers both; unless a symmetry swaps S and F, which makes i
 from __future__ import annotations
 
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from functools import cache
@@ -36,6 +35,7 @@ from pegsearch.board.pagoda import Pagoda, pagoda_against, pagodas, pagodas_of_p
 from pegsearch.board.symmetry import image_of_jump
 from pegsearch.errors import InputError
 from pegsearch.interrupts import check
+from pegsearch.kernel.compiling import clock
 from pegsearch.kernel.depth_first import LOST, RUNNING, WON, Goal, Search, holds, keep, new_table
 from pegsearch.kernel.endgame import endgame
 from pegsearch.kernel.jump_order import restart_spread, spread
@@ -179,7 +179,7 @@ class Solver:
         for a survey's pair or a solve; a hint's many questions skip it), then searched for at
         most `seconds` (undecided at once when `stop` is set); `dual`: a single vacancy to a single
         hole is searched both ways (module notes)."""
-        began = time.perf_counter()
+        began = clock()
         goal = goal_holes(board, position, finish)
         against = pagoda_against(board, position, goal) if goal else None  # one program, first
         if against is not None:
@@ -208,7 +208,7 @@ class Solver:
         those not decided in `seconds` (the rest are proved out of reach), or once `enough` is
         set and `least` seconds have passed, or at once when `stop` is set. One search seeks them
         all, dropping each hole as a line reaches it; its tables are its own (module notes)."""
-        began = time.perf_counter()
+        began = clock()
         deadline = began + seconds
         lines: dict[int, tuple[Jump, ...]] = {}
         goal = tuple(hole for hole in goal_holes(board, position, None) if hole in holes)
@@ -218,8 +218,8 @@ class Solver:
         compiled = _compiled(board, BoardTables.for_board(board, fixing), goal, spread(board))
         search = Search(compiled, new_table(self.slots // WON_SHARE), new_table(1 << 10), board.holes)
         ended = search.begin(position)
-        while ended != LOST and time.perf_counter() < deadline and not stopped(stop) and not (
-                enough is not None and enough.is_set() and time.perf_counter() >= began + least):
+        while ended != LOST and clock() < deadline and not stopped(stop) and not (
+                enough is not None and enough.is_set() and clock() >= began + least):
             if ended == WON:
                 line = tuple(board.jumps[j] for j in search.line())
                 hole = replayed(board, Answer(WON_WORD, position, None, line)).last
@@ -243,14 +243,14 @@ class Solver:
         questions, each searched for a fraction of a second, go without): the fresh searches begin
         on the same tables, with what the first proved dead. A question with no goal hole is lost
         by its class in the first turn, so every one fitted has a goal."""
-        began = time.perf_counter()
+        began = clock()
         asked = [self.ask(board, position, finish) for position, finish in sides]
         before = [Answer(UNDECIDED, position, finish) for position, finish in sides]
         slice_ = FIRST_TURN
         while True:
-            answers = [question.go(min(slice_, max(0.0, deadline - time.perf_counter())), stop=stop)
+            answers = [question.go(min(slice_, max(0.0, deadline - clock())), stop=stop)
                        for question in asked]
-            if any(answer.decided for answer in answers) or time.perf_counter() >= deadline \
+            if any(answer.decided for answer in answers) or clock() >= deadline \
                     or stopped(stop):
                 break
             if not any(question.fitted for question in asked) and _since(began) >= UNFITTED:
@@ -356,9 +356,9 @@ class Question:
         only the goal's tables (whose writes lose a key at worst, never make a wrong one). A
         position another question proved lost meanwhile (its signature in the goal's dead table:
         a hint's position searched beside its children) is lost here too, at once."""
-        began = time.perf_counter()
+        began = clock()
         while RUNNING in self.ended and WON not in self.ended and LOST not in self.ended \
-                and time.perf_counter() < began + seconds and not stopped(stop):
+                and clock() < began + seconds and not stopped(stop):
             check()
             turn = self.turn if lane is None else lane
             if holds(self.kept.dead, self.key):
@@ -540,7 +540,7 @@ def replayed(board: Board, answer: Answer) -> Answer:
 
 
 def _since(began: float) -> float:
-    return time.perf_counter() - began
+    return clock() - began
 
 
 def time_bound(text: str | float, decimal: bool = False) -> float:

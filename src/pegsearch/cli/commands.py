@@ -286,7 +286,7 @@ def _survey_by_solver(board: Board, args: argparse.Namespace, why: str) -> int:
                                pair_progress if sys.stderr.isatty() else None,
                                _whole_search(board, args, folder) if folder and args.whole_search
                                else None)
-    surveyed = Survey(board, tuple(results), BY)
+    surveyed = Survey(board, tuple(results), BY, seconds=seconds)
     document = surveyed.as_document()
     if folder is not None:
         folder.make()

@@ -162,12 +162,19 @@ def _handler(handler: str | Callable[[argparse.Namespace], int]) -> Callable[[ar
         return handler
     gc.disable()
     try:
-        return getattr(import_module("pegsearch.cli.commands"), handler)
+        found = getattr(import_module("pegsearch.cli.commands"), handler)
     finally:
         gc.freeze()
         gc.enable()
+    if handler not in NO_KERNELS:
+        import_module("pegsearch.cli.ahead").ensure()  # every command's kernels, once a machine
+    return found
 
 
+# The commands that never call a kernel (they list and read runs, or start processes that do,
+# each of which compiles ahead itself): no need to compile every command's kernels first.
+NO_KERNELS = frozenset({"command_runs", "command_files", "command_positions", "command_tune",
+                        "command_serve"})
 GIVEN = "_options_given"  # the namespace's record of the options seen while parsing, then dropped
 
 

@@ -205,7 +205,8 @@ def boards_table(boards: list[Board]) -> str:
     """`pegsearch boards`: a shipped board a line, by every name it answers to."""
     rows = [("board", "grid", "holes", "jumps", "symmetries", "description")]
     rows += [(" ".join([b.name, *(f"(also {other})" for other in other_names(b.name))]), b.grid,
-              str(b.holes), str(len(b.jumps)), str(len(b.symmetries)), b.description) for b in boards]
+              str(b.holes), str(len(b.jumps)), str(len(b.symmetries)), b.description)
+             for b in boards]
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row[:5], widths, strict=True))
                      + "  " + row[5] for row in rows)

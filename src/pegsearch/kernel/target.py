@@ -56,7 +56,8 @@ _CHOICE: list[Choice] = []  # this process's choice, once made
 # What this process measured, if it did, and why it could not keep it (None: kept).
 _MEASURED: list[tuple[Choice, str | None]] = []
 # Said before the first process on a machine measures and compiles: tens of seconds of silence else.
-COMPILING = "compiling the kernels for this CPU, once: about 30 s"
+COMPILING = ("measuring which compile target runs the kernels fastest on this CPU, once for this"
+             " machine: about 30 s")
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def wisdom_file() -> Path:
     return Path(folder) / FILE if folder else packaged_file()
 
 
-def _read(path: Path) -> dict:
+def read_kept(path: Path) -> dict:
     """The choices kept in `path`, by machine key; none when it is missing or unreadable (then
     the measurement is made again: a damaged file costs seconds, never a wrong choice)."""
     try:
@@ -135,7 +136,7 @@ def _read(path: Path) -> dict:
     return kept if isinstance(kept, dict) else {}
 
 
-def _write(path: Path, kept: dict) -> None:
+def write_kept(path: Path, kept: dict) -> None:
     """Replace `path` whole (a reader sees the old file or the new one, never half of one)."""
     part = path.with_name(f"{path.name}.{os.getpid()}")
     try:
@@ -165,7 +166,7 @@ def known(model: str) -> bool:
 
 
 @contextlib.contextmanager
-def _locked(path: Path):
+def locked(path: Path):
     """Only one process measures at a time on a machine; the others wait for its choice."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -249,7 +250,7 @@ def tune() -> tuple[Choice, str | None]:
     (None when it was)."""
     if not _MEASURED:
         path, key = wisdom_file(), machine_key()
-        with _locked(path):
+        with locked(path):
             _tune(path, key)
     return _MEASURED[0]
 
@@ -271,10 +272,10 @@ def _tune(path: Path, key: str) -> Choice:
         else:
             choice = Choice(cpu_model(), host, host, "host model: every probe failed ("
                             + "; ".join(f"{m}: {line}" for m, line in failed.items()) + ")")
-    kept = _read(path)
+    kept = read_kept(path)
     kept[key] = choice.as_json()
     try:
-        _write(path, kept)
+        write_kept(path, kept)
         unkept = None
     except OSError as exc:  # unwritable: this process still uses what it measured
         unkept = f"{path} cannot be written ({exc.strerror or exc})"
@@ -298,7 +299,7 @@ def chosen() -> Choice:
     if kept is None and wrong is None and path != packaged_file():  # none yet: not a damaged one
         kept, _ = _kept(packaged_file(), key)
     if kept is None:
-        with _locked(path):  # another process may have measured while this one waited
+        with locked(path):  # another process may have measured while this one waited
             kept, wrong = _kept(path, key)
             if kept is None:
                 again = f"{path} {wrong}: measuring the compile target again; " if wrong else ""
