@@ -1,8 +1,9 @@
 """The GPU engine (engines.gpu, kernel.cuda_bitmap): the local engine's levels, digests included.
 
-What is covered: the kernel's bits against the CPU's children ranked; triangle-4 and -5 whole,
-triangle-6 to level 9 and english-33 to level 8 (slow: triangle-6 whole, english-33 to level 12)
-level by level against the local engine (positions and digests), every level forced onto the GPU;
+What is covered beyond the contract every engine keeps (tests/engines/test_contract.py: triangle-5
+and english-33's levels, digests and path counts equal to the local engine's, every level forced
+onto the GPU, a resume, a killed run, bad settings): the kernel's bits against the CPU's children
+ranked; larger boards level by level (slow: triangle-6 whole, english-33 to level 10);
 the levels left on the CPU (path counts, levels too small for a bitmap) and each level's record
 naming its device; passes when a bitmap outgrows --gpu-memory, bitmaps brought back in slices of
 the host's --memory, a pass's width halved where the GPU's memory runs short, a level killed
@@ -11,17 +12,16 @@ line; `estimate --gpu`'s passes and its seconds, unmeasured or calibrated; the o
 (no numba-cuda, no CUDA runtime, no GPU, a board past 64 holes, a bad --gpu-memory) leaving no run
 behind; SIGTERM's one line.
 
-Without a GPU the CUDA kernels run in numba's simulator (NUMBA_ENABLE_CUDASIM=1, set here before
-numba.cuda is first imported), slowly: the quick tests stay on small boards and few levels. Where
-a CUDA driver lists a GPU, nothing is forced and the same tests run on it. What is not covered
-here: the kernel compiled for a real GPU and its speed (bench/gpu.sh, on an H100 or H200).
+Without a GPU the CUDA kernels run in numba's simulator (NUMBA_ENABLE_CUDASIM=1, set by
+tests.helpers.gpu before numba.cuda is first imported), slowly: the quick tests stay on small
+boards and few levels. Where a CUDA driver lists a GPU, nothing is forced and the same tests run
+on it. What is not covered here: the kernel compiled for a real GPU and its speed (bench/gpu.sh,
+on an H100 or H200).
 """
 
 from __future__ import annotations
 
-import ctypes
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -32,41 +32,26 @@ import numba.core.config
 import numpy as np
 import pytest
 
+from tests.helpers.gpu import ON_GPU  # first: it chooses the simulator before numba.cuda loads
 
-def gpu_present() -> bool:
-    """Whether a CUDA driver here lists a device (asked of libcuda itself, as numba.cuda must not
-    be imported before the simulator is chosen)."""
-    try:
-        driver = ctypes.CDLL("libcuda.so.1")
-        count = ctypes.c_int(0)
-        return driver.cuInit(0) == 0 and driver.cuDeviceGetCount(ctypes.byref(count)) == 0 \
-            and count.value > 0
-    except OSError:
-        return False
+# isort: split
+from numba import cuda
 
-
-ON_GPU = gpu_present()
-if not ON_GPU:
-    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # the CLI's processes inherit it
-    numba.core.config.reload_config()
-
-from numba import cuda  # noqa: E402  (after the simulator is chosen)
-
-from pegsearch.board.files import load_board  # noqa: E402
-from pegsearch.board.spec import SearchSpec  # noqa: E402
-from pegsearch.engines import gpu as gpu_engine  # noqa: E402
-from pegsearch.engines import make_engine  # noqa: E402
-from pegsearch.engines.costs import estimate  # noqa: E402
-from pegsearch.engines.driver import search  # noqa: E402
-from pegsearch.engines.gpu_costs import gpu_estimate  # noqa: E402
-from pegsearch.engines.local import LocalEngine  # noqa: E402
-from pegsearch.errors import UsageError  # noqa: E402
-from pegsearch.kernel import cuda_bitmap  # noqa: E402
-from pegsearch.kernel.expand import expand  # noqa: E402
-from pegsearch.kernel.ranks import level_ranks, rank_all  # noqa: E402
-from pegsearch.kernel.tables import BoardTables  # noqa: E402
-from pegsearch.store import Run  # noqa: E402
-from tests.helpers import (  # noqa: E402
+from pegsearch.board.files import load_board
+from pegsearch.board.spec import SearchSpec
+from pegsearch.engines import gpu as gpu_engine
+from pegsearch.engines import make_engine
+from pegsearch.engines.costs import estimate
+from pegsearch.engines.driver import search
+from pegsearch.engines.gpu_costs import gpu_estimate
+from pegsearch.engines.local import LocalEngine
+from pegsearch.errors import UsageError
+from pegsearch.kernel import cuda_bitmap
+from pegsearch.kernel.expand import expand
+from pegsearch.kernel.ranks import level_ranks, rank_all
+from pegsearch.kernel.tables import BoardTables
+from pegsearch.store import Run
+from tests.helpers import (
     assert_one_line_error,
     distinct,
     level_sets,
@@ -120,19 +105,6 @@ def test_the_kernel_sets_the_bits_of_the_childrens_ranks(base: int, words: int |
     assert made.copy_to_host()[0] == len(expand(tables, level)[0])  # every child, kept or not
 
 
-@pytest.mark.parametrize(("board", "until"), [("triangle-4", None), ("triangle-5", None),
-                                               ("triangle-6", 9), ("english-33", 8)])
-def test_levels_equal_the_local_engines(board: str, until: int | None, tmp_path: Path) -> None:
-    """Every level after the start made on the GPU (--reduce bitmap) equals the local engine's
-    (triangle-6 whole and english-33 further: slow, below)."""
-    spec = SearchSpec(load_board(board), load_board(board).empty)
-    local = search(spec, tmp_path / "local", LocalEngine(), until=until)
-    made = search(spec, tmp_path / "gpu", GpuEngine(reduce="bitmap"), until=until)
-    same_levels(made, local)
-    assert on_gpu(made) == list(range(1, len(made.levels)))
-    assert made.manifest["engine"] == "gpu" and "gpu_kernel_seconds" in made.levels[-1]
-
-
 def test_tables_levels_stay_on_the_cpu(tmp_path: Path) -> None:
     """Path counts need a value a position, and levels too small for a bitmap are made in hash
     tables: on the CPU, each record saying so; the counts equal the local engine's."""
@@ -157,6 +129,8 @@ def test_passes_and_slices_equal_one_pass(gpu_memory: int | None, memory: int | 
     engine = GpuEngine(memory=memory, reduce="bitmap", gpu_memory=gpu_memory)
     made = search(spec, tmp_path / "gpu", engine, until=until)
     same_levels(made, whole)
+    assert on_gpu(made) == list(range(1, len(made.levels)))  # every level after the start
+    assert made.manifest["engine"] == "gpu" and "gpu_kernel_seconds" in made.levels[-1]
     if gpu_memory:
         assert max(r["passes"] for r in made.levels[1:]) >= 4
         assert engine.passes >= len(made.levels) + 4

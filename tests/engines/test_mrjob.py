@@ -1,10 +1,11 @@
-"""The mrjob engine, run for real on mrjob's inline, local and Spark runners.
+"""The mrjob engine, run for real on mrjob's inline, local and Spark runners, beyond the contract
+every engine keeps (tests/engines/test_contract.py: the inline and local runners' levels, path
+counts and Durango Bill's totals equal to the local engine's, a resume, a killed run, bad settings).
 
-Each runner must give the local engine's level sets position for position, and with path counting
-the local engine's path count for every position and Durango Bill's published solution counts;
-runners this machine cannot use must be refused in one line before any level is computed; a level
-whose job fails must leave a run that `--resume` completes; a path count too large to store must
-fail the level, never wrap.
+Here: fewest moves and the run's symmetry group carried through its tasks, batches cut anywhere,
+path counts at and past the limit (failing the level, never wrapping), the launcher a Hadoop user
+types, the spark runner, runners this machine cannot use refused in one line before any level is
+computed, and a level whose job fails leaving a run that `--resume` completes.
 """
 
 from __future__ import annotations
@@ -72,24 +73,6 @@ def assert_same_levels(run: Run, reference: Run) -> None:
             assert level_paths(run, level) == level_paths(reference, level), f"level {level} paths"
 
 
-@pytest.mark.parametrize("flags", [[], ["--count-paths"]])
-def test_inline_runner_through_the_cli_matches_local_engine(flags: list[str], triangle_5: Run,
-                                                            published: dict, tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    result = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "inline",
-                               "--mrjob-conf", str(CONF), "--out", str(out), *flags)
-    assert result.returncode == 0, result.stderr
-    run = Run.open(out)
-    assert run.manifest["engine"] == "mrjob"
-    assert run.manifest["options"]["runner"] == "inline"
-    assert run.count_paths == bool(flags)
-    assert_same_levels(run, triangle_5)
-    if flags:
-        (start,) = run.start
-        bill = published["triangle5_solutions"]["by_start_hole"][str(start)]
-        assert int(run.levels[-1]["paths"]) == bill
-
-
 @pytest.mark.parametrize("symmetry", ["board", "none"])
 def test_inline_runner_carries_fewest_moves_like_local_engine(symmetry: str, tmp_path: Path) -> None:
     """Fewest moves travel as text between tasks (`moves,last_holes`) and are merged by the
@@ -100,19 +83,6 @@ def test_inline_runner_carries_fewest_moves_like_local_engine(symmetry: str, tmp
     assert_same_levels(run, reference)
     for level in range(len(reference.levels)):
         assert values_by_position(run, level) == values_by_position(reference, level), level
-
-
-@pytest.mark.parametrize("hole", [2, 4, 5])
-def test_inline_runner_counts_durango_bills_solutions(hole: int, published: dict,
-                                                      tmp_path: Path) -> None:
-    """Per-level path totals as the local engine's, and the one-peg total as Durango Bill's."""
-    board = load_board("triangle-5")
-    run = search(SearchSpec(board, (hole,), count_paths=True), tmp_path / "mrjob",
-                 make_engine("mrjob", runner="inline"))
-    assert_same_levels(run, local_counted("triangle-5", tmp_path / "local", (hole,)))
-    assert run.levels[-1]["pegs"] == 1
-    bill = published["triangle5_solutions"]["by_start_hole"][str(hole)]
-    assert int(run.levels[-1]["paths"]) == bill
 
 
 def test_batch_size_does_not_change_a_level(triangle_5: Run, tmp_path: Path) -> None:
@@ -164,22 +134,6 @@ def test_inline_runner_reduces_by_the_runs_group(symmetry: str, tmp_path: Path) 
     spec = SearchSpec(board, board.empty, symmetry)
     run = search(spec, tmp_path / "mrjob", make_engine("mrjob", runner="inline"))
     assert_same_levels(run, search(spec, tmp_path / "local", make_engine("local")))
-
-
-@pytest.mark.slow  # 38-116 s on 2 cores: too long for the quick suite
-def test_local_runner_counts_paths_like_local_engine(triangle_5: Run, published: dict,
-                                                    tmp_path: Path) -> None:
-    """Every task a subprocess running the job's module file, lines through Hadoop-like sorting:
-    levels 1-5 on mrjob's local runner (each some 10 s of subprocesses here), the rest resumed by
-    the local engine, path counts carried across, every level and the last count equal."""
-    board = load_board("triangle-5")
-    spec = SearchSpec(board, board.empty, count_paths=True)
-    search(spec, tmp_path / "run", make_engine("mrjob", runner="local", mrjob_conf=CONF), until=5)
-    run = search(spec, tmp_path / "run", LocalEngine(), resume=True)
-    assert [record["engine"] for record in run.levels[1:7]] == ["mrjob"] * 5 + ["local"]
-    assert_same_levels(run, triangle_5)
-    bill = published["triangle5_solutions"]["by_start_hole"][str(board.empty[0])]
-    assert int(run.levels[-1]["paths"]) == bill
 
 
 def test_launcher_runs_the_job_from_the_command_line(triangle_5: Run, tmp_path: Path) -> None:

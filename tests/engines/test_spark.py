@@ -1,10 +1,12 @@
-"""The Spark engine: same levels as the local engine on local[2] and on a real standalone cluster.
+"""The Spark engine beyond the contract every engine keeps (tests/engines/test_contract.py: its
+levels on local[2] equal to the local engine's, digest for digest, a resume, a killed run, bad
+settings), and on a real standalone cluster.
 
 Fast tests use an in-process SparkSession on local[2] and the real CLI for path counting and the
-error paths; path counts must match the local engine's position for position and Durango Bill's
-published totals, and a count too large to store must fail the level, never wrap. Slow tests
-start a real cluster (a master and workers on 127.0.0.1, free ports) with cluster/spark-cluster.sh,
-submit with spark-submit, and always stop the cluster again.
+error paths: levels made in the driver and by Spark jobs in one run, fewest moves, path counts
+position for position and Durango Bill's published totals, a count too large to store failing the
+level, never wrapping. Slow tests start a real cluster (a master and workers on 127.0.0.1, free
+ports) with cluster/spark-cluster.sh, submit with spark-submit, and always stop the cluster again.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from pegsearch.answers.verify import against
 from pegsearch.answers.winnable import winnable_counts
 from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
@@ -40,11 +41,9 @@ from pegsearch.kernel.values import Carry
 from pegsearch.sizes import default_budget
 from pegsearch.store import Location, Run, level_name
 from tests.helpers import (
-    distinct,
     level_sets,
     local_run,
     one_level_run,
-    parts_of,
     pegsearch,
     pegsearch_process,
     values_by_position,
@@ -87,26 +86,6 @@ def one_session() -> Iterator[None]:
         yield
 
 
-def test_local2_levels_equal_local_engine(tmp_path: Path) -> None:
-    board = load_board("triangle-6")
-    spark_run = search(SearchSpec(board, board.empty), tmp_path / "spark",
-                       SparkEngine("local[2]", driver_below=0))
-    assert spark_run.status == "complete"
-    reference = local_run("triangle-6", tmp_path / "local")
-    assert_same_levels(spark_run, reference)
-    # Parts split by Spark's partitions and by the local engine's, yet the same digests.
-    assert against(spark_run.uri, reference.uri) == (len(reference.levels), [])
-    for level in range(len(spark_run.levels)):
-        if level and spark_run.levels[level - 1]["states"] <= TASK_ROWS:
-            # A small level is one reduce task, so one part file, not one per default partition.
-            assert len(spark_run.levels[level]["files"]) == 1, f"level {level}"
-        parts = parts_of(spark_run, level)
-        for part in parts:
-            assert np.all(part[1:] > part[:-1]), f"level {level}: a part is not sorted"
-        together = np.concatenate(parts)
-        assert len(distinct(together)) == len(together), f"level {level}: parts overlap"
-
-
 def test_levels_made_in_the_driver_and_by_spark_jobs_equal_the_local_engine(tmp_path: Path) -> None:
     """With the threshold at the median level, the small levels are made in the driver and the
     large ones by Spark jobs, in one run: its levels still equal the local engine's."""
@@ -131,6 +110,9 @@ def test_fewest_moves_on_local2_equal_the_local_engines_position_for_position(tm
     assert [r["by_moves"] for r in spark_run.levels] == [r["by_moves"] for r in reference.levels]
     for level in range(len(reference.levels)):
         assert values_by_position(spark_run, level) == values_by_position(reference, level), level
+        if level and spark_run.levels[level - 1]["states"] <= TASK_ROWS:
+            # A small level is one reduce task, so one part file, not one per default partition.
+            assert len(spark_run.levels[level]["files"]) == 1, f"level {level}"
 
 
 @pytest.fixture(scope="module")

@@ -2,11 +2,12 @@
 
 Every engine turns the complete level k of a run into the part files of level k + 1, written
 through the level's writer the driver gives it; the driver commits and decides when to stop (the
-duties in full: `Engine`). A new engine is a module, a line in ENGINES and its name in the
-settings it takes (engines.settings; tests/engines/test_settings.py checks it). An engine may
-also offer `winnable_parents(run, level, winnable)`, one step of the backward walk (see
-answers.winnable), so a cluster run can be walked back on its cluster; the others are walked in
-process. Engines are imported only when asked for, so a missing optional dependency (pyspark,
+duties in full: `Engine`). A new engine is a module, a line in ENGINES, its name in the settings
+it takes (engines.settings; tests/engines/test_settings.py checks it) and a line in the ENGINES
+of tests/engines/test_contract.py, which checks its duties (docs/engines.md, Adding an engine).
+An engine may also offer `winnable_parents(run, level, winnable)`, one step of the backward walk
+(see answers.winnable), so a cluster run can be walked back on its cluster; the others are walked
+in process. Engines are imported only when asked for, so a missing optional dependency (pyspark,
 mrjob) costs nothing until it is used and then fails with one clear line.
 """
 
@@ -41,8 +42,8 @@ class Engine(Protocol):
     """What the driver needs of an engine, and what every engine owes a run. Used as a context
     manager around a whole run (a Spark session, a work folder).
 
-    Its duties (the store refuses a part written before the second; each engine's own tests
-    compare its levels with the local engine's):
+    Its duties (the store refuses a part written before the second; tests/engines/test_contract.py
+    checks them on every engine):
     - settings: its constructor takes, as keywords, the settings engines.settings declares for its
       name (with the defaults declared there) and refuses a bad value in one line naming it;
     - writing a level: `next_level` says first how the level starts, `writer.resume_at(cut)` when
