@@ -122,6 +122,7 @@ NODE_ADDRESSES = {
     "yarn-site.xml": ("yarn.nodemanager.address", "yarn.nodemanager.localizer.address",
                       "yarn.nodemanager.webapp.address"),
 }
+STAGING = "/tmp/hadoop-yarn/staging"  # yarn.app.mapreduce.am.staging-dir's default
 NAMENODE = "org.apache.hadoop.hdfs.server.namenode.NameNode"
 DATANODE = "org.apache.hadoop.hdfs.server.datanode.DataNode"
 RESOURCE_MANAGER = "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager"
@@ -227,9 +228,12 @@ def make_shared_folders(folder: Path, name: str) -> None:
     user = getpass.getuser()
     environment = {**os.environ, "HADOOP_CONF_DIR": str(folder / "conf")}
     commands = [["-mkdir", "-p", "/tmp", f"/user/{user}"], ["-chmod", "1777", "/tmp"]]
-    if secured(folder):
+    if secured(folder):  # and MapReduce's staging folders, where the JobHistoryServer and each
+        # job's user make folders of their own (made by the JobHistoryServer: its own, mode 770)
         environment.update(kerberos.as_service(folder, "nn"))
-        commands.append(["-chown", user, f"/user/{user}"])
+        commands += [["-mkdir", "-p", f"{STAGING}/history"],
+                     ["-chmod", "1777", STAGING, f"{STAGING}/history"],
+                     ["-chown", user, f"/user/{user}"]]
     for args in commands:
         answer = subprocess.run([str(HOME / "bin" / "hadoop"), "fs", *args], env=environment,
                                 capture_output=True, text=True)

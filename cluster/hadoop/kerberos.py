@@ -26,6 +26,13 @@ REALM = "PEGSEARCH.TEST"
 HOST = "127.0.0.1"
 # The daemons' principals, each `KIND/127.0.0.1@REALM` with its keytab DIR/kdc/KIND.keytab.
 SERVICES = ("nn", "dn", "rm", "nm", "jhs", "HTTP")
+# Which user each daemon's principal acts as, as a company's cluster maps them: HDFS's daemons
+# are `hdfs` (its superuser), YARN's `yarn` (the ResourceManager renews the tokens a job's
+# NodeManager asks to renew as the same user), the JobHistoryServer `mapred`; a user principal
+# is its first component.
+SERVICE_USERS = {"nn": "hdfs", "dn": "hdfs", "rm": "yarn", "nm": "yarn", "jhs": "mapred"}
+AUTH_TO_LOCAL = "\n".join([*(f"RULE:[2:$1@$0]({kind}@{REALM})s/.*/{user}/"
+                             for kind, user in SERVICE_USERS.items()), "DEFAULT"])
 PASSWORD = "pegsearch-test"  # the KDC's master key and the keystore's: test data, never a secret
 LIFETIME = "1h"  # a ticket's lifetime unless `up --ticket-lifetime` says otherwise
 PACKAGES = "krb5-kdc krb5-admin-server krb5-user"  # Debian's, for the commands below
@@ -157,6 +164,7 @@ def site_settings(folder: Path) -> dict[str, dict[str, str]]:
             "hadoop.security.authentication": "kerberos",
             "hadoop.security.authorization": "true",
             "hadoop.rpc.protection": "privacy",
+            "hadoop.security.auth_to_local": AUTH_TO_LOCAL,
         },
         "hdfs-site.xml": {
             "dfs.block.access.token.enable": "true",
@@ -170,6 +178,11 @@ def site_settings(folder: Path) -> dict[str, dict[str, str]]:
             "dfs.namenode.kerberos.internal.spnego.principal": principal("HTTP"),
         },
         "yarn-site.xml": {
+            # Secured, Hadoop reads a container's logs (to gather them on HDFS) and a map's output
+            # (MapReduce's shuffle) only through SecureIOUtils, which needs Hadoop's native
+            # library, libhadoop.so, shipped by every distribution but not on Maven Central: its
+            # NodeManager stopped at the first application's end. The logs stay on the node.
+            "yarn.log-aggregation-enable": "false",
             "yarn.resourcemanager.principal": principal("rm"),
             "yarn.resourcemanager.keytab": tab["rm"],
             "yarn.nodemanager.principal": principal("nm"),
