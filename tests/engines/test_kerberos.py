@@ -22,6 +22,7 @@ import pytest
 from tests.engines.test_hadoop import TRIANGLE_5, assert_identical, local_triangle_5, states
 from tests.helpers import pegsearch_process
 from tests.helpers.hadoop_cluster import hadoop_cluster, yarn_applications
+from tests.helpers.serving import Server
 
 __all__ = ["local_triangle_5"]  # the fixture, shared with the unsecured cluster's tests
 
@@ -62,9 +63,11 @@ def test_a_run_on_kerberized_hdfs_equals_the_local_engine(kerberized: dict[str, 
                                                           local_triangle_5: Path,
                                                           tmp_path: Path) -> None:
     """The local engine writes the run on HDFS through hdfs-native (GSSAPI, with the ticket): run,
-    `--resume`, `counts` and `verify --against` as on local disk. A client keytab with no ticket
-    will do for hdfs-native (MIT's GSSAPI takes a ticket from KRB5_CLIENT_KTNAME itself)."""
-    run = f"{kerberized['PEGSEARCH_HDFS']}/user/{getpass.getuser()}/runs/local"
+    `--resume`, `counts`, `verify --against`, `solve` and `pegsearch serve --runs` as on local
+    disk. A client keytab with no ticket will do for hdfs-native (MIT's GSSAPI takes a ticket from
+    KRB5_CLIENT_KTNAME itself)."""
+    root = f"{kerberized['PEGSEARCH_HDFS']}/user/{getpass.getuser()}/runs"
+    run = f"{root}/local"
     made = pegsearch_process("run", "triangle-5", "--until", "5", "--out", run, env=kerberized)
     assert made.returncode == 0, made.stderr
     resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=kerberized)
@@ -74,6 +77,14 @@ def test_a_run_on_kerberized_hdfs_equals_the_local_engine(kerberized: dict[str, 
     keytab_only = {**without_ticket(kerberized, tmp_path),
                    "KRB5_CLIENT_KTNAME": kerberized["USER_KEYTAB"]}
     assert states(pegsearch_process("counts", run, "--json", env=keytab_only)) == TRIANGLE_5
+    solved = pegsearch_process("solve", run, env=kerberized)
+    assert solved.returncode == 0, solved.stderr
+    assert solved.stdout == pegsearch_process("solve", str(local_triangle_5)).stdout
+    server = Server(root, logs=tmp_path, env=kerberized)
+    try:
+        assert [search["status"] for search in server.get("/api/searches")] == ["complete"]
+    finally:
+        server.stop()
 
 
 def test_spark_on_kerberized_yarn_equals_the_local_engine(kerberized: dict[str, str],
@@ -113,3 +124,18 @@ def test_without_a_ticket_each_command_is_one_line_naming_kinit(
     assert len(line.splitlines()) == 1 and "Traceback" not in line, line
     assert "the cluster needs Kerberos" in line and "kinit -kt KEYTAB" in line, line
     assert not (tmp_path / "runs").exists()
+
+
+def test_an_expired_ticket_is_one_line_naming_kinit(kerberized: dict[str, str],
+                                                     tmp_path: Path) -> None:
+    """A ticket that has expired (`kinit -l 3s`, then 4 s): one line that says so, naming the
+    ticket's principal for `kinit`, exit 2."""
+    env = without_ticket(kerberized, tmp_path)
+    subprocess.run(["kinit", "-l", "3s", "-kt", kerberized["USER_KEYTAB"], PRINCIPAL], env=env,
+                   check=True, timeout=30)
+    time.sleep(4)
+    refused = pegsearch_process("counts", f"{kerberized['PEGSEARCH_HDFS']}/user/x", env=env)
+    assert refused.returncode == 2, refused.stderr
+    line = refused.stderr.strip()
+    assert len(line.splitlines()) == 1, line
+    assert f"the ticket of {PRINCIPAL} has expired: run `kinit {PRINCIPAL}`" in line, line
