@@ -7,7 +7,9 @@ ResourceManager, one NodeManager and a JobHistoryServer) in one MiniHadoopCluste
 real cluster runs them: the NameNode, the ResourceManager and the JobHistoryServer on 127.0.0.1,
 and node k (1..N) a DataNode and a NodeManager bound to 127.0.0.(k+1), each node's folder
 DIR/nodes/K its processes' working folder, so that every process of a node (its containers and
-their tasks too) is found by that folder and can be stopped, frozen or killed alone.
+their tasks too) is found by that folder and can be stopped, frozen or killed alone. With
+`--kerberos` (kerberos.py: a KDC of its own, HDFS and YARN secured) the daemons are laid out so for
+one node too.
 """
 
 from __future__ import annotations

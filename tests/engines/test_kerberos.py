@@ -139,3 +139,23 @@ def test_an_expired_ticket_is_one_line_naming_kinit(kerberized: dict[str, str],
     line = refused.stderr.strip()
     assert len(line.splitlines()) == 1, line
     assert f"the ticket of {PRINCIPAL} has expired: run `kinit {PRINCIPAL}`" in line, line
+
+
+def test_a_search_outlives_its_ticket(kerberized: dict[str, str], tmp_path: Path) -> None:
+    """A ticket of 5 s, a search on HDFS of longer (skippy-xl whole): it finishes,
+    on the connection hdfs-native authenticated while the ticket was valid; the run is then
+    identical to the local engine's (read with a fresh ticket)."""
+    env = without_ticket(kerberized, tmp_path)
+    subprocess.run(["kinit", "-l", "5s", "-kt", kerberized["USER_KEYTAB"], PRINCIPAL], env=env,
+                   check=True, timeout=30)
+    began = time.monotonic()
+    run = f"{kerberized['PEGSEARCH_HDFS']}/user/{getpass.getuser()}/runs/xl"
+    made = pegsearch_process("run", "skippy-xl", "--out", run, env=env)
+    took = time.monotonic() - began
+    assert made.returncode == 0, made.stderr
+    assert took > 5, f"the search took {took:.1f} s, no longer than its ticket"
+    local = tmp_path / "xl"
+    assert pegsearch_process("run", "skippy-xl", "--out", str(local)).returncode == 0
+    compared = pegsearch_process("verify", run, "--against", str(local), env=kerberized)
+    assert compared.returncode == 0 and "identical: all 26 levels equal" in compared.stdout, \
+        compared.stdout + compared.stderr
