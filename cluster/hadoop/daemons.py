@@ -7,12 +7,15 @@ ResourceManager, one NodeManager and a JobHistoryServer) in one MiniHadoopCluste
 real cluster runs them: the NameNode, the ResourceManager and the JobHistoryServer on 127.0.0.1,
 and node k (1..N) a DataNode and a NodeManager bound to 127.0.0.(k+1), each node's folder
 DIR/nodes/K its processes' working folder, so that every process of a node (its containers and
-their tasks too) is found by that folder and can be stopped, frozen or killed alone.
+their tasks too) is found by that folder and can be stopped, frozen or killed alone. With
+`--kerberos` (kerberos.py: a KDC of its own, HDFS and YARN secured) the daemons are laid out so for
+one node too.
 """
 
 from __future__ import annotations
 
 import contextlib
+import getpass
 import json
 import os
 import signal
@@ -24,6 +27,8 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree
+
+import kerberos
 
 HOME = Path(__file__).resolve().parent
 WAIT_SECONDS = 240
@@ -119,6 +124,7 @@ NODE_ADDRESSES = {
     "yarn-site.xml": ("yarn.nodemanager.address", "yarn.nodemanager.localizer.address",
                       "yarn.nodemanager.webapp.address"),
 }
+STAGING = "/tmp/hadoop-yarn/staging"  # yarn.app.mapreduce.am.staging-dir's default
 NAMENODE = "org.apache.hadoop.hdfs.server.namenode.NameNode"
 DATANODE = "org.apache.hadoop.hdfs.server.datanode.DataNode"
 RESOURCE_MANAGER = "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager"
@@ -126,24 +132,33 @@ NODE_MANAGER = "org.apache.hadoop.yarn.server.nodemanager.NodeManager"
 JOB_HISTORY = "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer"
 
 
-def up(folder: Path, nodes: int) -> int:
+def up(folder: Path, nodes: int, secure: bool = False,
+       lifetime: str = kerberos.LIFETIME) -> int:
     """Start in `folder` whatever of its cluster is not running (all of it the first time), then
-    print the `export` lines that reach it."""
+    print the `export` lines that reach it. `secure`: with Kerberos (kerberos.py), its tickets
+    lasting `lifetime`."""
     folder = folder.resolve()
     if not (folder / "work" / "settings.json").exists():
-        prepare(folder, nodes)
-    elif node_count(folder) != nodes:
-        give_up(folder, f"{folder} holds a cluster of {node_count(folder)} node(s), not {nodes}: "
-                f"run `up` with --nodes {node_count(folder)}, or `down` it and start one in "
+        prepare(folder, nodes, secure, lifetime)
+    elif node_count(folder) != nodes or secured(folder) != secure:
+        kind = " with --kerberos" if secured(folder) else ""
+        give_up(folder, f"{folder} holds a cluster of {node_count(folder)} node(s){kind}: run `up`"
+                f" with --nodes {node_count(folder)}{kind}, or `down` it and start one in "
                 "another folder", None)
+    if secure and not alive(folder, "kdc"):
+        start_kdc(folder)
     if not alive(folder, "namenode"):
         start_namenode(folder)
-    if nodes == 1:
+    if not separate(folder):
         if not alive(folder, "datanode"):
             start_datanode(folder)
         if not alive(folder, "yarn"):
             start_yarn(folder)
     else:
+        # The DataNodes first: HDFS's shared folders exist before the JobHistoryServer makes its
+        # own in /tmp (on a secured cluster it is no superuser).
+        for node in range(1, nodes + 1):
+            start_datanode_of(folder, node)
         for name, main_class in (("resourcemanager", RESOURCE_MANAGER),
                                  ("historyserver", JOB_HISTORY)):
             if not alive(folder, name):
@@ -153,24 +168,46 @@ def up(folder: Path, nodes: int) -> int:
     print(f"export HADOOP_CONF_DIR={folder / 'conf'}")
     print(f'export PATH={HOME / "bin"}:"$PATH"')
     print(f"export PEGSEARCH_HDFS={site(folder, 'core-site.xml', 'fs.defaultFS')}")
+    for line in kerberos.exports(folder) if secure else ():
+        print(line)
     return 0
 
 
-def prepare(folder: Path, nodes: int) -> None:
-    """Fetch the jars if needed; write the client configuration (and each node's); format HDFS."""
+def prepare(folder: Path, nodes: int, secure: bool, lifetime: str) -> None:
+    """Fetch the jars if needed; make the Kerberos realm if `secure`; write the client
+    configuration (and each node's); format HDFS."""
     subprocess.run(["mvn", "-q", "-f", str(HOME / "pom.xml"), "package"], check=True,
                    stdout=sys.stderr)
     for name in ("conf", "logs", "work"):
         (folder / name).mkdir(parents=True, exist_ok=True)
-    sites = site_settings(folder, nodes)
+    if secure:
+        if missing := kerberos.missing_tools():
+            give_up(folder, f"--kerberos needs MIT Kerberos's KDC and tools ({', '.join(missing)}"
+                    f" not found): apt-get install {kerberos.PACKAGES}", None)
+        kerberos.prepare(folder, free_ports(1)[0], lifetime)
+        start_kdc(folder)  # formatting HDFS logs the NameNode in
+    sites = site_settings(folder, nodes, secure)
     write_sites(folder / "conf", sites)
     for node in range(1, nodes + 1):
         (folder / "nodes" / str(node) / "conf").mkdir(parents=True, exist_ok=True)
         write_sites(folder / "nodes" / str(node) / "conf", node_sites(folder, sites, node))
-    (folder / "work" / "settings.json").write_text(json.dumps({**sites, "nodes": nodes}, indent=1))
+        if secure:
+            kerberos.write_ssl(folder, folder / "nodes" / str(node) / "conf")
+    (folder / "work" / "settings.json").write_text(
+        json.dumps({**sites, "nodes": nodes, "kerberos": secure}, indent=1))
     formatted = daemon(folder, "namenode", NAMENODE, "-format", "-nonInteractive", "-force")
     if formatted.wait() != 0:
         give_up(folder, "formatting HDFS failed", "namenode")
+
+
+def start_kdc(folder: Path) -> None:
+    """The realm's KDC (kerberos.py); up once it answers on its port."""
+    command, env = kerberos.kdc_command(folder)
+    with open(folder / "logs" / "kdc.out", "ab") as out:
+        process = subprocess.Popen(command, cwd=folder / "work", stdout=out, stderr=out, env=env,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+    (folder / "kdc.pid").write_text(f"{process.pid}\n")
+    wait(folder, "kdc", process, lambda: answers(kerberos.kdc_address(folder)))
 
 
 def start_namenode(folder: Path) -> None:
@@ -188,9 +225,18 @@ def start_datanode(folder: Path) -> None:
 
 
 def make_shared_folders(folder: Path, name: str) -> None:
-    """/tmp (world-writable, as on any cluster) and the user's home on HDFS."""
+    """/tmp (world-writable, as on any cluster) and the user's home on HDFS, made by HDFS's
+    superuser (a secured cluster's is the NameNode's principal; the user then owns its home)."""
+    user = getpass.getuser()
     environment = {**os.environ, "HADOOP_CONF_DIR": str(folder / "conf")}
-    for args in (["-mkdir", "-p", "/tmp", "/user/root"], ["-chmod", "1777", "/tmp"]):
+    commands = [["-mkdir", "-p", "/tmp", f"/user/{user}"], ["-chmod", "1777", "/tmp"]]
+    if secured(folder):  # and MapReduce's staging folders, where the JobHistoryServer and each
+        # job's user make folders of their own (made by the JobHistoryServer: its own, mode 770)
+        environment.update(kerberos.as_service(folder, "nn"))
+        commands += [["-mkdir", "-p", f"{STAGING}/history"],
+                     ["-chmod", "1777", STAGING, f"{STAGING}/history"],
+                     ["-chown", user, f"/user/{user}"]]
+    for args in commands:
         answer = subprocess.run([str(HOME / "bin" / "hadoop"), "fs", *args], env=environment,
                                 capture_output=True, text=True)
         if answer.returncode:
@@ -226,15 +272,21 @@ def start_service(folder: Path, name: str, main_class: str) -> None:
 def start_node(folder: Path, node: int) -> None:
     """Node `node`'s DataNode and NodeManager, whichever is not running; up once the NameNode
     counts the DataNode live and the ResourceManager the NodeManager running."""
+    start_datanode_of(folder, node)
     prefix = f"node-{node}-"
-    if not alive(folder, prefix + "datanode"):
-        process = daemon(folder, prefix + "datanode", DATANODE, node=node)
-        wait(folder, prefix + "datanode", process, lambda: datanode_live(folder, node))
-        make_shared_folders(folder, prefix + "datanode")
     if not alive(folder, prefix + "nodemanager"):
         process = daemon(folder, prefix + "nodemanager", NODE_MANAGER, node=node)
         wait(folder, prefix + "nodemanager", process,
              lambda: node_state(folder, node) == "RUNNING")
+
+
+def start_datanode_of(folder: Path, node: int) -> None:
+    """Node `node`'s DataNode unless it runs; up once the NameNode counts it live."""
+    name = f"node-{node}-datanode"
+    if not alive(folder, name):
+        process = daemon(folder, name, DATANODE, node=node)
+        wait(folder, name, process, lambda: datanode_live(folder, node))
+        make_shared_folders(folder, name)
 
 
 def daemon(folder: Path, name: str, main_class: str, *args: str,
@@ -251,7 +303,9 @@ def daemon(folder: Path, name: str, main_class: str, *args: str,
     # Without the optimising compiler the cluster starts in 32-33 s on 26-28 s of CPU, against
     # 38-39 s and 49-50 (AMD EPYC, 2 cores, quiet); its daemons' work is RPC, never hot loops.
     heap = "-Xmx1g" if node is None else "-Xmx512m"
-    command = ["java", heap, "-XX:TieredStopAtLevel=1", f"-Dhadoop.log.dir={folder / 'logs'}",
+    secure = kerberos.jvm_options(folder) if secured(folder) else []
+    command = ["java", heap, "-XX:TieredStopAtLevel=1", *secure,
+               f"-Dhadoop.log.dir={folder / 'logs'}",
                f"-Dhadoop.log.file={name}.log",
                f"-Dlog4j.configuration=file:{HOME / 'log4j-cluster.properties'}",
                f"-Dtest.build.data={folder / 'work' / name}",
@@ -276,10 +330,10 @@ def wait(folder: Path, name: str, process: subprocess.Popen, ready: Callable[[],
         time.sleep(1)
 
 
-def site_settings(folder: Path, nodes: int) -> dict[str, dict[str, str]]:
+def site_settings(folder: Path, nodes: int, secure: bool) -> dict[str, dict[str, str]]:
     """The cluster's settings by the site file a client reads them from: its addresses, each on a
-    free port, its folders in DIR/work, and the sizes above. MapReduce's tasks run on the jars
-    Maven fetched."""
+    free port, its folders in DIR/work, the sizes above, and Kerberos's if `secure`. MapReduce's
+    tasks run on the jars Maven fetched."""
     sites: dict[str, dict[str, str]] = {name: {} for name in ADDRESSES}
     ports = iter(free_ports(sum(len(keys) for keys in ADDRESSES.values())))
     for name, keys in ADDRESSES.items():
@@ -287,10 +341,12 @@ def site_settings(folder: Path, nodes: int) -> dict[str, dict[str, str]]:
             sites[name][key] = f"127.0.0.1:{next(ports)}"
     sites["core-site.xml"]["fs.defaultFS"] = "hdfs://" + sites["core-site.xml"]["fs.defaultFS"]
     sites["core-site.xml"]["hadoop.tmp.dir"] = str(folder / "work" / "tmp")
-    settings = SETTINGS if nodes == 1 else {**SETTINGS, **MANY_NODES,
-                                            "dfs.replication": min(3, nodes)}
+    settings = SETTINGS if nodes == 1 and not secure else {**SETTINGS, **MANY_NODES,
+                                                           "dfs.replication": min(3, nodes)}
     for key, value in settings.items():
         sites[site_file(key)][key] = str(value)
+    for name, values in (kerberos.site_settings(folder) if secure else {}).items():
+        sites[name].update(values)
     sites["hdfs-site.xml"].update({"dfs.namenode.name.dir": str(folder / "work" / "namenode"),
                                    "dfs.datanode.data.dir": str(folder / "work" / "datanode"),
                                    "dfs.datanode.hostname": "127.0.0.1"})
@@ -318,6 +374,8 @@ def node_sites(folder: Path, sites: dict[str, dict[str, str]],
             own[name][key] = f"{address}:{next(ports)}"
     own["hdfs-site.xml"].update({"dfs.datanode.hostname": address,
                                  "dfs.datanode.data.dir": str(home / "datanode")})
+    if "dfs.datanode.kerberos.principal" in own["hdfs-site.xml"]:
+        own["hdfs-site.xml"].update(kerberos.datanode_settings(address, free_ports(1)[0]))
     own["yarn-site.xml"].update({"yarn.nodemanager.hostname": address,
                                  "yarn.nodemanager.local-dirs": str(home / "local"),
                                  "yarn.nodemanager.log-dirs": str(home / "userlogs")})
@@ -352,6 +410,18 @@ def settings_of(folder: Path, name: str) -> dict[str, str]:
 
 def site(folder: Path, name: str, key: str) -> str:
     return settings_of(folder, name)[key]
+
+
+def secured(folder: Path) -> bool:
+    """Whether the cluster in `folder` was made with --kerberos."""
+    return bool(json.loads((folder / "work" / "settings.json").read_text()).get("kerberos"))
+
+
+def separate(folder: Path) -> bool:
+    """Whether every daemon is a process of its own (several nodes, or Kerberos: the one-node
+    cluster's MiniHadoopClusterManager skips its daemons' Kerberos logins, so a secured cluster
+    runs Hadoop's own daemons, node 1 on 127.0.0.2)."""
+    return node_count(folder) > 1 or secured(folder)
 
 
 def node_count(folder: Path) -> int:
@@ -503,7 +573,7 @@ def node(folder: Path, number: int, action: str) -> int:
     if not (folder / "work" / "settings.json").exists():
         give_up(folder, f"no cluster was started in {folder}", None)
     nodes = node_count(folder)
-    if nodes == 1:
+    if not separate(folder):
         give_up(folder, "a one-node cluster's NodeManager lives in the ResourceManager's JVM; "
                 "start one with `up DIR --nodes N` (N >= 2) to drill a node alone", None)
     if not 1 <= number <= nodes:

@@ -22,11 +22,12 @@ HADOOP_BIN = ROOT / "cluster" / "hadoop" / "bin"
 
 
 @contextmanager
-def hadoop_cluster(folder: Path, nodes: int = 1) -> Iterator[dict[str, str]]:
-    """Start the cluster of `nodes` nodes in `folder`; yield the environment that reaches it
-    (HADOOP_CONF_DIR, PATH with `hadoop` and `yarn`, PEGSEARCH_HDFS the NameNode's hdfs:// URI)."""
+def hadoop_cluster(folder: Path, nodes: int = 1, *options: str) -> Iterator[dict[str, str]]:
+    """Start the cluster of `nodes` nodes in `folder` (with `up`'s `options`: --kerberos); yield
+    the environment that reaches it (HADOOP_CONF_DIR, PATH with `hadoop` and `yarn`,
+    PEGSEARCH_HDFS the NameNode's hdfs:// URI; with --kerberos, KRB5_CONFIG and the rest)."""
     try:
-        started = subprocess.run([str(UP), str(folder), "--nodes", str(nodes)],
+        started = subprocess.run([str(UP), str(folder), "--nodes", str(nodes), *options],
                                  capture_output=True, text=True, timeout=600)
         assert started.returncode == 0, started.stderr[-4000:]
         yield exports(started.stdout)
@@ -39,6 +40,8 @@ def exports(text: str) -> dict[str, str]:
     this interpreter for bin/hadoop's `fs` (its hdfs-native), whatever python3 PATH finds."""
     environment = {**os.environ, "PEGSEARCH_PYTHON": sys.executable}
     for line in text.splitlines():
+        if not line.startswith("export "):  # a comment: `up --kerberos`'s kinit
+            continue
         name, _, value = line.removeprefix("export ").partition("=")
         environment[name] = value.replace('"$PATH"', os.environ.get("PATH", ""))
     return environment

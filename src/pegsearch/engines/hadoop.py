@@ -34,7 +34,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pegsearch.errors import UsageError
-from pegsearch.store.hadoop_conf import answers, conf_dir, namenodes, setting, settings, web_server
+from pegsearch.store.hadoop_conf import (
+    answers,
+    check_kerberos,
+    conf_dir,
+    namenodes,
+    setting,
+    settings,
+    web_server,
+)
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "0.0.0.0", socket.gethostname()}
 HELP = "start one (cluster/hadoop/up DIR) or point HADOOP_CONF_DIR at the cluster's configuration"
@@ -73,6 +81,7 @@ def check_yarn(what: str) -> dict[str, str]:
     nodes = namenodes(setting(found, "fs.defaultFS"), found)
     if nodes and not any(answers(address) for address in nodes):
         raise UsageError(f"no HDFS NameNode answers at {', '.join(nodes)} (from {conf_dir()}): {HELP}")
+    check_kerberos(found, what)
     return found
 
 

@@ -6,13 +6,19 @@ cluster's NameNode (or an HA nameservice's NameNodes) and its ResourceManager. H
 hdfs-native, ask an address nobody answers at again and again, for minutes; one TCP connection
 first turns a cluster that is down, or a configuration that names the wrong one, into one line
 within seconds.
+
+A cluster secured by Kerberos (hadoop.security.authentication=kerberos) needs a ticket first: its
+clients without one (Hadoop's Java client, Spark's, hdfs-native) retry and then fail with a page of
+SASL and GSSAPI errors. `check_kerberos` asks MIT's `klist` beforehand and says it in one line.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
+import subprocess
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 from urllib.parse import urlparse
@@ -106,3 +112,40 @@ def web_server(address: str) -> bool:
     except (OSError, ValueError):
         return False
     return answer.startswith(b"HTTP/") and b"Hadoop IPC port" not in answer
+
+
+def kerberized(found: dict[str, str]) -> bool:
+    """Whether the cluster's configuration asks its clients for Kerberos."""
+    return found.get("hadoop.security.authentication", "simple").strip().lower() == "kerberos"
+
+
+def check_kerberos(found: dict[str, str], who: str, keytab_will_do: bool = False) -> None:
+    """Refuse, in one line naming Kerberos and `kinit`, to go on against a kerberized cluster
+    without a valid ticket in the credentials cache (none, or expired: `klist -s` fails).
+    `keytab_will_do`: a client keytab (KRB5_CLIENT_KTNAME) is enough, as for hdfs-native, whose
+    GSSAPI takes a ticket from it itself; Java's clients (YARN, Spark) read only the cache.
+    A YARN container (a task, an executor) holds the job's delegation tokens instead
+    (HADOOP_TOKEN_FILE_LOCATION) and is not asked. Without `klist` (no MIT tools), nothing is
+    checked: the client's own error says it."""
+    klist = shutil.which("klist")
+    if not kerberized(found) or klist is None or os.environ.get("HADOOP_TOKEN_FILE_LOCATION"):
+        return
+    keytab = os.environ.get("KRB5_CLIENT_KTNAME", "").removeprefix("FILE:")
+    if keytab_will_do and keytab and os.path.isfile(keytab):
+        return
+    try:
+        valid = subprocess.run([klist, "-s"], capture_output=True, timeout=CONNECT_SECONDS,
+                               stdin=subprocess.DEVNULL).returncode == 0
+        said = subprocess.run([klist], capture_output=True, text=True, timeout=CONNECT_SECONDS,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return
+    if valid:
+        return
+    held = re.search(r"Default principal: (\S+)", said.stdout)
+    why = (f"the ticket of {held[1]} has expired" if held
+           else "there is no Kerberos ticket in the credentials cache")
+    principal = held[1] if held else "PRINCIPAL"
+    raise UsageError(f"{who}: the cluster needs Kerberos (hadoop.security.authentication=kerberos,"
+                     f" from {conf_dir()}) and {why}: run `kinit {principal}` (or `kinit -kt"
+                     f" KEYTAB {principal}`), then again")

@@ -464,7 +464,8 @@ def _hdfs(uri: str) -> pafs.PyFileSystem:
         port = parsed.port
     except ValueError:
         raise UsageError(f"{uri}: the NameNode's port is not a number; {URI_HELP}") from None
-    nodes = hadoop_conf.namenodes(uri, hadoop_conf.settings())
+    found = hadoop_conf.settings()
+    nodes = hadoop_conf.namenodes(uri, found)
     if nodes and not any(hadoop_conf.answers(address) for address in nodes):
         raise UsageError(f"cannot reach {uri}: no NameNode answers at {', '.join(nodes)}; check the"
                          " address and port (fs.defaultFS in HADOOP_CONF_DIR's core-site.xml) and"
@@ -473,6 +474,7 @@ def _hdfs(uri: str) -> pafs.PyFileSystem:
         raise UsageError(f"{uri}: {nodes[0]} is a web server (a NameNode's web port?), not a"
                          " NameNode's RPC address: give the port fs.defaultFS names in"
                          " HADOOP_CONF_DIR's core-site.xml (often 8020 or 9000)")
+    hadoop_conf.check_kerberos(found, uri, keytab_will_do=True)
     kind = ViewfsFileSystem if parsed.scheme.lower() == "viewfs" else HdfsFileSystem
     try:
         filesystem = kind(host=parsed.hostname, port=port)

@@ -135,6 +135,9 @@ def start_session(master: str | None) -> SparkContext:
         # optimising compiler would cost start-up and never pay back, on a cluster's master too.
         options = (f"-Dlog4j2.configurationFile={log4j_file(logs, QUIET_LOG4J2)}"
                    " -XX:TieredStopAtLevel=1")
+        # Java reads no KRB5_CONFIG (MIT's tools and hdfs-native do): the realm it names is passed on.
+        if os.environ.get("KRB5_CONFIG"):
+            options += f" -Djava.security.krb5.conf={os.environ['KRB5_CONFIG']}"
         if master.startswith("local"):  # nor is anyone there to open the web UI
             conf.set("spark.ui.enabled", "false")
         conf.set("spark.driver.extraJavaOptions", options)
