@@ -92,13 +92,17 @@ def test_wiegleb_45s_hole_2_back_to_itself_is_lost_by_its_record() -> None:
     assert len(record_for(board, mirrored)[1]) == len(recorded[1])
 
 
-def test_the_play_page_does_not_offer_a_start_a_record_proves_never_wins() -> None:
-    board = load_board("diamond-41")
-    corner = record_for(board, 1)
-    assert corner is not None and corner[1] == ()
-    starts = open_starts(board)["starts"]
-    assert 1 not in starts and all(record_for(board, hole) is None or record_for(board, hole)[1]
-                                   for hole in starts)
+def test_the_play_page_does_not_offer_a_start_a_record_proves_never_wins(tmp_path: Path) -> None:
+    """Hexagon-19: the position classes allow one peg from hole 1, but its whole search never
+    reaches one (a real run's record): hole 1 and every hole the symmetries carry it onto are no
+    longer offered; the other starts are, until a record says otherwise."""
+    board = load_board("hexagon-19")
+    record = record_of(made("hexagon-19", 1, tmp_path / "run"), "here")
+    assert record.one_peg == () and record.pegs > 1
+    before = open_starts(board)["starts"]
+    after = open_starts(board, (record,))["starts"]
+    images = {hole for hole in before if record_for(board, hole, (record,))}
+    assert 1 in before and 1 in images and set(after) == set(before) - images and after
 
 
 def test_records_are_listed_and_a_run_is_verified_against_its_record(tmp_path: Path) -> None:

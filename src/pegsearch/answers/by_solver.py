@@ -20,7 +20,14 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from pegsearch.answers.fewest_solver import fewest_moves
-from pegsearch.answers.records import RECORD, never_one_peg, recorded_loss, settled_by_records, start_proof
+from pegsearch.answers.records import (
+    RECORD,
+    SearchRecord,
+    never_one_peg,
+    recorded_loss,
+    settled_by_records,
+    start_proof,
+)
 from pegsearch.answers.settled import WHOLE, settled
 from pegsearch.answers.shapes import BY, Found, Hint, HintJump, Solution, steps
 from pegsearch.answers.solver import (
@@ -219,14 +226,14 @@ def hint_by_solver(board: Board, position: int, finish: int | None, seconds: flo
                 note=None if itself.won else "no jump is left" if stuck else why(board, itself))
 
 
-def open_starts(board: Board) -> dict:
+def open_starts(board: Board, records: tuple[SearchRecord, ...] | None = None) -> dict:
     """The holes whose single vacancy the position classes leave a one-peg finish and no shipped
     record proves never reaches one (a start outside them can never be won, whatever is played:
-    diamond-41's drawn start, and its corners by their whole searches), so a face can offer the
-    starts that can be played to the end."""
+    diamond-41's drawn start; hexagon-19's every start, by its whole searches), so a face can
+    offer the starts that can be played to the end. `records`: those to use (default shipped)."""
     starts = [hole for hole in range(1, board.holes + 1)
               if goal_holes(board, board.start_position((hole,)), None)
-              and not never_one_peg(board, hole)]
+              and not never_one_peg(board, hole, records)]
     return {"board": board.name, "starts": starts,
             "note": "single empty holes from which one peg is not ruled out by the position classes"
                     " or by a whole search shipped as a record (`pegsearch records`)"}

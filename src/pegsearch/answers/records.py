@@ -93,10 +93,12 @@ def shipped(folder: Path = RECORDS) -> tuple[SearchRecord, ...]:
     return tuple(found)
 
 
-def record_for(board: Board, hole: int) -> tuple[SearchRecord, tuple[int, ...]] | None:
-    """The shipped record of the single vacancy at `hole`, or of a start the board's symmetries
-    carry onto it, with the holes one peg can stand on from `hole` itself; None if there is none."""
-    for record in shipped():
+def record_for(board: Board, hole: int, records: tuple[SearchRecord, ...] | None = None
+               ) -> tuple[SearchRecord, tuple[int, ...]] | None:
+    """The record (of `records`, default the shipped ones) of the single vacancy at `hole`, or of
+    a start the board's symmetries carry onto it, with the holes one peg can stand on from `hole`
+    itself; None if there is none."""
+    for record in shipped() if records is None else records:
         if record.board != board.name or len(record.start) != 1:
             continue
         for perm in board.symmetries:
@@ -124,9 +126,10 @@ def disagreements(record: SearchRecord, run: Run) -> list[str]:
     return problems
 
 
-def never_one_peg(board: Board, hole: int) -> bool:
-    """Whether a shipped record proves the single vacancy at `hole` never ends in one peg."""
-    recorded = record_for(board, hole)
+def never_one_peg(board: Board, hole: int, records: tuple[SearchRecord, ...] | None = None) -> bool:
+    """Whether a record (default a shipped one) proves the single vacancy at `hole` never ends in
+    one peg."""
+    recorded = record_for(board, hole, records)
     return recorded is not None and not recorded[1]
 
 
