@@ -50,6 +50,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def kernels_compiled_ahead() -> None:
+    """Every command's kernels compiled before the first test, as the first command on a machine
+    does (cli.ahead): else whichever test came first would wait minutes and find the line saying
+    so in its command's stderr."""
+    from pegsearch.cli.ahead import ensure
+
+    ensure()
+
+
 @pytest.fixture
 def seed(request: pytest.FixtureRequest) -> int:
     """The seed of a test that draws at random (a moment to kill a search at, an order of requests):

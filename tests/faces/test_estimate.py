@@ -14,6 +14,7 @@ import pytest
 
 from pegsearch.board.files import load_board
 from pegsearch.board.spec import SearchSpec
+from pegsearch.cli.ahead import NOT_AHEAD
 from pegsearch.engines.projection import REFERENCES, Shape, projected_states
 from pegsearch.kernel.target import CHOSEN
 from pegsearch.store import Run
@@ -152,8 +153,9 @@ def test_a_board_is_measured_on_sizable_levels_and_later_levels_cost_more_a_posi
     largest projected levels cost more a position than the measured ones (each position there is
     many more children of its parents: pricing positions alone gave 217 s for a 386 s search);
     and the text says what it assumes and how sure it is."""
-    # The compile target this process chose, as the user's (CHOSEN empty): only kernels compile.
-    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), CHOSEN: ""}
+    # The compile target this process chose, as the user's (CHOSEN empty): only kernels compile,
+    # the estimate's own (not every command's ahead of it: cli.ahead).
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), CHOSEN: "", NOT_AHEAD: "1"}
     done = pegsearch_process("estimate", "triangle-8", "--cores", "2", "--json", env=env)
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)

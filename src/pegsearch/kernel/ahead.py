@@ -34,8 +34,12 @@ def key() -> str:
 
 
 def compiled() -> bool:
-    """Whether every command's kernels were compiled ahead for this machine and target."""
-    return key() in target.read_kept(record_file())
+    """Whether every command's kernels were compiled ahead for this machine and target: beside
+    the user's cache, or in the package (a read-only install, compiled by its administrator's
+    first command: numba_cache seeds the user's cache with those kernels)."""
+    found = key()
+    return any(found in target.read_kept(path.with_name(FILE))
+               for path in (target.wisdom_file(), target.packaged_file()))
 
 
 def keep(seconds: float) -> None:
