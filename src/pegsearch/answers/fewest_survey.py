@@ -118,7 +118,9 @@ class FewestSurvey:
         command = f"pegsearch survey {self.board.name} --fewest-moves"
         if self.board.holes <= SURVEY_WHOLE:
             command += " --depth-first"
-        return (f"{said}, not proved: {_named('start', [r.start for r in open_])}"
+        searched = sorted({r.searched for r in open_})
+        others = " and the holes symmetric to them" if len(open_) > len(searched) else ""
+        return (f"{said}, not proved: {_named('start', searched)}{others}"
                 f" may need as few as {least} (each start's time bound, {self.seconds:g} s, was"
                 f" reached); decide them with `{command} --seconds {10 * self.seconds:g}`")
 
