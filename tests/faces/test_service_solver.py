@@ -65,7 +65,7 @@ def test_a_survey_past_40_holes_is_the_solvers_and_a_cancel_ends_it_at_once(serv
     its pairs are searched (each may take a minute), its worker ends within seconds, not pairs."""
     status, refused = server.json("POST", "/api/searches", {"board": "wiegleb-45", "survey": True,
                                                             "count_paths": True})
-    assert status == 400 and "count_paths and fewest_moves need a search per start" in refused["error"]
+    assert status == 400 and "count_paths needs a search per start" in refused["error"]
     search_id = server.submit({"board": "wiegleb-45", "survey": True})
     assert server.wait(search_id, until=("running",))["by"] == "depth-first"
     time.sleep(3)  # its first pairs under way
@@ -73,3 +73,18 @@ def test_a_survey_past_40_holes_is_the_solvers_and_a_cancel_ends_it_at_once(serv
     assert server.json("POST", f"/api/searches/{search_id}/cancel")[0] == 200
     ended = server.wait(search_id, until=("interrupted",), timeout=60)
     assert time.monotonic() - asked < 20 and ended["kind"] == "survey" and "starts" not in ended
+
+
+def test_a_survey_of_fewest_moves_by_the_solver_is_the_command_lines(server: Server) -> None:
+    """`survey` with `fewest_moves` and `depth_first` (refused before) is Bell's table by the
+    solver, as `pegsearch survey --fewest-moves --depth-first` gives it: each start's moves proved,
+    the least A127500's 9."""
+    search_id = server.submit({"board": "triangle-5", "survey": True, "fewest_moves": True,
+                               "depth_first": True})
+    surveyed = server.wait(search_id)
+    assert surveyed["by"] == "depth-first" and surveyed["fewest_moves"] == 9
+    assert surveyed["fewest_moves_starts"] == [4, 6, 13]
+    cli = json.loads(pegsearch("survey", "triangle-5", "--fewest-moves", "--depth-first", "--json").stdout)
+    assert [(s["start"], s["moves"], s["proved"]) for s in surveyed["starts"]] == \
+        [(s["start"], s["moves"], True) for s in cli["starts"]]
+    assert surveyed["verdict"] == cli["verdict"]

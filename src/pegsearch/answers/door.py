@@ -64,17 +64,17 @@ def asked(subject: Run | Board, start: list[int] | None = None, depth_first: boo
 
 def survey_reason(board: Board, depth_first: bool, count_paths: bool = False,
                   fewest_moves: bool = False) -> str | None:
-    """Why the solver surveys `board` (None: a search per start does, which alone counts solutions
-    and fewest moves: asked for with the solver, that is one line saying so)."""
+    """Why the solver surveys `board` (None: a search per start does). A count of solutions needs
+    a search per start: asked for with the solver, that is one line saying so. The fewest moves
+    the solver answers per start (answers.fewest_survey), as Bell's table asks."""
     if not depth_first and board.holes <= SURVEY_WHOLE:
         return None
-    if count_paths or fewest_moves:
-        raise InputError("{depth_first} finds one solution per pair: drop {count_paths} and"
-                         " {fewest_moves}, or survey by searching (without {depth_first})"
-                         if depth_first else
-                         "{count_paths} and {fewest_moves} need a search per start, which"
-                         " {name} is too large for here: survey without them (the solver"
-                         " finds one solution per pair)", name=board.name)
+    if count_paths:
+        raise InputError("{depth_first} finds one solution per pair: drop {count_paths}, or survey"
+                         " by searching (without {depth_first})" if depth_first else
+                         "{count_paths} needs a search per start, which {name} is too large for"
+                         " here: survey without it (the solver finds one solution per pair)",
+                         name=board.name)
     return "--depth-first" if depth_first else (f"{board.holes} holes: a search of every start would"
                                                 " take hours or more")
 
@@ -91,6 +91,13 @@ def survey_solver(memory: str | int | None = None) -> Solver:
     allows: a pair searched for minutes examines hundreds of millions of positions, and a table
     a 42nd of the memory (one for each goal of the board, as hints keep) forgot most of them."""
     return Solver(memory, goals=3 * WORKERS)
+
+
+def fewest_survey_solver(memory: str | int | None = None) -> Solver:
+    """A solver for a survey of fewest moves by the solver: the table of one peg anywhere, which
+    every start shares, and beside it each start searched at once its table of states known
+    short (half a goal's: answers.fewest_solver), within `memory`."""
+    return Solver(memory, goals=WORKERS + 1)
 
 
 def solution_solver(memory: str | int | None = None) -> Solver:

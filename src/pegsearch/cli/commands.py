@@ -32,12 +32,14 @@ from pegsearch.answers.door import (
     asked,
     board_solver,
     fewest_asked,
+    fewest_survey_solver,
     hint_of,
     solution_of,
     solution_solver,
     survey_reason,
     survey_solver,
 )
+from pegsearch.answers.fewest_survey import fewest_survey
 from pegsearch.answers.hint import played, read_position
 from pegsearch.answers.listing import runs_document
 from pegsearch.answers.records import SearchRecord, disagreements, shipped
@@ -53,13 +55,21 @@ from pegsearch.board.symmetry import orbit
 from pegsearch.cli.bench import compare, machine, measure, medians
 from pegsearch.cli.defaults import RUNS
 from pegsearch.cli.printing import captions, print_run, print_solution
-from pegsearch.cli.progress import LevelBar, TerminalProgress, pair_progress, say_continuing, survey_progress
+from pegsearch.cli.progress import (
+    LevelBar,
+    TerminalProgress,
+    fewest_progress,
+    pair_progress,
+    say_continuing,
+    survey_progress,
+)
 from pegsearch.cli.subjects import asked_of, open_run
 from pegsearch.cli.text import (
     bench_table,
     cluster_estimate_lines,
     compare_table,
     estimate_table,
+    fewest_table,
     gpu_estimate_lines,
     moves_table,
     run_heading,
@@ -245,7 +255,7 @@ def command_survey(args: argparse.Namespace) -> int:
     board = load_board(args.board)
     why = survey_reason(board, args.depth_first, args.count_paths, args.fewest_moves)
     if why is not None:
-        return _survey_by_solver(board, args, why)
+        return (_fewest_survey if args.fewest_moves else _survey_by_solver)(board, args, why)
     if args.whole_search:  # the solver's: said, not silently dropped
         print(f"pegsearch: --whole-search adds nothing here: every start of {board.name} is searched"
               " whole", file=sys.stderr)
@@ -307,6 +317,38 @@ def _survey_by_solver(board: Board, args: argparse.Namespace, why: str) -> int:
     if whole:
         print(f"(the pairs the solver left undecided were settled by the whole search from their"
               f" start, kept in {', '.join(whole)}: `pegsearch verify` rereads each)")
+    print(surveyed.verdict)
+    return 0
+
+
+def _fewest_survey(board: Board, args: argparse.Namespace, why: str) -> int:
+    """`survey --fewest-moves` by the solver (Bell's table): every start's fewest moves to one
+    peg, one start per class of holes, each within --seconds; kept in --out when given."""
+    if args.whole_search:
+        raise UsageError("--whole-search settles the solver's pairs: a survey of fewest moves by the"
+                         " solver gives each start more time with --seconds instead; drop it")
+    seconds = time_bound(args.seconds)
+    folder = Location.parse(args.out) if args.out else None
+    if folder is not None:
+        folder.check()
+    print(f"pegsearch: the fewest moves surveyed by the depth-first solver ({why}), each start"
+          f" within {seconds:g} s", file=sys.stderr)
+    surveyed = fewest_survey(board, seconds, fewest_survey_solver(args.memory),
+                             fewest_progress if sys.stderr.isatty() else None)
+    document = surveyed.as_document()
+    if folder is not None:
+        folder.make()
+        store_answers(folder, document)
+        document = {**document, "location": args.out}
+    if args.json:
+        print(json.dumps(document, indent=1))
+        return 0
+    print(f"survey of {board.name} ({board.holes} holes) by the depth-first solver: every start"
+          " hole's fewest moves to one peg anywhere (a move: one or more jumps in a row by one"
+          " peg), each line replayed")
+    print("(searched: the start whose answer is the row's, a hole symmetric to it taking it through"
+          " the symmetry; at least: the fewest moves any solution can have, as proved)")
+    print(fewest_table(surveyed.results))
     print(surveyed.verdict)
     return 0
 

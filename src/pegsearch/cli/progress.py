@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tqdm import tqdm
 
+    from pegsearch.answers.fewest_survey import FewestStart
     from pegsearch.answers.solver import Answer
     from pegsearch.engines.driver import Progress
 
@@ -87,6 +88,12 @@ def pair_progress(start: int, finish: int, answer: Answer) -> None:
     """One line a pair as the solver's survey answers it, so a long survey shows where it is."""
     print(f"  start {start:3d}  finish {finish:3d}  {answer.outcome:9s}  {answer.examined:>13,}"
           f" positions  {answer.seconds:7.2f} s", file=sys.stderr)
+
+
+def fewest_progress(found: FewestStart) -> None:
+    """One line a start as the solver's survey of fewest moves answers it."""
+    print(f"  start {found.start:3d}  {found.outcome:9s}  {found.said:>24}  {found.examined:>13,}"
+          f" positions  {found.seconds:7.2f} s", file=sys.stderr)
 
 
 def survey_progress(start: int) -> Progress:

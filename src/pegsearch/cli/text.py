@@ -10,6 +10,7 @@ from pegsearch.cli.bench import FIGURES
 from pegsearch.words import levels_named, readable
 
 if TYPE_CHECKING:  # types only: `pegsearch boards` draws its table without the search machinery
+    from pegsearch.answers.fewest_survey import FewestStart
     from pegsearch.answers.finishes import FinishClass
     from pegsearch.answers.shapes import ByMoves, Counts
     from pegsearch.answers.survey import StartResult
@@ -121,6 +122,17 @@ def survey_table(results: list[StartResult]) -> str:
                    for r in results)]
     return "\n".join(f"{line}  {holes}"
                      for line, holes in zip(aligned(rows).splitlines(), finishing, strict=True))
+
+
+def fewest_table(results: tuple[FewestStart, ...]) -> str:
+    """One row per start hole of a survey of fewest moves by the solver: its fewest moves (or the
+    best found and the bound proved), whether proved, the positions examined, the seconds, and
+    the line, a move's jumps joined."""
+    rows = [("start", "searched", "fewest moves", "proved", "positions examined", "seconds")]
+    rows += [(str(r.start), str(r.searched), r.said, "yes" if r.proved else "no", f"{r.examined:,}",
+              f"{r.seconds:.1f}") for r in results]
+    lines = ["line", *(grouped_jumps(r.line, r.numbers) for r in results)]
+    return "\n".join(f"{row}  {line}" for row, line in zip(aligned(rows).splitlines(), lines, strict=True))
 
 
 def moves_table(counted: ByMoves) -> str:

@@ -140,9 +140,11 @@ class SearchRequest(BaseModel):
         json_schema_extra={"properties": _settings_described(), "additionalProperties": False})
     survey: bool = False
     depth_first: bool = Field(False, description="with survey: every (start, finish) pair by the"
-                              f" depth-first solver, each within {PAIR_SECONDS} s, rather than a"
-                              f" search per start (always, for boards past {SURVEY_WHOLE} holes,"
-                              " where a search of every start takes hours or more)")
+                              f" depth-first solver, each within {PAIR_SECONDS} s (with"
+                              " fewest_moves: each start's fewest moves to one peg, proved or the"
+                              " best found with its proved bound), rather than a search per start"
+                              f" (always, for boards past {SURVEY_WHOLE} holes, where a search of"
+                              " every start takes hours or more)")
     keep: Literal["all", "last"] = Field("all", description="what the run keeps: every level's parts"
                                          " (all), or only the last level's (last: counts, not"
                                          " solutions or hints; disk for two levels)")

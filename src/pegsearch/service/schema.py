@@ -98,6 +98,12 @@ class SurveyStart(Document):
     solutions: int | None = None
     fewest_moves: int | None = None
     moves_by_finish: dict[str, int] | None = None
+    # A survey of fewest moves by the solver (answers.fewest_survey): the best line's moves, whether
+    # proved fewest, the fewest any solution can have as proved, and the line.
+    moves: int | None = None
+    proved: bool | None = None
+    at_least: int | None = None
+    line: str | None = None
 
 
 class RunDocument(Document):

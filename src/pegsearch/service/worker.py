@@ -28,7 +28,8 @@ from pathlib import Path
 from pegsearch import interrupts
 from pegsearch.answers import PAIR_SECONDS
 from pegsearch.answers.by_solver import survey_by_solver
-from pegsearch.answers.door import survey_solver
+from pegsearch.answers.door import fewest_survey_solver, survey_solver
+from pegsearch.answers.fewest_survey import fewest_survey
 from pegsearch.answers.shapes import BY, Survey
 from pegsearch.answers.survey import store_answers, survey
 from pegsearch.board.files import board_from_definition
@@ -62,6 +63,11 @@ def run_search(root: Location, records: Records, search_id: str) -> None:
     if record is None:
         raise UsageError(f"no record of search {search_id}")
     board = board_from_definition(record.board, f"search {search_id} (board)")
+    if record.survey and record.depth_first and record.fewest_moves:
+        (root / search_id).make()
+        surveyed = fewest_survey(board, PAIR_SECONDS, fewest_survey_solver())
+        store_answers(root / search_id, surveyed.as_document())
+        return
     if record.survey and record.depth_first:
         (root / search_id).make()
         results = survey_by_solver(board, PAIR_SECONDS, survey_solver())
