@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from xml.etree import ElementTree
 
+import queues
+
 HOME = Path(__file__).resolve().parent
 WAIT_SECONDS = 240
 STOP_SECONDS = 20
@@ -278,8 +280,8 @@ def wait(folder: Path, name: str, process: subprocess.Popen, ready: Callable[[],
 
 def site_settings(folder: Path, nodes: int) -> dict[str, dict[str, str]]:
     """The cluster's settings by the site file a client reads them from: its addresses, each on a
-    free port, its folders in DIR/work, and the sizes above. MapReduce's tasks run on the jars
-    Maven fetched."""
+    free port, its folders in DIR/work, the sizes above and its queues (queues.py). MapReduce's
+    tasks run on the jars Maven fetched."""
     sites: dict[str, dict[str, str]] = {name: {} for name in ADDRESSES}
     ports = iter(free_ports(sum(len(keys) for keys in ADDRESSES.values())))
     for name, keys in ADDRESSES.items():
@@ -291,6 +293,10 @@ def site_settings(folder: Path, nodes: int) -> dict[str, dict[str, str]]:
                                             "dfs.replication": min(3, nodes)}
     for key, value in settings.items():
         sites[site_file(key)][key] = str(value)
+    # YARN's queues (queues.py): read by the ResourceManager from its class path, the
+    # configuration folder first on it.
+    sites["yarn-site.xml"].update(queues.yarn_settings())
+    sites["capacity-scheduler.xml"] = queues.capacity_scheduler()
     sites["hdfs-site.xml"].update({"dfs.namenode.name.dir": str(folder / "work" / "namenode"),
                                    "dfs.datanode.data.dir": str(folder / "work" / "datanode"),
                                    "dfs.datanode.hostname": "127.0.0.1"})
