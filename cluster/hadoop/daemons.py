@@ -126,6 +126,7 @@ DATANODE = "org.apache.hadoop.hdfs.server.datanode.DataNode"
 RESOURCE_MANAGER = "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager"
 NODE_MANAGER = "org.apache.hadoop.yarn.server.nodemanager.NodeManager"
 JOB_HISTORY = "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer"
+STAGING = "/tmp/hadoop-yarn/staging"  # yarn.app.mapreduce.am.staging-dir's default
 
 
 def up(folder: Path, nodes: int) -> int:
@@ -190,9 +191,10 @@ def start_datanode(folder: Path) -> None:
 
 
 def make_shared_folders(folder: Path, name: str) -> None:
-    """/tmp (world-writable, as on any cluster) and the user's home on HDFS."""
+    """/tmp and MapReduce's staging folder (world-writable, as on any cluster that several users'
+    jobs share: the first job's user made it theirs) and the user's home on HDFS."""
     environment = {**os.environ, "HADOOP_CONF_DIR": str(folder / "conf")}
-    for args in (["-mkdir", "-p", "/tmp", "/user/root"], ["-chmod", "1777", "/tmp"]):
+    for args in (["-mkdir", "-p", "/tmp", STAGING, "/user/root"], ["-chmod", "1777", "/tmp", STAGING]):
         answer = subprocess.run([str(HOME / "bin" / "hadoop"), "fs", *args], env=environment,
                                 capture_output=True, text=True)
         if answer.returncode:

@@ -215,8 +215,9 @@ def queue_refusal(text: str) -> str | None:
     exception), or None if it holds none."""
     if denied := NOT_PERMITTED.search(text):
         user, application, queue = denied.groups()
+        path = queue if queue.startswith("root.") else f"root.{queue}"  # YARN says either
         return (f"YARN refused {application}: user {user} may not submit to queue {queue} (its ACL,"
-                f" yarn.scheduler.capacity.root.{queue}.acl_submit_applications); choose a queue you"
+                f" yarn.scheduler.capacity.{path}.acl_submit_applications); choose a queue you"
                 " may use with --queue, or ask the cluster's administrators to admit you")
     if unknown := UNKNOWN_QUEUE.search(text):
         user, queue = unknown.groups()
