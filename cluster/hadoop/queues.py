@@ -37,7 +37,10 @@ def capacity_scheduler() -> dict[str, str]:
               f"{root}.acl_administer_queue": NOBODY,
               # u:%user:other sends every user's unplaced job (queue "default") to `other`; a job
               # naming its queue keeps it (queue-mappings-override.enable is off).
-              "yarn.scheduler.capacity.queue-mappings": f"u:%user:{SHARED}"}
+              "yarn.scheduler.capacity.queue-mappings": f"u:%user:{SHARED}",
+              # Application masters may take half a queue (YARN's 10 % leaves a small cluster's
+              # queue room for one: a second Spark session's master waited, then failed).
+              "yarn.scheduler.capacity.maximum-am-resource-percent": "0.5"}
     for queue, capacity in CAPACITIES.items():
         queues |= {f"{root}.{queue}.capacity": str(capacity),
                    f"{root}.{queue}.maximum-capacity": "100",
