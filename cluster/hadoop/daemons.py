@@ -29,6 +29,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import kerberos
+import queues
 
 HOME = Path(__file__).resolve().parent
 WAIT_SECONDS = 240
@@ -130,6 +131,7 @@ DATANODE = "org.apache.hadoop.hdfs.server.datanode.DataNode"
 RESOURCE_MANAGER = "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager"
 NODE_MANAGER = "org.apache.hadoop.yarn.server.nodemanager.NodeManager"
 JOB_HISTORY = "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer"
+STAGING = "/tmp/hadoop-yarn/staging"  # yarn.app.mapreduce.am.staging-dir's default
 
 
 def up(folder: Path, nodes: int, secure: bool = False,
@@ -225,13 +227,14 @@ def start_datanode(folder: Path) -> None:
 
 
 def make_shared_folders(folder: Path, name: str) -> None:
-    """/tmp (world-writable, as on any cluster) and the user's home on HDFS, made by HDFS's
+    """/tmp and MapReduce's staging folder (world-writable, as on any cluster that several users'
+    jobs share: the first job's user made it theirs) and the user's home on HDFS, made by HDFS's
     superuser (a secured cluster's is the NameNode's principal; the user then owns its home)."""
     user = getpass.getuser()
     environment = {**os.environ, "HADOOP_CONF_DIR": str(folder / "conf")}
-    commands = [["-mkdir", "-p", "/tmp", f"/user/{user}"], ["-chmod", "1777", "/tmp"]]
-    if secured(folder):  # and MapReduce's staging folders, where the JobHistoryServer and each
-        # job's user make folders of their own (made by the JobHistoryServer: its own, mode 770)
+    commands = [["-mkdir", "-p", "/tmp", STAGING, f"/user/{user}"], ["-chmod", "1777", "/tmp", STAGING]]
+    if secured(folder):  # and the history folder, where the JobHistoryServer and each job's user
+        # make folders of their own (made by the JobHistoryServer: its own, mode 770)
         environment.update(kerberos.as_service(folder, "nn"))
         commands += [["-mkdir", "-p", f"{STAGING}/history"],
                      ["-chmod", "1777", STAGING, f"{STAGING}/history"],
@@ -332,8 +335,8 @@ def wait(folder: Path, name: str, process: subprocess.Popen, ready: Callable[[],
 
 def site_settings(folder: Path, nodes: int, secure: bool) -> dict[str, dict[str, str]]:
     """The cluster's settings by the site file a client reads them from: its addresses, each on a
-    free port, its folders in DIR/work, the sizes above, and Kerberos's if `secure`. MapReduce's
-    tasks run on the jars Maven fetched."""
+    free port, its folders in DIR/work, the sizes above, its queues (queues.py) and Kerberos's if
+    `secure`. MapReduce's tasks run on the jars Maven fetched."""
     sites: dict[str, dict[str, str]] = {name: {} for name in ADDRESSES}
     ports = iter(free_ports(sum(len(keys) for keys in ADDRESSES.values())))
     for name, keys in ADDRESSES.items():
@@ -345,6 +348,10 @@ def site_settings(folder: Path, nodes: int, secure: bool) -> dict[str, dict[str,
                                                            "dfs.replication": min(3, nodes)}
     for key, value in settings.items():
         sites[site_file(key)][key] = str(value)
+    # YARN's queues (queues.py): read by the ResourceManager from its class path, the
+    # configuration folder first on it.
+    sites["yarn-site.xml"].update(queues.yarn_settings())
+    sites["capacity-scheduler.xml"] = queues.capacity_scheduler()
     for name, values in (kerberos.site_settings(folder) if secure else {}).items():
         sites[name].update(values)
     sites["hdfs-site.xml"].update({"dfs.namenode.name.dir": str(folder / "work" / "namenode"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -45,6 +46,11 @@ def assert_identical(run: str, local: Path, env: dict[str, str]) -> None:
     compared = pegsearch_process("verify", run, "--against", str(local), env=env)
     assert compared.returncode == 0, compared.stdout + compared.stderr
     assert "identical: all 14 levels equal" in compared.stdout, compared.stdout
+
+
+def leaf(queue: str) -> str:
+    """A queue as the user names it: YARN may report its path (root.other) instead."""
+    return queue.rpartition(".")[2]
 
 
 def one_line_refusal(result: subprocess.CompletedProcess, says: str) -> None:
@@ -142,9 +148,92 @@ def test_mrjob_hadoop_runner_on_yarn_equals_the_local_engine(hadoop: dict[str, s
                              "--out", run, env=hadoop, timeout=1500)
     assert made.returncode == 0, made.stderr[-3000:]
     assert succeeded_jobs(hadoop) - before == 2, "one streaming job on YARN a level"
+    # a job naming no queue goes where the cluster's mapping sends it (cluster/hadoop/queues.py)
+    assert {leaf(app[4]) for app in yarn_applications(hadoop) if app[1].startswith(LEVEL_JOB)} \
+        == {"other"}
     resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=hadoop)
     assert resumed.returncode == 0, resumed.stderr
     assert_identical(run, local_triangle_5, hadoop)
+
+
+@pytest.mark.slow
+def test_a_run_in_a_full_queue_says_it_waits_and_lands_in_its_queue(
+        hadoop: dict[str, str], local_triangle_5: Path) -> None:
+    """`--queue search` while another job holds that queue's share for application masters: the
+    level's job waits ACCEPTED, the run says so in a line naming the queue and YARN's reason, then
+    runs in queue `search` once the other ends; resumed by the local engine, identical."""
+    holder = hold_queue(hadoop, "search", seconds=60)
+    try:
+        run = f"{hadoop['PEGSEARCH_HDFS']}/runs/queue-search"
+        made = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "hadoop",
+                                 "--queue", "search", "--until", "1", "--out", run, env=hadoop,
+                                 timeout=900)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert made.returncode == 0, made.stderr[-3000:]
+    waiting = [line for line in made.stderr.splitlines() if "waiting for YARN" in line]
+    assert waiting and waiting[0].startswith("pegsearch: level 1: waiting for YARN: application_"), \
+        made.stderr
+    assert re.search(r"is ACCEPTED in queue (root\.)?search, .* of its share", waiting[0]), waiting[0]
+    waited = re.search(r"application_\d+_\d+", waiting[0]).group()
+    level = next(app for app in yarn_applications(hadoop) if app[0] == waited)
+    assert (level[1], leaf(level[4]), level[6]) == (f"{LEVEL_JOB}1", "search", "SUCCEEDED"), level
+    resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=hadoop)
+    assert resumed.returncode == 0, resumed.stderr
+    assert_identical(run, local_triangle_5, hadoop)
+
+
+def hold_queue(env: dict[str, str], queue: str, seconds: int) -> subprocess.Popen:
+    """A streaming job in `queue` whose one task sleeps `seconds`, running in its application
+    master's container (the cluster allows uber jobs): it takes the queue's share for
+    application masters until it ends. Returned once YARN runs it."""
+    base = f"/tmp/hold-{queue}-{time.monotonic_ns()}"
+    assert subprocess.run(["hadoop", "fs", "-touchz", f"{base}-in"], env=env, timeout=120).returncode == 0
+    jar = next((UP.parent / "target").glob("hadoop-streaming-*.jar"))
+    name = f"holding {queue}"
+    holder = subprocess.Popen(
+        ["hadoop", "jar", str(jar), "-D", f"mapreduce.job.queuename={queue}", "-D",
+         f"mapreduce.job.name={name}", "-input", f"{base}-in", "-output", f"{base}-out",
+         "-mapper", f"sleep {seconds}", "-reducer", "NONE"], env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_until(lambda: any(app[1] == name and app[5] == "RUNNING"
+                           for app in yarn_applications(env)) or holder.poll() is not None,
+               300, f"a job holding queue {queue}", every=1)
+    assert holder.poll() is None, "the holding job ended before it ran"
+    return holder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", [("mrjob", "--runner", "hadoop"), ("spark", "--master", "yarn")])
+def test_a_queue_the_user_may_not_use_is_one_line(hadoop: dict[str, str],
+                                                  engine: tuple[str, ...]) -> None:
+    """guest, not named in queue `search`'s ACL, sends a run there: YARN refuses the job as it is
+    submitted, and the run says so in one line naming the queue (no Java exception), exit 2."""
+    for args in (["-mkdir", "-p", "/user/guest"], ["-chown", "guest", "/user/guest"]):
+        assert subprocess.run(["hadoop", "fs", *args], env=hadoop, timeout=120).returncode == 0
+    guest = {**hadoop, "HADOOP_USER_NAME": "guest"}
+    refused = pegsearch_process("run", "triangle-4", "--engine", *engine, "--queue", "search",
+                                "--out", f"{hadoop['PEGSEARCH_HDFS']}/tmp/guest-{engine[0]}",
+                                env=guest, timeout=600)
+    # The JVM announces itself ("WARNING: Using incubator modules") before Spark's session exists.
+    refused.stderr = "\n".join(line for line in refused.stderr.splitlines()
+                                if not line.startswith("WARNING: Using incubator"))
+    one_line_refusal(refused, "user guest may not submit to queue search")
+    assert "acl_submit_applications" in refused.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", [("mrjob", "--runner", "hadoop"), ("spark", "--master", "yarn")])
+def test_a_queue_yarn_does_not_have_is_one_line_before_any_work(
+        hadoop: dict[str, str], engine: tuple[str, ...], tmp_path: Path) -> None:
+    began = time.monotonic()
+    out = tmp_path / "run"
+    refused = pegsearch_process("run", "triangle-4", "--engine", *engine, "--queue", "default",
+                                "--out", str(out), env=hadoop)
+    one_line_refusal(refused, "YARN has no queue 'default' to run jobs in (its queues: other, search)")
+    assert time.monotonic() - began < 30
+    assert not out.exists(), "nothing written before the queue is known"
 
 
 @pytest.mark.slow
@@ -258,13 +347,14 @@ def test_ctrl_c_ends_the_levels_job_on_yarn(hadoop: dict[str, str]) -> None:
 def test_spark_on_yarn_equals_the_local_engine(hadoop: dict[str, str], local_triangle_5: Path
                                                ) -> None:
     """Levels 1-7 each a Spark job on YARN (none made in the driver; 7 is the widest),
-    executors in YARN containers reading and writing the run on HDFS themselves; the rest
-    resumed by the local engine and the whole run compared."""
+    executors in YARN containers reading and writing the run on HDFS themselves, the application
+    in the queue --queue names; the rest resumed by the local engine and the whole run compared."""
     run = f"{hadoop['PEGSEARCH_HDFS']}/runs/spark-yarn"
     made = pegsearch_process("run", "triangle-5", "--engine", "spark", "--master", "yarn",
-                             "--driver-below", "0", "--until", "7", "--out", run, env=hadoop, timeout=900)
+                             "--driver-below", "0", "--until", "7", "--queue", "search", "--out", run,
+                             env=hadoop, timeout=900)
     assert made.returncode == 0, made.stderr[-3000:]
-    assert any(app[2].strip() == "SPARK" and app[6].strip() == "SUCCEEDED"
+    assert any(app[2].strip() == "SPARK" and leaf(app[4]) == "search" and app[6].strip() == "SUCCEEDED"
                for app in yarn_applications(hadoop))
     resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=hadoop)
     assert resumed.returncode == 0, resumed.stderr
@@ -274,9 +364,10 @@ def test_spark_on_yarn_equals_the_local_engine(hadoop: dict[str, str], local_tri
 @pytest.mark.slow
 def test_a_survey_by_the_services_spark_searches_runs_on_yarn(hadoop: dict[str, str],
                                                               tmp_path: Path) -> None:
-    """A service whose Spark searches go to YARN (`serve --engine spark --master yarn`) surveys
-    triangle-4 on YARN and answers as the local engine's `survey` does. Its kept session's
-    application master fills the queue's share for them: a Spark run of the command line waits,
+    """A service whose Spark searches go to YARN's queue `search` (`serve --engine spark --master
+    yarn --queue search`) surveys triangle-4 on YARN and answers as the local engine's `survey`
+    does. Its kept session's application master fills the queue's share for them: a Spark run of
+    the command line in that queue waits,
     says so in a line with YARN's reason, and runs once the service, idle, lets its session go (it
     waited 250 s without a word, for as long as the service ran: issue 62, item 5). (A search of
     the command line on YARN alone: test_spark_on_yarn_equals_the_local_engine.)"""
@@ -290,12 +381,13 @@ def test_a_survey_by_the_services_spark_searches_runs_on_yarn(hadoop: dict[str, 
         return {app[0]: (app[5], app[6]) for app in yarn_applications(hadoop)
                 if app[2].strip() == "SPARK" and app[0] not in before}
 
-    server = Server(tmp_path / "runs", "--engine", "spark", "--master", "yarn",
+    server = Server(tmp_path / "runs", "--engine", "spark", "--master", "yarn", "--queue", "search",
                     env={**hadoop, "PEGSEARCH_SPARK_IDLE": "35"})
     try:
         document = server.wait(server.submit({"board": "triangle-4", "survey": True}), timeout=900)
         queued = pegsearch_process("run", "triangle-4", "--engine", "spark", "--master", "yarn",
-                                   "--out", str(tmp_path / "queued"), env=hadoop)
+                                   "--queue", "search", "--out", str(tmp_path / "queued"), env=hadoop)
+        assert queued.returncode == 0, queued.stderr[-3000:]
 
         # The service's session was let go and the run's ended, the server still up. YARN says an
         # application has ended once its master has unregistered, which may come a moment after
@@ -307,10 +399,9 @@ def test_a_survey_by_the_services_spark_searches_runs_on_yarn(hadoop: dict[str, 
         server.stop()
     assert document["starts"] == local["starts"] and document["verdict"] == local["verdict"]
     assert document["engine"] == "spark"
-    assert queued.returncode == 0, queued.stderr[-3000:]
     waiting = [line for line in queued.stderr.splitlines() if "waiting for YARN" in line]
     assert waiting and waiting[0].startswith("pegsearch: waiting for YARN: application_"), queued.stderr
-    assert "is ACCEPTED in queue" in waiting[0]
+    assert re.search(r"is ACCEPTED in queue (root\.)?search, .* of its share", waiting[0]), waiting[0]
     ended = ours()
     queued_id = waiting[0].split()[4]  # pegsearch: waiting for YARN: application_... is ACCEPTED
     assert ended.pop(queued_id, None) == ("FINISHED", "SUCCEEDED"), (queued_id, ours())

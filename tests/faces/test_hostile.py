@@ -550,6 +550,21 @@ def test_serve_checks_its_spark_master_at_start(master: str, says: str, tmp_path
     assert_one_line(result, says)
 
 
+@pytest.mark.parametrize(("engine", "says"), [
+    (("local",), "--queue does not apply to the local engine"),
+    (("mrjob",), "the mrjob hadoop runner needs"),
+    (("spark", "--master", "local[1]"), "--queue names a YARN queue: serve Spark's searches on YARN"),
+])
+def test_serve_refuses_a_queue_where_no_search_would_run_in_one(engine: tuple[str, ...], says: str,
+                                                                tmp_path: Path) -> None:
+    """`serve --queue` fixes the YARN queue of its searches' jobs: an engine or master that sends
+    none to YARN (or no YARN to send them to) is one line at start, not a queue silently unused."""
+    result = run_pegsearch("serve", "--runs", str(tmp_path / "runs"), "--port", "0", "--engine",
+                           *engine, "--queue", "search", timeout=120,
+                           env={"HADOOP_CONF_DIR": "", "YARN_CONF_DIR": "", "HADOOP_HOME": ""})
+    assert_one_line(result, says)
+
+
 @pytest.mark.parametrize("idle", ["soon", "-1", "inf"])
 def test_serve_refuses_a_spark_idle_that_is_not_seconds(idle: str, tmp_path: Path) -> None:
     """PEGSEARCH_SPARK_IDLE (how long the service's Spark worker keeps a cluster's session) was

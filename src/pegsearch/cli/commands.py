@@ -596,7 +596,9 @@ def command_serve(args: argparse.Namespace) -> int:
                          " free one)")
     from pegsearch.service.server import serve
 
-    serve(args.host, args.port, args.runs, args.state, args.jobs, args.token, args.engine, args.master,
+    serve(args.host, args.port, args.runs, args.state, args.jobs, args.token, args.engine,
+          {name: value for name, value in (("master", args.master), ("queue", args.queue))
+           if value is not None},
           args.log_format)
     return 0
 

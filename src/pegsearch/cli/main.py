@@ -464,6 +464,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the engine of searches whose request names none (default local)")
     serve.add_argument("--master", help="the Spark master every spark search runs on (requests may"
                        " not choose another)")
+    serve.add_argument("--queue", metavar="NAME", help="the YARN queue every search of --engine"
+                       " runs its jobs in (mrjob's hadoop runner, Spark on YARN; requests may not"
+                       " choose another)")
     serve.add_argument("--token", default=os.environ.get("PEGSEARCH_TOKEN"),
                        help="bearer token every API request must carry (default: $PEGSEARCH_TOKEN)")
     serve.add_argument("--log-format", default="text", choices=("text", "json"),

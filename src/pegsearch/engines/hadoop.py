@@ -13,6 +13,11 @@ service's cancel kills its application (`kill_applications`), as `yarn applicati
 A level whose job failed shows its task's own error (`task_error`, from `yarn logs`). While a
 level's job runs, a node YARN calls lost (or that comes back) is said in one line
 (`NodeWatch`): the level then takes longer, as YARN makes the lost node's work again elsewhere.
+
+A job may name its YARN queue (--queue): a queue the scheduler does not have is refused before any
+work (`check_queue`); one whose ACL does not admit the user is refused by YARN as the job is
+submitted, and that refusal is one line (`queue_refusal`), not the client's Java exception. A job
+left ACCEPTED in a full queue is said, with what the queue uses (`waiting_note`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import getpass
 import json
 import logging
+import os
 import re
 import shutil
 import socket
@@ -33,7 +39,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pegsearch.errors import UsageError
+from pegsearch.errors import InputError, UsageError
 from pegsearch.store.hadoop_conf import (
     answers,
     check_kerberos,
@@ -53,6 +59,7 @@ TASK_ERROR_LINES = 12
 # A NodeManager's states in which its containers are gone or going: YARN runs their tasks again.
 LOST_STATES = frozenset({"LOST", "UNHEALTHY", "SHUTDOWN", "DECOMMISSIONED", "DECOMMISSIONING"})
 WATCH_SECONDS = 5.0  # how often the ResourceManager is asked about its nodes while a level runs
+WAIT_SAID = 15.0  # seconds a level's application may wait ACCEPTED before that is said
 
 
 def resource_managers(found: dict[str, str]) -> list[str]:
@@ -92,9 +99,10 @@ def on_this_machine(found: dict[str, str]) -> bool:
 
 
 class SubmittedApplications(logging.Filter):
-    """The YARN applications a job's client has reported submitting, read from the log records it
-    passes through Python's logging (mrjob logs each line of `hadoop jar`'s output); every record
-    that would have been shown still is, and no other."""
+    """The YARN applications a job's client has reported submitting, and YARN's refusal of its
+    queue if it said one (`refusal`, then said as one line instead of the client's Java error),
+    read from the log records it passes through Python's logging (mrjob logs each line of `hadoop
+    jar`'s output); every other record that would have been shown still is, and no other."""
 
     ID = re.compile(r"\b(?:application|job)_(\d+_\d+)\b")
 
@@ -102,12 +110,16 @@ class SubmittedApplications(logging.Filter):
         super().__init__()
         self.shown = shown
         self.ids: list[str] = []
+        self.refusal: str | None = None
 
     def filter(self, record: logging.LogRecord) -> bool:
-        for number in self.ID.findall(record.getMessage()):
+        message = record.getMessage()
+        for number in self.ID.findall(message):
             if f"application_{number}" not in self.ids:
                 self.ids.append(f"application_{number}")
-        return record.levelno >= self.shown
+        refused = queue_refusal(message)
+        self.refusal = self.refusal or refused
+        return record.levelno >= self.shown and refused is None
 
 
 @contextmanager
@@ -128,21 +140,98 @@ def submitted_applications(logger: logging.Logger) -> Iterator[SubmittedApplicat
 def waiting_application(found: dict[str, str], name: str) -> str | None:
     """What YARN says of this user's application `name` if it is ACCEPTED but not yet running
     (no container for its application master: the queue's limit for them, or its resources),
-    asked of the ResourceManager's web service: its id, queue and diagnostics; None if no such
-    application waits or the web service does not answer."""
+    asked of the ResourceManager's web service (`waiting_note`); None if no such application waits
+    or the web service does not answer."""
+    query = urllib.parse.urlencode({"states": "ACCEPTED", "user": yarn_user()})
+    listed = (_ask(found, f"apps?{query}").get("apps") or {}).get("app", [])
+    return next((waiting_note(found, app) for app in listed if app.get("name") == name), None)
+
+
+def waiting_note(found: dict[str, str], app: dict) -> str:
+    """An ACCEPTED application (the web service's entry) as one line: its queue, how full that
+    queue is, and YARN's reason it has not started (its diagnostics: the queue's limit for
+    application masters, say)."""
+    said = " ".join(str(app.get("diagnostics", "")).split())
+    queue = queue_info(found, str(app.get("queue")))
+    usage = "" if queue is None else (
+        f"; the queue uses {queue.get('usedCapacity', 0):.0f}% of its share"
+        f" ({queue.get('absoluteCapacity', 0):.0f}% of the cluster), {queue.get('numPendingApplications', 0)}"
+        f" application(s) waiting, {queue.get('numActiveApplications', 0)} running")
+    return (f"waiting for YARN: {app.get('id')} is ACCEPTED in queue {app.get('queue')}, not yet"
+            f" running{usage}{f' ({said})' if said else ''}")
+
+
+def yarn_user() -> str:
+    """Who YARN takes this process for without Kerberos: HADOOP_USER_NAME, else the login."""
+    return os.environ.get("HADOOP_USER_NAME") or getpass.getuser()
+
+
+def _ask(found: dict[str, str], path: str) -> dict:
+    """The ResourceManager's web service's answer at /ws/v1/cluster/PATH; {} if it does not
+    answer."""
     address = setting(found, "yarn.resourcemanager.webapp.address")
-    query = urllib.parse.urlencode({"states": "ACCEPTED", "user": getpass.getuser()})
     try:
-        with urllib.request.urlopen(f"http://{address}/ws/v1/cluster/apps?{query}",
-                                    timeout=5) as answer:
-            listed = (json.load(answer).get("apps") or {}).get("app", [])
+        with urllib.request.urlopen(f"http://{address}/ws/v1/cluster/{path}", timeout=5) as answer:
+            return json.load(answer) or {}
     except (OSError, ValueError):
-        return None
-    for app in listed:
-        if app.get("name") == name:
-            said = " ".join(str(app.get("diagnostics", "")).split())
-            return (f"waiting for YARN: {app.get('id')} is ACCEPTED in queue {app.get('queue')},"
-                    f" not yet running{f' ({said})' if said else ''}")
+        return {}
+
+
+def leaf_queues(found: dict[str, str]) -> dict[str, dict]:
+    """The CapacityScheduler's leaf queues (where jobs run), by name and by path (root.search),
+    as its web service lists them: none if it does not answer or the scheduler is another."""
+    info = (_ask(found, "scheduler").get("scheduler") or {}).get("schedulerInfo") or {}
+    if info.get("type") != "capacityScheduler":
+        return {}
+    found_queues: dict[str, dict] = {}
+    below = [info]
+    while below:
+        queue = below.pop()
+        children = (queue.get("queues") or {}).get("queue", [])
+        below.extend(children)
+        if not children and queue is not info:
+            found_queues[queue["queueName"]] = found_queues[queue.get("queuePath", "")] = queue
+    return found_queues
+
+
+def queue_info(found: dict[str, str], name: str) -> dict | None:
+    """What the scheduler says of leaf queue `name` now (its capacity, what it uses), or None."""
+    return leaf_queues(found).get(name)
+
+
+def check_queue(found: dict[str, str], queue: str | None) -> None:
+    """Refuse, in one line and before any work, a queue the cluster's scheduler does not have (or
+    a parent queue, where no job runs). Unchecked where the scheduler is not asked (its web
+    service closed, another scheduler): YARN's own refusal is then said (`queue_refusal`)."""
+    if queue is None:
+        return
+    if not queue.strip():
+        raise InputError("{queue} '': name a YARN queue")
+    queues = leaf_queues(found)
+    if queues and queue not in queues:
+        names = ", ".join(sorted({entry["queueName"] for entry in queues.values()}))
+        raise UsageError(f"YARN has no queue '{queue}' to run jobs in (its queues: {names}); choose"
+                         " one with --queue, or leave it out for the one the cluster gives you")
+
+
+# YARN's refusals of a job sent to a queue, as its client's exception words them.
+NOT_PERMITTED = re.compile(r"User (\S+) does not have permission to submit (\S+) to queue (\S+)")
+UNKNOWN_QUEUE = re.compile(r"submitted by user (\S+) to (?:unknown|non-leaf) queue:? (\S+)")
+
+
+def queue_refusal(text: str) -> str | None:
+    """The one line for YARN's refusal of a job's queue found in `text` (a job client's output or
+    exception), or None if it holds none."""
+    if denied := NOT_PERMITTED.search(text):
+        user, application, queue = denied.groups()
+        path = queue if queue.startswith("root.") else f"root.{queue}"  # YARN says either
+        return (f"YARN refused {application}: user {user} may not submit to queue {queue} (its ACL,"
+                f" yarn.scheduler.capacity.{path}.acl_submit_applications); choose a queue you"
+                " may use with --queue, or ask the cluster's administrators to admit you")
+    if unknown := UNKNOWN_QUEUE.search(text):
+        user, queue = unknown.groups()
+        return (f"YARN has no queue {queue} for user {user} to run jobs in; choose one with --queue,"
+                " or leave it out for the one the cluster gives you")
     return None
 
 
@@ -150,25 +239,31 @@ class NodeWatch:
     """The cluster's nodes as the ResourceManager reports them, watched while a level's job runs:
     each node it calls lost (its containers gone: the tasks they ran, and the map outputs they
     held, are made again on the other nodes), and each that is back, is said in one line on
-    stderr. What was seen is kept from one level to the next, so a node lost at the end of one
-    level's job is said during the next. Nothing is watched without a cluster (`found` empty) or
+    stderr; so is the level's application while it waits ACCEPTED (its queue full). What was
+    seen is kept from one level to the next, so a node lost at the end of one level's job is said
+    during the next. Nothing is watched without a cluster (`found` empty) or
     while the ResourceManager's web service does not answer."""
 
     def __init__(self, found: dict[str, str]) -> None:
         self.found = found
         self.known: dict[str, str] | None = None  # first asked as the first level's job starts
+        # An application seen ACCEPTED: since when, and YARN's reason when it was last said.
+        self.waits: dict[str, tuple[float, str | None]] = {}
 
     @contextmanager
-    def during(self, level: int, notes: dict) -> Iterator[None]:
-        """Watch while the block (level `level`'s job) runs, and look once more as it ends; what is
-        said is kept in the level's `notes` too (its record: `counts`, the service's events)."""
+    def during(self, level: int, notes: dict, submitted: SubmittedApplications | None = None
+               ) -> Iterator[None]:
+        """Watch while the block (level `level`'s job, whose applications `submitted` collects)
+        runs, and look once more as it ends; what is said of nodes is kept in the level's `notes`
+        too (its record: `counts`, the service's events)."""
         if not self.found:
             yield
             return
         if self.known is None:
             self.known = node_states(self.found)
         stop = threading.Event()
-        watcher = threading.Thread(target=self._watch, args=(level, notes, stop), daemon=True,
+        watcher = threading.Thread(target=self._watch, args=(level, notes, stop, submitted),
+                                   daemon=True,
                                    name="pegsearch-yarn-nodes")
         watcher.start()
         try:
@@ -177,10 +272,28 @@ class NodeWatch:
             stop.set()
             watcher.join(timeout=2 * WATCH_SECONDS)
 
-    def _watch(self, level: int, notes: dict, stop: threading.Event) -> None:
+    def _watch(self, level: int, notes: dict, stop: threading.Event,
+               submitted: SubmittedApplications | None) -> None:
         while not stop.wait(WATCH_SECONDS):
             self._look(level, notes)
+            if submitted is not None and submitted.ids:
+                self._waiting(level, submitted.ids[-1])
         self._look(level, notes)
+
+    def _waiting(self, level: int, application: str) -> None:
+        """Say, once it has waited WAIT_SAID seconds and again whenever YARN's reason changes,
+        that the level's application is ACCEPTED but not running: a queue full, or its share for
+        application masters taken."""
+        app = _ask(self.found, f"apps/{application}").get("app") or {}
+        if app.get("state") != "ACCEPTED":
+            self.waits.pop(application, None)
+            return
+        since, said = self.waits.setdefault(application, (time.monotonic(), None))
+        waited, reason = time.monotonic() - since, str(app.get("diagnostics", ""))
+        if waited >= WAIT_SAID and reason != said:
+            print(f"pegsearch: level {level}: {waiting_note(self.found, app)}; waited"
+                  f" {waited:.0f} s so far", file=sys.stderr, flush=True)
+            self.waits[application] = (since, reason)
 
     def _look(self, level: int, notes: dict) -> None:
         assert self.known is not None, "looked at outside `during`"

@@ -64,6 +64,10 @@ SETTINGS = (
     Setting("driver_below", int, 1 << 17, ("spark",),
             "levels made from fewer than N parents are made in the driver, where they take less"
             " than a Spark job's fixed cost (0 sends every level to Spark)", metavar="N"),
+    Setting("queue", str, None, ("mrjob", "spark"),
+            "the YARN queue each level's job (Spark: the session's application) is submitted to"
+            " (default: the one the cluster gives the user); mrjob: its hadoop runner, spark:"
+            " --master yarn", metavar="NAME"),
     Setting("runner", str, "inline", ("mrjob",),
             "mrjob's runner: inline, local, spark, hadoop, emr or dataproc", metavar="RUNNER"),
     Setting("mrjob_conf", Path, None, ("mrjob",), "an mrjob.conf file (default: mrjob's own search"

@@ -26,11 +26,12 @@ def is_loopback(host: str) -> bool:
 
 
 def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token: str | None,
-          engine: str = "local", master: str | None = None, log_format: str = "text") -> None:
+          engine: str = "local", fixed: dict[str, str] | None = None,
+          log_format: str = "text") -> None:
     """Serve the runs root `runs` (a folder or a store prefix) until interrupted, its searches run
-    by `engine` (on `master`, when given, which requests may not change), logging in `log_format`
-    (`service.logs`). Refuses a non-loopback bind without a token: anyone who can reach the port
-    could otherwise start searches and delete runs."""
+    by `engine` with the settings `fixed` (its master, its YARN queue), which requests may not
+    change, logging in `log_format` (`service.logs`). Refuses a non-loopback bind without a
+    token: anyone who can reach the port could otherwise start searches and delete runs."""
     if not is_loopback(host) and not token:
         raise UsageError(f"refusing to bind {host} without a token: pass --token or set"
                          " PEGSEARCH_TOKEN (or bind 127.0.0.1)")
@@ -38,12 +39,21 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
         raise UsageError(f"--jobs {slots}: give at least 1")
     root = Location.parse(runs)
     root.check()
-    fixed = {} if master is None else {"master": master}
-    make_engine(engine, **fixed)  # an engine not installed, or a master it does not take
+    fixed = fixed or {}
+    # An engine not installed, a setting it does not take; mrjob's queue is its hadoop runner's
+    # (a request naming another runner is refused), whose cluster and queue are checked so.
+    runner = {"runner": "hadoop"} if engine == "mrjob" and "queue" in fixed else {}
+    make_engine(engine, **runner, **fixed)
+    master = fixed.get("master")
+    if engine == "spark" and "queue" in fixed and master != "yarn":
+        raise UsageError("--queue names a YARN queue: serve Spark's searches on YARN with"
+                         " --master yarn")
     if engine == "spark" and master is not None:
+        from pegsearch.engines import hadoop
         from pegsearch.engines.spark.session import check_master
 
-        check_master(master)  # else every search submitted would fail on it, one by one
+        # Else every search submitted would fail on them, one by one.
+        hadoop.check_queue(check_master(master), fixed.get("queue"))
     if engine == "spark":
         from pegsearch.service.worker import spark_idle
 
@@ -64,7 +74,8 @@ def serve(host: str, port: int, runs: str, state: Path | None, slots: int, token
     folder = state_folder(root, state)
     drain = Drain()
     app = create_app(root, folder, slots, token, Defaults(engine, fixed), drain)
-    on = f"{engine} on {master}" if master else engine
+    on = engine + (f" on {master}" if master else "") + (
+        f" in queue {fixed['queue']}" if "queue" in fixed else "")
     started = (f"pegsearch serve: http://{host}:{port}/ over {root} ({slots} search"
                f"{'es' if slots > 1 else ''} at a time, {on}; state in {folder})")
     if log_format == "json":  # every line of the log a JSON object, this one too

@@ -23,6 +23,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from subprocess import CalledProcessError
@@ -52,6 +53,9 @@ WRAPPER_LOCKS = Path("/tmp")
 TEXT_SLICE = 1 << 20  # positions converted to text at a time
 # Each line `hadoop jar` prints, as mrjob logs it: where the job's YARN application is named.
 HADOOP_OUTPUT = logging.getLogger("mrjob.logs.step")
+# Where mrjob warns that a failed job's logs and counters cannot be found: noise after YARN refused
+# the job's queue (no job ran), which is said in one line instead.
+JOB_LOGS = logging.getLogger("mrjob.logs.mixin")
 # A Hadoop job's settings unless mrjob.conf's jobconf gives them. A task killed (a node lost, the
 # OOM killer) is tried again, up to 4 times, as Hadoop's defaults say; but a small job that runs
 # inside its application master (uber mode, which a cluster may switch on) has one attempt per
@@ -79,14 +83,19 @@ class MRJobEngine:
     name = "mrjob"
 
     def __init__(self, runner: str = "inline", mrjob_conf: Path | None = None,
-                 master: str | None = None, batch_size: int = BATCH_SIZE) -> None:
+                 master: str | None = None, batch_size: int = BATCH_SIZE,
+                 queue: str | None = None) -> None:
         """`batch_size` is how many positions a mapper expands per kernel call; 1 (a call per
-        position) exists to measure what batching is worth."""
+        position) exists to measure what batching is worth. `queue` is the YARN queue of the
+        hadoop runner's jobs (mapreduce.job.queuename), over what mrjob.conf's jobconf says."""
         if runner not in RUNNERS:
             raise UsageError(f"unknown mrjob runner '{runner}': use one of {', '.join(RUNNERS)}")
         if master is not None and runner != "spark":
             raise InputError("{master} does not apply to the mrjob {given} runner; it sets the Spark"
                              " master of {runner} spark", given=runner)
+        if queue is not None and runner != "hadoop":
+            raise InputError("{queue} does not apply to the mrjob {given} runner; it names the YARN"
+                             " queue of {runner} hadoop's jobs", given=runner)
         if mrjob_conf is not None and not Path(mrjob_conf).is_file():
             raise UsageError(f"{mrjob_conf}: no such mrjob.conf file")
         if not isinstance(batch_size, int) or batch_size < 1:
@@ -98,6 +107,8 @@ class MRJobEngine:
         self.conf_path = mrjob_conf or find_mrjob_conf()
         self.conf = _conf_options(runner, self.conf_path)
         self.cluster = _check_available(runner, self.conf)
+        hadoop.check_queue(self.cluster, queue)
+        self.queue = queue
         self.nodes = hadoop.NodeWatch(self.cluster)  # a node lost is said (engines.hadoop)
         self.batch_size = batch_size
         self.work: Path | None = None
@@ -118,7 +129,7 @@ class MRJobEngine:
     def options(self) -> dict:
         return {"runner": self.runner,
                 "mrjob_conf": str(self.mrjob_conf) if self.mrjob_conf else None,
-                "master": self.master, "batch_size": self.batch_size}
+                "master": self.master, "batch_size": self.batch_size, "queue": self.queue}
 
     def check_location(self, location: Location) -> None:
         return None  # levels pass through this process on their way to and from the job
@@ -139,7 +150,8 @@ class MRJobEngine:
             job = LevelJob(args=self._job_args(search, inputs, folder, run.carry, name))
             with job.make_runner() as runner, \
                     hadoop.submitted_applications(HADOOP_OUTPUT) as submitted, \
-                    self.nodes.during(level + 1, writer.notes):
+                    _quiet_once_refused(submitted), \
+                    self.nodes.during(level + 1, writer.notes, submitted):
                 if self.runner == "hadoop" and not runner.get_hadoop_streaming_jar():
                     raise UsageError("no Hadoop streaming jar found where mrjob looks (below"
                                      " HADOOP_HOME and the folder of the `hadoop` command): name"
@@ -153,6 +165,8 @@ class MRJobEngine:
                     raise
                 _store_lines(job.parse_output(runner.cat_output()), writer, run.carry)
         except StepFailedException as exc:
+            if submitted.refusal:  # YARN would not take the job into its queue
+                raise UsageError(f"level {level + 1}: {submitted.refusal}") from None
             raise UsageError(f"level {level + 1} failed on the mrjob {self.runner} runner"
                              f" ({self._failure(submitted.ids)}); the levels before it are kept:"
                              " continue with --resume") from exc
@@ -203,11 +217,31 @@ class MRJobEngine:
             # YARN's tasks run on this machine: this Python, which has pegsearch and mrjob, so
             # mrjob need not upload a copy of itself with every job.
             args += ["--python-bin", sys.executable, "--no-bootstrap-mrjob"]
+        if self.runner == "hadoop" and not self.conf.get("hadoop_tmp_dir"):
+            # The job's files go to the HDFS user's home, as every Hadoop client's: mrjob's own
+            # default takes the login name, not HADOOP_USER_NAME's user, and was refused there.
+            args += ["--hadoop-tmp-dir", f"hdfs:///user/{hadoop.yarn_user()}/tmp/mrjob"]
         if self.runner == "hadoop":
             given = self.conf.get("jobconf") or {}
             args += [arg for key, value in {**HADOOP_JOB, "mapreduce.job.name": name}.items()
                      if key not in given for arg in ("-D", f"{key}={value}")]
+            if self.queue is not None:  # the command line's choice wins over mrjob.conf's
+                args += ["-D", f"mapreduce.job.queuename={self.queue}"]
         return args
+
+
+@contextmanager
+def _quiet_once_refused(submitted: hadoop.SubmittedApplications) -> Iterator[None]:
+    """mrjob's warnings about a failed job's logs dropped while the block runs, once YARN has
+    refused the job's queue."""
+    def unrefused(_record: logging.LogRecord) -> bool:
+        return submitted.refusal is None
+
+    JOB_LOGS.addFilter(unrefused)
+    try:
+        yield
+    finally:
+        JOB_LOGS.removeFilter(unrefused)
 
 
 def _local_spark(folder: Path) -> list[str]:

@@ -73,10 +73,12 @@ class SparkEngine:
     name = "spark"
 
     def __init__(self, master: str | None = None, driver_below: int | None = None,
-                 reduce: str = "auto") -> None:
+                 reduce: str = "auto", queue: str | None = None) -> None:
         """`reduce` chooses how levels drop repeats, as the local engine's does: a bitmap level
-        is cut into rank ranges (see ranges), any other is shuffled in hash partitions."""
+        is cut into rank ranges (see ranges), any other is shuffled in hash partitions. `queue` is
+        the YARN queue of the session's application (spark.yarn.queue)."""
         self.master = master
+        self.queue = queue
         self.reduce = check_reduce(reduce)
         self.driver_below = DRIVER_BELOW if driver_below is None else driver_below
         # Not only the command line's int: the service passes what a request holds.
@@ -90,10 +92,10 @@ class SparkEngine:
 
     def options(self) -> dict:
         return {"master": self.master, "batch_rows": BATCH_ROWS, "driver_below": self.driver_below,
-                "reduce": self.reduce}
+                "reduce": self.reduce, "queue": self.queue}
 
     def __enter__(self) -> SparkEngine:
-        self.context = start_session(self.master)
+        self.context = start_session(self.master, self.queue)
         # On YARN, a node lost while a job runs is said (engines.hadoop.NodeWatch).
         self._nodes = hadoop.NodeWatch(settings() if self.master == "yarn" else {})
         return self

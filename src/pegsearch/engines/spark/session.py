@@ -51,8 +51,9 @@ appender.console.layout.pattern = spark %p %c{1}: %m%n%ex
 """
 
 
-# The session a process keeps from one run to the next (see sessions_kept), with its master.
-_kept: list[tuple[str, SparkContext]] = []
+# The session a process keeps from one run to the next (see sessions_kept), with its master and
+# YARN queue.
+_kept: list[tuple[str, str | None, SparkContext]] = []
 _keeping: list[bool] = []
 
 
@@ -69,7 +70,7 @@ def sessions_kept() -> Iterator[None]:
     finally:
         _keeping.pop()
         while _kept:
-            _kept.pop()[1].stop()
+            _kept.pop()[2].stop()
 
 
 def release_shared_session() -> bool:
@@ -80,22 +81,22 @@ def release_shared_session() -> bool:
     search starts a session again, in seconds. Whether one was stopped."""
     if not _kept or _kept[0][0].startswith("local"):
         return False
-    _, kept = _kept.pop()
+    _, _, kept = _kept.pop()
     kept.stop()
     return True
 
 
-def start_session(master: str | None) -> SparkContext:
+def start_session(master: str | None, queue: str | None = None) -> SparkContext:
     """One SparkContext for a whole run, on `master`; with none, the master given to spark-submit,
-    or local[*] when this process starts Spark itself. A kept context on the same master (or any,
-    when none is named) is that context; one on another master is stopped first (a process holds
-    one SparkContext).
+    or local[*] when this process starts Spark itself; on YARN, its application in `queue` (else
+    the one YARN gives the user). A kept context on the same master (or any, when none is named)
+    and queue is that context; another is stopped first (a process holds one SparkContext).
 
     A context, not a SparkSession: the engine's jobs are RDDs, and a session's SQL catalog cost
     every start some 4 s of loading classes on top of the context's 6 (AMD EPYC, local[2])."""
     if _kept:
-        kept_master, kept = _kept[0]
-        if master in (None, kept_master) and kept._jsc is not None:
+        kept_master, kept_queue, kept = _kept[0]
+        if master in (None, kept_master) and queue == kept_queue and kept._jsc is not None:
             return kept
         _kept.clear()
         kept.stop()
@@ -107,6 +108,10 @@ def start_session(master: str | None) -> SparkContext:
     master_given = master is not None
     master = master or (_submitted_master() if submitted else "local[*]")
     cluster = check_master(master)
+    if queue is not None and master != "yarn":
+        raise InputError("{queue} names a YARN queue: it applies to {master} yarn, not {given}",
+                         given=master)
+    hadoop.check_queue(cluster, queue)
     # Executors run the kernel, so they need this interpreter's packages; say otherwise with
     # PYSPARK_PYTHON (or spark.pyspark.python under spark-submit).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -127,6 +132,8 @@ def start_session(master: str | None) -> SparkContext:
             conf.set(f"spark.executorEnv.{name}", value)
     if master_given or not submitted:
         conf.setMaster(master)
+    if queue is not None:
+        conf.set("spark.yarn.queue", queue)
     if master == "yarn" and hadoop.on_this_machine(cluster):
         _on_local_yarn(conf)
     logs = Path(tempfile.mkdtemp(prefix="pegsearch-spark-"))
@@ -144,13 +151,14 @@ def start_session(master: str | None) -> SparkContext:
     try:
         context = _made_off_the_main_thread(conf, cluster if master == "yarn" else None)
     except Exception as exc:
-        raise UsageError(f"Spark did not start: {_first_line(exc)}") from None
+        said = _first_line(exc)
+        raise UsageError(hadoop.queue_refusal(said) or f"Spark did not start: {said}") from None
     finally:
         shutil.rmtree(logs, ignore_errors=True)  # log4j read it as the JVM started
     if not submitted:
         log_level(context, "ERROR")  # now that the context is up (see QUIET_LOG4J2)
     if _keeping:
-        _kept.append((master, context))
+        _kept.append((master, queue, context))
     return context
 
 
@@ -191,7 +199,7 @@ def _made_off_the_main_thread(conf: SparkConf, yarn: dict[str, str] | None) -> S
 def stop_session(context: SparkContext, failed: bool) -> None:
     """Stop the context (unless this process keeps it); after a failure, quietly: the tasks it
     cuts short would each log a stack trace about a failure that is ours, not news."""
-    if any(context is kept for _, kept in _kept):
+    if any(context is kept for _, _, kept in _kept):
         return
     if failed:
         log_level(context, "OFF")
