@@ -186,15 +186,17 @@ def test_a_run_in_a_full_queue_says_it_waits_and_lands_in_its_queue(
 
 def hold_queue(env: dict[str, str], queue: str, seconds: int) -> subprocess.Popen:
     """A streaming job in `queue` whose one task sleeps `seconds`, running in its application
-    master's container (the cluster allows uber jobs): it takes the queue's share for
-    application masters until it ends. Returned once YARN runs it."""
+    master's container (the cluster allows uber jobs), a container of half the node: it takes the
+    queue's share for application masters (half the queue, queues.py) until it ends. Returned
+    once YARN runs it."""
     base = f"/tmp/hold-{queue}-{time.monotonic_ns()}"
     assert subprocess.run(["hadoop", "fs", "-touchz", f"{base}-in"], env=env, timeout=120).returncode == 0
     jar = next((UP.parent / "target").glob("hadoop-streaming-*.jar"))
     name = f"holding {queue}"
     holder = subprocess.Popen(
         ["hadoop", "jar", str(jar), "-D", f"mapreduce.job.queuename={queue}", "-D",
-         f"mapreduce.job.name={name}", "-input", f"{base}-in", "-output", f"{base}-out",
+         f"mapreduce.job.name={name}", "-D", "yarn.app.mapreduce.am.resource.mb=3072",
+         "-input", f"{base}-in", "-output", f"{base}-out",
          "-mapper", f"sleep {seconds}", "-reducer", "NONE"], env=env,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_until(lambda: any(app[1] == name and app[5] == "RUNNING"
