@@ -72,7 +72,8 @@ ENGINES = [
 
 # A value each setting refuses (a setting declared without one fails the refusal test, by name).
 BAD = {"memory": "lots", "gpu_memory": "1K", "reduce": "sometimes", "master": "spark://127.0.0.1:1",
-       "driver_below": -1, "runner": "yarn", "mrjob_conf": "/no/such/mrjob.conf", "batch_size": 0}
+       "driver_below": -1, "runner": "yarn", "mrjob_conf": "/no/such/mrjob.conf", "batch_size": 0,
+       "queue": "search"}  # a queue where no YARN job is sent (inline, local[2]): refused
 
 
 def engine_of(case: Case, **settings: object) -> Engine:
