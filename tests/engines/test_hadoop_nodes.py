@@ -141,13 +141,14 @@ def test_a_node_lost_mid_level(nodes: dict[str, str], local_triangle_5: Path, en
 @pytest.mark.slow
 def test_the_service_says_a_node_was_lost_in_its_events(nodes: dict[str, str],
                                                        local_triangle_5: Path, tmp_path: Path) -> None:
-    """`pegsearch serve --engine mrjob --runner hadoop`, its runs on HDFS, and every process of
+    """`pegsearch serve`, its runs on HDFS, a search on mrjob's hadoop runner, and every process of
     the node running a map task of its search SIGKILLed: the search completes, its level events
     (and the search's document) say in one line which node YARN lost, and the run is identical."""
     root = f"{nodes['PEGSEARCH_HDFS']}/runs/service"
-    server = Server(root, "--engine", "mrjob", "--runner", "hadoop", logs=tmp_path, env=nodes)
+    server = Server(root, logs=tmp_path, env=nodes)
     try:
-        search_id = server.submit({"board": "triangle-5"})
+        search_id = server.submit({"board": "triangle-5", "engine": "mrjob",
+                                   "settings": {"runner": "hadoop"}})
         run = f"{root}/{search_id}"
 
         def ended() -> bool:
