@@ -297,11 +297,7 @@ def _survey_by_solver(board: Board, args: argparse.Namespace, why: str) -> int:
                                _whole_search(board, args, folder) if folder and args.whole_search
                                else None)
     surveyed = Survey(board, tuple(results), BY, seconds=seconds)
-    document = surveyed.as_document()
-    if folder is not None:
-        folder.make()
-        store_answers(folder, document)
-        document = {**document, "location": out}
+    document = _kept(surveyed.as_document(), folder, out)
     if args.json:
         print(json.dumps(document, indent=1))
         return 0
@@ -321,6 +317,15 @@ def _survey_by_solver(board: Board, args: argparse.Namespace, why: str) -> int:
     return 0
 
 
+def _kept(document: dict, folder: Location | None, out: str | None) -> dict:
+    """A survey's answer stored in `folder` (--out, named `out`) when given, and said to be there."""
+    if folder is None:
+        return document
+    folder.make()
+    store_answers(folder, document)
+    return {**document, "location": out}
+
+
 def _fewest_survey(board: Board, args: argparse.Namespace, why: str) -> int:
     """`survey --fewest-moves` by the solver (Bell's table): every start's fewest moves to one
     peg, one start per class of holes, each within --seconds; kept in --out when given."""
@@ -335,11 +340,7 @@ def _fewest_survey(board: Board, args: argparse.Namespace, why: str) -> int:
           f" within {seconds:g} s", file=sys.stderr)
     surveyed = fewest_survey(board, seconds, fewest_survey_solver(args.memory),
                              fewest_progress if sys.stderr.isatty() else None)
-    document = surveyed.as_document()
-    if folder is not None:
-        folder.make()
-        store_answers(folder, document)
-        document = {**document, "location": args.out}
+    document = _kept(surveyed.as_document(), folder, args.out)
     if args.json:
         print(json.dumps(document, indent=1))
         return 0
