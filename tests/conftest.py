@@ -25,8 +25,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 # time in the order collected, so these go first: the rest then fills around them and the workers
 # end together, where a cluster's module taken last ran on alone for a quarter of the suite.
 FIRST = ("engines/test_hadoop.py", "engines/test_spark.py", "engines/test_mrjob.py",
-         "engines/test_hadoop_nodes.py", "faces/test_service_cluster.py", "faces/test_hostile.py",
-         "kernel/test_target.py", "store/test_s3_faults.py", "faces/test_service_browser.py")
+         "engines/test_hadoop_nodes.py", "engines/test_kerberos.py", "engines/test_contract.py",
+         "faces/test_service_cluster.py", "faces/test_hostile.py", "kernel/test_target.py",
+         "engines/test_cluster_costs.py", "store/test_s3_faults.py", "faces/test_service_browser.py")
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -48,6 +49,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+# Each module's seconds (its tests' setup, call and teardown), summed from the reports the workers
+# send, for the summary at the end: CI's output shows its last lines, where --durations' longest
+# tests are cut off above.
+MODULE_SECONDS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    module = report.nodeid.split("::")[0]
+    MODULE_SECONDS[module] = MODULE_SECONDS.get(module, 0.0) + report.duration
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The modules that took longest, with the share of the workers' time each took."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or not MODULE_SECONDS:
+        return
+    total = sum(MODULE_SECONDS.values())
+    longest = sorted(MODULE_SECONDS.items(), key=lambda item: -item[1])[:12]
+    terminalreporter.write_sep("-", f"the longest modules, of {total / 60:.1f} worker-minutes")
+    for module, seconds in longest:
+        terminalreporter.write_line(f"{seconds:7.0f} s  {100 * seconds / total:4.1f} %  {module}")
 
 
 @pytest.fixture(scope="session", autouse=True)

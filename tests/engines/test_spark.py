@@ -245,10 +245,18 @@ def children_of(parent: int) -> list[int]:
     return found
 
 
-def listens_only_on(pid: int, address: str) -> bool:
+def listens_only_on(pid: int, address: str) -> bool | None:
     """Whether every TCP port the process listens on is bound to IPv4 `address` (a JVM's socket
     is IPv6, the address IPv4-mapped: ::ffff:127.0.0.3), read from /proc/PID/net/tcp and tcp6
-    through its open sockets, and it listens on one at least."""
+    through its open sockets, and it listens on one at least; None where the process has ended
+    meanwhile (a worker's child that lived a moment: CI once found one gone between the two)."""
+    try:
+        return _listens_only_on(pid, address)
+    except FileNotFoundError:
+        return None
+
+
+def _listens_only_on(pid: int, address: str) -> bool:
     sockets = {os.readlink(fd).removeprefix("socket:[").removesuffix("]")
                for fd in Path(f"/proc/{pid}/fd").iterdir()
                if os.readlink(fd).startswith("socket:[")}
@@ -314,7 +322,8 @@ def test_cluster_survives_a_killed_worker(store: str, tmp_path: Path,
             worker = int((cluster["pids"] / "worker-2.pid").read_text())
             executors = children_of(worker)
             assert executors, "the worker ran no executor for the search"
-            assert all(listens_only_on(pid, "127.0.0.3") for pid in [worker, *executors])
+            found = [listens_only_on(pid, "127.0.0.3") for pid in executors]
+            assert listens_only_on(worker, "127.0.0.3") and True in found and False not in found
             drilled = subprocess.run(["bash", str(CLUSTER_SCRIPT), "kill", "2"], env=cluster["env"],
                                      capture_output=True, text=True, timeout=60)
             assert drilled.returncode == 0, drilled.stderr

@@ -254,7 +254,9 @@ def _first_line(exc: Exception) -> str:
     """The Java message of a Spark failure without its stack trace (or the Python message)."""
     java = getattr(exc, "java_exception", None)
     message = java.getMessage() if java is not None else str(exc)
-    first = (message or type(exc).__name__).strip().splitlines()[0]
+    # A Java exception without a message is named by its class (a bare "Py4JJavaError" said nothing).
+    named = java.getClass().getName() if java is not None else type(exc).__name__
+    first = (message or named).strip().splitlines()[0]
     root = java
     while root is not None and root.getCause() is not None:
         root = root.getCause()
