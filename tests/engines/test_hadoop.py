@@ -24,7 +24,7 @@ import pytest
 import pegsearch as pegsearch_package
 from tests.helpers import pegsearch, pegsearch_process, sigint_as_from_a_terminal
 from tests.helpers.cluster import wait_until
-from tests.helpers.hadoop_cluster import HADOOP_BIN, UP, running_tasks, yarn_applications
+from tests.helpers.hadoop_cluster import HADOOP_BIN, UP, running_tasks, yarn_applications, yarn_diagnostics
 from tests.helpers.serving import Server, free_ports
 from tests.helpers.streaming_probe import StreamingProbe
 
@@ -406,7 +406,8 @@ def test_a_survey_by_the_services_spark_searches_runs_on_yarn(hadoop: dict[str, 
     assert re.search(r"is ACCEPTED in queue (root\.)?search, .* of its share", waiting[0]), waiting[0]
     ended = ours()
     queued_id = waiting[0].split()[4]  # pegsearch: waiting for YARN: application_... is ACCEPTED
-    assert ended.pop(queued_id, None) == ("FINISHED", "SUCCEEDED"), (queued_id, ours())
+    assert ended.pop(queued_id, None) == ("FINISHED", "SUCCEEDED"), \
+        (queued_id, ours(), yarn_diagnostics(hadoop, queued_id))
     assert ended, "the service's session was no YARN application"  # and it ended, waited above
 
 

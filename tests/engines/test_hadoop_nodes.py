@@ -274,7 +274,11 @@ def pegsearch_files(env: dict[str, str], folder: str) -> list[str]:
 SPECULATION = {"spark.speculation": "true", "spark.speculation.interval": "200ms",
                "spark.speculation.multiplier": "1.5", "spark.speculation.quantile": "0.5",
                # a stage of one task is copied too, once it has run this long
-               "spark.speculation.task.duration.threshold": "2s"}
+               "spark.speculation.task.duration.threshold": "2s",
+               # no task before both executors are up: with one, the search ended (in CI) before
+               # the second registered, with nothing to freeze (YARN's default waits 30 s for 80 %)
+               "spark.scheduler.minRegisteredResourcesRatio": "1.0",
+               "spark.scheduler.maxRegisteredResourcesWaitingTime": "600s"}
 
 
 @pytest.mark.slow
@@ -305,7 +309,8 @@ def test_a_straggler_copied_by_speculation(nodes: dict[str, str], local_triangle
                 frozen.extend(process_tree(executors[0]))
             return bool(frozen) or searching.poll() is not None
         wait_until(two_executors_after_level_2, 600, "two executors and level 2 committed")
-        assert frozen, "the search ended before an executor could be frozen"
+        assert frozen, "the search ended before an executor could be frozen: " + \
+            searching.stderr.read()[-3000:]
         signal_all(frozen, signal.SIGSTOP)
         time.sleep(20)
     finally:

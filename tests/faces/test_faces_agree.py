@@ -117,14 +117,20 @@ def test_a_search_not_complete_is_answered_by_the_solver_alike(server: Server) -
     out = Path(server.root) / "stopped-t6"
     assert pegsearch("run", "triangle-6", "--until", "5", "--out", str(out)).returncode == 0
     played = "4-2-1"  # one jump from triangle-6's start (hole 1 empty)
-    hint_cli = cli_json("hint", str(out), played, "--seconds", "30")  # ample: all decided
+    hint_cli = cli_json("hint", str(out), played, "--seconds", "30")  # ample for the jumps
     hint_service = server.get(f"/api/searches/{out.name}/hint?position={played}&seconds=30")
-    verdicts = {field: hint_cli[field] for field in ("by", "winnable", "finishes", "position", "pegs")}
+    verdicts = {field: hint_cli[field] for field in ("by", "winnable", "position", "pegs")}
     assert verdicts == {field: hint_service[field] for field in verdicts}
     assert {j["jump"]: j["winnable"] for j in hint_cli["jumps"]} == \
         {j["jump"]: j["winnable"] for j in hint_service["jumps"]}
     assert hint_cli["by"] == "depth-first" and hint_cli["winnable"] is not None
-    assert hint_cli["finishes_undecided"] == hint_service["finishes_undecided"] == []
+    # The finishing holes get at most a second once the jumps are decided (by_solver.FINISHES_WAIT):
+    # on a loaded machine one side decided [10, 13] of the 7 the other did, the rest said undecided.
+    # What either proved, the other has proved or left undecided; nothing is both won and not.
+    for one, other in ((hint_cli, hint_service), (hint_service, hint_cli)):
+        assert set(one["finishes"]) <= set(other["finishes"]) | set(other["finishes_undecided"])
+        assert not set(one["finishes"]) & set(one["finishes_undecided"])
+    assert hint_cli["finishes"] or hint_service["finishes"]
 
     solved_cli = cli_json("solve", str(out), "--seconds", "30")
     solved_service = server.get(f"/api/searches/{out.name}/solution?seconds=30")

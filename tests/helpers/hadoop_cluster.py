@@ -66,6 +66,13 @@ def yarn_applications(env: dict[str, str], states: str = "ALL") -> list[list[str
              app["finalStatus"], f"{app['progress']:g}%", app.get("trackingUrl", "")] for app in listed]
 
 
+def yarn_diagnostics(env: dict[str, str], application: str) -> str:
+    """What YARN says of how an application ended (its `diagnostics`), for a failed test's message."""
+    address = resource_manager(env)
+    with urllib.request.urlopen(f"http://{address}/ws/v1/cluster/apps/{application}", timeout=30) as answer:
+        return json.load(answer)["app"].get("diagnostics", "")
+
+
 def node_state(env: dict[str, str], node: int) -> str:
     """What the ResourceManager says of node `node`'s NodeManager (at 127.0.0.(node+1)): RUNNING,
     LOST, ..., or '' if it does not know it."""

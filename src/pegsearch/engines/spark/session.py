@@ -216,11 +216,15 @@ def log_level(context: SparkContext, level: str) -> None:
 def _on_local_yarn(conf: SparkConf) -> None:
     """Settings for a YARN cluster on this machine (cluster/hadoop/up): its containers read Spark's
     jars where pip put them rather than from a copy uploaded to HDFS for every session (about
-    400 MB), and reach the driver on the loopback address."""
+    400 MB), and reach the driver on the loopback address. The driver's web UI is off: an
+    application master that registered after waiting in a full queue had its proxy's filter
+    (`AddWebUIFilter`) refused by the UI's handlers, and the session ended ("No filter named
+    org.apache.spark.deploy.yarn.AmIpFilter"); YARN's own pages still show the application."""
     jars = Path(pyspark.__file__).parent / "jars"
     (conf.set("spark.yarn.jars", f"local:{jars}/*")
      .set("spark.driver.host", "127.0.0.1")
-     .set("spark.driver.bindAddress", "127.0.0.1"))
+     .set("spark.driver.bindAddress", "127.0.0.1")
+     .set("spark.ui.enabled", "false"))
 
 
 def check_master(master: str) -> dict[str, str]:
