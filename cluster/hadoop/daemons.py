@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -125,13 +125,14 @@ NODE_ADDRESSES = {
     "yarn-site.xml": ("yarn.nodemanager.address", "yarn.nodemanager.localizer.address",
                       "yarn.nodemanager.webapp.address"),
 }
+# A node's ports: its addresses', its shuffle's and its secured DataNode's web port (--kerberos).
+NODE_PORTS = 2 + sum(len(keys) for keys in NODE_ADDRESSES.values())
 STAGING = "/tmp/hadoop-yarn/staging"  # yarn.app.mapreduce.am.staging-dir's default
 NAMENODE = "org.apache.hadoop.hdfs.server.namenode.NameNode"
 DATANODE = "org.apache.hadoop.hdfs.server.datanode.DataNode"
 RESOURCE_MANAGER = "org.apache.hadoop.yarn.server.resourcemanager.ResourceManager"
 NODE_MANAGER = "org.apache.hadoop.yarn.server.nodemanager.NodeManager"
 JOB_HISTORY = "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer"
-STAGING = "/tmp/hadoop-yarn/staging"  # yarn.app.mapreduce.am.staging-dir's default
 
 
 def up(folder: Path, nodes: int, secure: bool = False,
@@ -190,9 +191,13 @@ def prepare(folder: Path, nodes: int, secure: bool, lifetime: str) -> None:
         start_kdc(folder)  # formatting HDFS logs the NameNode in
     sites = site_settings(folder, nodes, secure)
     write_sites(folder / "conf", sites)
+    # Every node's ports drawn at once, none shared: the NameNode knows a DataNode by the address
+    # its RPC comes from (127.0.0.1 for every node here) and its port, so two nodes given the same
+    # port by draws of their own were one DataNode to it, each registering over the other.
+    ports = iter(free_ports(nodes * NODE_PORTS))
     for node in range(1, nodes + 1):
         (folder / "nodes" / str(node) / "conf").mkdir(parents=True, exist_ok=True)
-        write_sites(folder / "nodes" / str(node) / "conf", node_sites(folder, sites, node))
+        write_sites(folder / "nodes" / str(node) / "conf", node_sites(folder, sites, node, ports))
         if secure:
             kerberos.write_ssl(folder, folder / "nodes" / str(node) / "conf")
     (folder / "work" / "settings.json").write_text(
@@ -369,20 +374,22 @@ def site_file(key: str) -> str:
     return "hdfs-site.xml" if key.startswith("dfs.") else "mapred-site.xml"
 
 
-def node_sites(folder: Path, sites: dict[str, dict[str, str]],
-               node: int) -> dict[str, dict[str, str]]:
+def node_sites(folder: Path, sites: dict[str, dict[str, str]], node: int,
+               ports: Iterator[int]) -> dict[str, dict[str, str]]:
     """Node `node`'s configuration: the cluster's, with its DataNode's and NodeManager's addresses
-    on 127.0.0.(node+1), its shuffle's port, and its blocks, containers and logs in its folder."""
+    on 127.0.0.(node+1), its shuffle's port, and its blocks, containers and logs in its folder;
+    NODE_PORTS of `ports` taken."""
     address, home = node_address(node), folder / "nodes" / str(node)
     own = {name: dict(settings) for name, settings in sites.items()}
-    ports = iter(free_ports(1 + sum(len(keys) for keys in NODE_ADDRESSES.values())))
     for name, keys in NODE_ADDRESSES.items():
         for key in keys:
             own[name][key] = f"{address}:{next(ports)}"
     own["hdfs-site.xml"].update({"dfs.datanode.hostname": address,
                                  "dfs.datanode.data.dir": str(home / "datanode")})
     if "dfs.datanode.kerberos.principal" in own["hdfs-site.xml"]:
-        own["hdfs-site.xml"].update(kerberos.datanode_settings(address, free_ports(1)[0]))
+        own["hdfs-site.xml"].update(kerberos.datanode_settings(address, next(ports)))
+    else:
+        next(ports)  # its secured web port, unused: every node takes NODE_PORTS
     own["yarn-site.xml"].update({"yarn.nodemanager.hostname": address,
                                  "yarn.nodemanager.local-dirs": str(home / "local"),
                                  "yarn.nodemanager.log-dirs": str(home / "userlogs")})
