@@ -25,6 +25,8 @@ import tempfile
 from pathlib import Path
 
 PACKAGE = Path(__file__).parent
+# The cache `choose` pointed numba at and seeded from the package's, if it did (see `seeded`).
+_seeded: list[Path] = []
 
 
 def choose() -> None:
@@ -38,7 +40,16 @@ def choose() -> None:
             if config is not None:  # numba was imported first and has read its settings already
                 config.CACHE_DIR = str(folder)
             _seed(folder)
+            _seeded.append(folder)
             return
+
+
+def holds_the_packages_kernels() -> bool:
+    """Whether the cache numba uses holds what was compiled into the package: the package's own
+    ``__pycache__`` (no NUMBA_CACHE_DIR), or a user's cache `choose` seeded from it. A
+    NUMBA_CACHE_DIR set by the user is never seeded, so the package's kernels are not in it."""
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    return not folder or Path(folder) in _seeded
 
 
 def _seed(cache: Path) -> None:

@@ -15,7 +15,7 @@ import numba
 import pytest
 
 from pegsearch.cli.ahead import NOT_AHEAD
-from pegsearch.kernel import compiling
+from pegsearch.kernel import ahead, compiling, target
 from pegsearch.kernel.target import CHOSEN
 
 SAID = "pegsearch: compiling the kernels this command needs for haswell"
@@ -55,6 +55,21 @@ def test_the_solvers_clock_stands_still_while_a_kernel_compiles() -> None:
     assert fresh(2) == 7
     wall, clock = time.perf_counter() - wall, compiling.clock() - clock
     assert wall > 0.02 and clock < wall / 10, (wall, clock)
+
+
+def test_the_packages_record_speaks_only_for_a_cache_that_holds_its_kernels(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The package's record that every command's kernels were compiled was taken for a cache of
+    the user's own (NUMBA_CACHE_DIR), which holds none of them: the first command on it compiled
+    in its time bound and said so as for one command (CI, whose own target was haswell too)."""
+    package = tmp_path / "package" / target.FILE
+    package.parent.mkdir()
+    monkeypatch.setattr(target, "packaged_file", lambda: package)
+    target.write_kept(package.with_name(ahead.FILE), {ahead.key(): {"seconds": 1.0}})
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+    assert not ahead.compiled()
+    monkeypatch.delenv("NUMBA_CACHE_DIR")  # numba keeps the kernels in the package itself
+    assert ahead.compiled()
 
 
 @pytest.mark.slow

@@ -18,6 +18,7 @@ import contextlib
 import time
 from pathlib import Path
 
+from pegsearch import numba_cache
 from pegsearch.kernel import target
 
 FILE = "pegsearch-compiled.json"
@@ -35,11 +36,15 @@ def key() -> str:
 
 def compiled() -> bool:
     """Whether every command's kernels were compiled ahead for this machine and target: beside
-    the user's cache, or in the package (a read-only install, compiled by its administrator's
-    first command: numba_cache seeds the user's cache with those kernels)."""
+    the cache in use, or in the package where that cache holds the package's kernels (a read-only
+    install, compiled by its administrator's first command, whose kernels numba_cache seeds the
+    user's cache with). A NUMBA_CACHE_DIR of the user's own holds none of the package's: a record
+    there said "compiled" over an empty cache, and the first command compiled in its time bound."""
     found = key()
-    return any(found in target.read_kept(path.with_name(FILE))
-               for path in (target.wisdom_file(), target.packaged_file()))
+    places = [target.wisdom_file()]
+    if numba_cache.holds_the_packages_kernels():
+        places.append(target.packaged_file())
+    return any(found in target.read_kept(path.with_name(FILE)) for path in places)
 
 
 def keep(seconds: float) -> None:
