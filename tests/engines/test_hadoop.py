@@ -9,6 +9,7 @@ newest it serves), which mrjob's real hadoop runner submits to YARN with `hadoop
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -24,7 +25,14 @@ import pytest
 import pegsearch as pegsearch_package
 from tests.helpers import pegsearch, pegsearch_process, sigint_as_from_a_terminal
 from tests.helpers.cluster import wait_until
-from tests.helpers.hadoop_cluster import HADOOP_BIN, UP, running_tasks, yarn_applications, yarn_diagnostics
+from tests.helpers.hadoop_cluster import (
+    HADOOP_BIN,
+    ROOT,
+    UP,
+    running_tasks,
+    yarn_applications,
+    yarn_diagnostics,
+)
 from tests.helpers.serving import Server, free_ports
 from tests.helpers.streaming_probe import StreamingProbe
 
@@ -407,8 +415,54 @@ def test_a_survey_by_the_services_spark_searches_runs_on_yarn(hadoop: dict[str, 
     ended = ours()
     queued_id = waiting[0].split()[4]  # pegsearch: waiting for YARN: application_... is ACCEPTED
     assert ended.pop(queued_id, None) == ("FINISHED", "SUCCEEDED"), \
-        (queued_id, ours(), yarn_diagnostics(hadoop, queued_id))
+        f"{queued_id} of {ours()}, ended so: {yarn_diagnostics(hadoop, queued_id)[:3000]}"
     assert ended, "the service's session was no YARN application"  # and it ended, waited above
+
+
+@pytest.mark.slow
+def test_a_session_stopped_before_its_master_knows_it_is_listed_succeeded_by_yarn(
+        hadoop: dict[str, str], tmp_path: Path) -> None:
+    """A Spark session on YARN stopped before its application master had told the driver where it
+    is: the master heard nothing of the stop, started executors that could not reach the driver,
+    failed, and YARN listed the application FAILED after a second attempt (the survey's queued run
+    above, in CI: it had waited 30 s in the queue, so its driver went on without executors and
+    answered the search itself within seconds). Here the driver waits for no executor and stops at
+    once, and the master is frozen for 10 s as soon as YARN says it runs: the application ends
+    FINISHED and SUCCEEDED."""
+    conf = tmp_path / "spark-conf"
+    shutil.copytree(ROOT / "cluster" / "spark-conf", conf)
+    with open(conf / "spark-defaults.conf", "a") as defaults:
+        defaults.write("spark.scheduler.minRegisteredResourcesRatio 0\n")
+    before = {app[0] for app in yarn_applications(hadoop)}
+
+    def ours() -> dict[str, tuple[str, str]]:
+        return {app[0]: (app[5], app[6]) for app in yarn_applications(hadoop) if app[0] not in before}
+
+    code = ("from pegsearch.engines.spark.session import start_session, stop_session;"
+            " stop_session(start_session('yarn'), failed=False)")
+    driver = subprocess.Popen([sys.executable, "-c", code], env={**hadoop, "SPARK_CONF_DIR": str(conf)},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    masters: list[int] = []
+    try:
+        def running() -> bool:
+            if any(state == "RUNNING" for state, _ in ours().values()):
+                masters.extend(running_tasks("spark-master"))
+            return bool(masters) or driver.poll() is not None
+        wait_until(running, 300, "the session's application master to run", every=0.1)
+        for pid in masters:
+            os.kill(pid, signal.SIGSTOP)
+        time.sleep(10)
+    finally:
+        for pid in masters:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+    _, errors = driver.communicate(timeout=300)
+    assert driver.returncode == 0 and masters, errors[-3000:]
+    wait_until(lambda: len(ours()) == 1 and all(state in ENDED for state, _ in ours().values()),
+               300, "YARN to say the session's application ended", every=1)
+    [(application, ended)] = ours().items()
+    assert ended == ("FINISHED", "SUCCEEDED"), \
+        f"{application} {ended}: {yarn_diagnostics(hadoop, application)[:3000]}"
 
 
 @pytest.mark.slow

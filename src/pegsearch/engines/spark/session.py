@@ -15,6 +15,7 @@ import socket
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +33,7 @@ MASTER_FORMS = re.compile(r"local(\[([1-9]\d*|\*)(\s*,\s*\d+)?\])?"
                           r"|yarn|spark://.+|k8s://.+")
 CONNECT_SECONDS = 5  # to open a TCP connection to a spark:// master
 YARN_PATIENCE = 15.0  # seconds a session's YARN application may wait unsaid, then between looks
+STOP_PATIENCE = 60.0  # seconds a session on YARN may wait, stopping, for its master to know it
 
 
 # Used when this process starts the JVM itself (not under spark-submit): nothing while the session
@@ -70,7 +72,7 @@ def sessions_kept() -> Iterator[None]:
     finally:
         _keeping.pop()
         while _kept:
-            _kept.pop()[2].stop()
+            _stop(_kept.pop()[2])
 
 
 def release_shared_session() -> bool:
@@ -82,7 +84,7 @@ def release_shared_session() -> bool:
     if not _kept or _kept[0][0].startswith("local"):
         return False
     _, _, kept = _kept.pop()
-    kept.stop()
+    _stop(kept)
     return True
 
 
@@ -99,7 +101,7 @@ def start_session(master: str | None, queue: str | None = None) -> SparkContext:
         if master in (None, kept_master) and queue == kept_queue and kept._jsc is not None:
             return kept
         _kept.clear()
-        kept.stop()
+        _stop(kept)
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit already started the JVM
     if submitted:
         SparkContext._ensure_initialized()  # connected, SparkConf() reads what it was given
@@ -203,6 +205,25 @@ def stop_session(context: SparkContext, failed: bool) -> None:
         return
     if failed:
         log_level(context, "OFF")
+        context.stop()
+    else:
+        _stop(context)
+
+
+def _stop(context: SparkContext) -> None:
+    """Stop a session that ended well; on YARN, once its application master has told the driver
+    where it is, which it does just before it asks for executors. A master that had not yet (a
+    search answered in the driver, stopped 3 s after its master registered) heard nothing of the
+    stop: it went on starting executors that could not reach the driver, failed when four had,
+    and YARN's second attempt failed too, so YARN listed a search that succeeded as FAILED. An
+    executor registered, ever, says the master is told; one is waited for, at most STOP_PATIENCE s.
+    (Ever: a session whose executors have all gone since, idle under dynamic allocation, is told.)"""
+    if context.master == "yarn":
+        status = context._jsc.sc().statusStore()
+        deadline = time.monotonic() + STOP_PATIENCE
+        # Every executor the session has had, the driver's own entry among them.
+        while status.executorList(False).size() < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
     context.stop()
 
 
