@@ -33,6 +33,7 @@ from pegsearch.engines.driver import search
 from pegsearch.engines.local import LocalEngine
 from pegsearch.engines.spark.blocks import SPARSE_SHARE, decode_block, encode_block, encode_range, or_range
 from pegsearch.engines.spark.engine import SparkEngine
+from pegsearch.engines.spark.probe import _visit_probe
 from pegsearch.engines.spark.session import sessions_kept
 from pegsearch.engines.spark.sizing import TASK_ROWS, shuffle_for, spark_bytes, task_memory
 from pegsearch.errors import PathCountOverflow, UsageError
@@ -381,6 +382,18 @@ def test_cluster_that_cannot_see_the_run_directory(tmp_path: Path) -> None:
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("pegsearch: error: Spark executors on ")
     assert f"cannot read the run {hidden / 'run'}" in last
+
+
+def test_each_attempt_of_a_probe_task_leaves_a_file_of_its_own(tmp_path: Path) -> None:
+    """A probe task run twice, as a speculative copy of a slow one runs (`spark.speculation`): on
+    HDFS the copy's write of the first attempt's file failed while that attempt held it, and the
+    probe called a store every executor reaches unwritable (test_hadoop_nodes' straggler)."""
+    probe = Location.parse(str(tmp_path / "probe"))
+    probe.make()
+    probe.write("driver", b"token")
+    answers = [next(_visit_probe(probe.uri, "token", 3, iter([]))) for _ in range(2)]
+    assert all(read and wrote for _, _, read, wrote in answers)
+    assert len([name for name in probe.files() if name.startswith("task-3-")]) == 2
 
 
 # ----- runs on S3 (a real SeaweedFS on 127.0.0.1, see tests/s3_server.py)

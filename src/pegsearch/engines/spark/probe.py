@@ -77,14 +77,17 @@ def check_store(spark_context: SparkContext, location: Location) -> None:
 
 def _visit_probe(probe: str, token: str, index: int,
                  _rows: Iterator[int]) -> Iterator[tuple[int, str, bool, bool]]:
-    """One probe task: can this executor read the driver's token and leave a file for the driver?"""
+    """One probe task: can this executor read the driver's token and leave a file for the driver?
+    Each attempt writes a file of its own: a speculative copy of a slow task (`spark.speculation`)
+    writing the same name found it held by the first attempt on HDFS, and the copy's answer, the
+    one Spark kept, said the store could not be written."""
     folder = Location.parse(probe)
     try:
         read = folder.read("driver") == token.encode()
     except OSError:
         read = False
     try:
-        folder.write(f"task-{index}", token.encode())
+        folder.write(f"task-{index}-{uuid.uuid4().hex}", token.encode())
         wrote = True
     except OSError:
         wrote = False
