@@ -169,20 +169,30 @@ def test_a_run_in_a_full_queue_says_it_waits_and_lands_in_its_queue(
         hadoop: dict[str, str], local_triangle_5: Path) -> None:
     """`--queue search` while another job holds that queue's share for application masters: the
     level's job waits ACCEPTED, the run says so in a line naming the queue and YARN's reason, then
-    runs in queue `search` once the other ends; resumed by the local engine, identical."""
-    holder = hold_queue(hadoop, "search", seconds=60)
+    runs in queue `search` once the other is ended (as soon as the wait is said: a holder of a
+    fixed length cost a minute); resumed by the local engine, identical."""
+    holder = hold_queue(hadoop, "search", seconds=600)
     try:
         run = f"{hadoop['PEGSEARCH_HDFS']}/runs/queue-search"
-        made = pegsearch_process("run", "triangle-5", "--engine", "mrjob", "--runner", "hadoop",
-                                 "--queue", "search", "--until", "1", "--out", run, env=hadoop,
-                                 timeout=900)
+        searching = subprocess.Popen(
+            [sys.executable, "-m", "pegsearch", "run", "triangle-5", "--engine", "mrjob", "--runner",
+             "hadoop", "--queue", "search", "--until", "1", "--out", run], env=hadoop,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        said = []
+        for line in searching.stderr:  # up to the line saying it waits, or its end
+            said.append(line)
+            if "waiting for YARN" in line:
+                break
+        end_application(hadoop, "holding search")
+        said.append(searching.communicate(timeout=900)[1])
     finally:
         holder.kill()
         holder.wait()
-    assert made.returncode == 0, made.stderr[-3000:]
-    waiting = [line for line in made.stderr.splitlines() if "waiting for YARN" in line]
+    errors = "".join(said)
+    assert searching.returncode == 0, errors[-3000:]
+    waiting = [line for line in errors.splitlines() if "waiting for YARN" in line]
     assert waiting and waiting[0].startswith("pegsearch: level 1: waiting for YARN: application_"), \
-        made.stderr
+        errors
     assert re.search(r"is ACCEPTED in queue (root\.)?search, .* of its share", waiting[0]), waiting[0]
     waited = re.search(r"application_\d+_\d+", waiting[0]).group()
     level = next(app for app in yarn_applications(hadoop) if app[0] == waited)
@@ -190,6 +200,15 @@ def test_a_run_in_a_full_queue_says_it_waits_and_lands_in_its_queue(
     resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=hadoop)
     assert resumed.returncode == 0, resumed.stderr
     assert_identical(run, local_triangle_5, hadoop)
+
+
+def end_application(env: dict[str, str], name: str) -> None:
+    """`yarn application -kill` of the running application called `name`."""
+    running = [app[0] for app in yarn_applications(env, "RUNNING") if app[1] == name]
+    assert running, f"no application {name!r} is running"
+    killed = subprocess.run(["yarn", "application", "-kill", running[0]], env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert killed.returncode == 0, killed.stderr[-3000:]
 
 
 def hold_queue(env: dict[str, str], queue: str, seconds: int) -> subprocess.Popen:

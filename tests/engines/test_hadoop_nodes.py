@@ -38,7 +38,6 @@ from tests.helpers.hadoop_cluster import (
 from tests.helpers.serving import Server
 
 TRIANGLE_5_LEVELS = 14
-TRIANGLE_4_LEVELS = 7  # the service's search, a MapReduce job a level: some 40 s each here
 NODES = 3
 LOST_SECONDS = 40  # frozen this long: past YARN's 15 s and HDFS's 20 s of silence (daemons.py)
 
@@ -54,13 +53,6 @@ def nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
 def local_triangle_5(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("local") / "triangle-5"
     assert pegsearch_process("run", "triangle-5", "--out", str(out)).returncode == 0
-    return out
-
-
-@pytest.fixture(scope="module")
-def local_triangle_4(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("local") / "triangle-4"
-    assert pegsearch_process("run", "triangle-4", "--out", str(out)).returncode == 0
     return out
 
 
@@ -120,14 +112,14 @@ ENGINES = {"mrjob": ("--engine", "mrjob", "--runner", "hadoop"),
 
 @pytest.mark.slow
 def test_a_node_lost_mid_level(nodes: dict[str, str], local_triangle_5: Path) -> None:
-    """Every process of the node running a level's executors on Spark on YARN (its DataNode,
-    NodeManager, containers and their Python) SIGKILLed as they run: YARN calls the node LOST,
-    pegsearch says so in one line, the lost tasks and the outputs they had made are made again on
-    the other nodes, and the run completes identical. (mrjob's hadoop runner meets the same loss in
-    the service's search below; its command line's line, in the frozen node's test.)"""
-    run = f"{nodes['PEGSEARCH_HDFS']}/runs/lost-spark"
-    searching = search(nodes, run, *ENGINES["spark"], until=6)
-    lost = a_node_running_tasks(nodes, run, lambda: searching.poll() is not None, "executor")
+    """Every process of the node running a level's map task on mrjob's hadoop runner (its
+    DataNode, NodeManager, containers and their Python) SIGKILLed as it runs: YARN calls the node
+    LOST, pegsearch says so in one line, the lost tasks and the map outputs the node held are made
+    again on the other nodes, and the run completes identical. (Spark on YARN meets the same loss
+    in the service's search below.)"""
+    run = f"{nodes['PEGSEARCH_HDFS']}/runs/lost-mrjob"
+    searching = search(nodes, run, *ENGINES["mrjob"])
+    lost = a_node_running_tasks(nodes, run, lambda: searching.poll() is not None, "mapper")
     assert lost is not None, "the search ended before a task was seen: " + searching.stderr.read()[-3000:]
     drill(nodes, lost, "kill")
     try:
@@ -147,23 +139,22 @@ def test_a_node_lost_mid_level(nodes: dict[str, str], local_triangle_5: Path) ->
 
 @pytest.mark.slow
 def test_the_service_says_a_node_was_lost_in_its_events(nodes: dict[str, str],
-                                                       local_triangle_4: Path, tmp_path: Path) -> None:
-    """`pegsearch serve`, its runs on HDFS, a search on mrjob's hadoop runner, and every process of
-    the node running a map task of its search SIGKILLed: the search completes, its level events
-    (and the search's document) say in one line which node YARN lost, the run lists each part once
-    and nothing else, and it is identical to the local engine's. (triangle-4: each of its levels
-    is a MapReduce job here, some 40 s; triangle-5's 13 took 14 minutes.)"""
+                                                       local_triangle_5: Path, tmp_path: Path) -> None:
+    """`pegsearch serve --engine spark --master yarn`, its runs on HDFS, and every process of the
+    node running an executor of its search SIGKILLed: the search completes, its level events (and
+    the search's document) say in one line which node YARN lost, the run lists each part once and
+    nothing else, and it is identical to the local engine's. (mrjob's hadoop runner meets the same
+    loss above; the service's search on it, triangle-4 a MapReduce job a level, took 6 minutes.)"""
     root = f"{nodes['PEGSEARCH_HDFS']}/runs/service"
-    server = Server(root, logs=tmp_path, env=nodes)
+    server = Server(root, "--engine", "spark", "--master", "yarn", logs=tmp_path, env=nodes)
     try:
-        search_id = server.submit({"board": "triangle-4", "engine": "mrjob",
-                                   "settings": {"runner": "hadoop"}})
+        search_id = server.submit({"board": "triangle-5", "settings": {"driver_below": 0}})
         run = f"{root}/{search_id}"
 
         def ended() -> bool:
             return server.get(f"/api/searches/{search_id}")["status"] not in ("queued", "running")
 
-        lost = a_node_running_tasks(nodes, run, ended, "mapper")
+        lost = a_node_running_tasks(nodes, run, ended, "executor")
         assert lost is not None, f"the search ended before a task was seen: {server.log.read_text()[-3000:]}"
         drill(nodes, lost, "kill")
         try:
@@ -174,13 +165,14 @@ def test_the_service_says_a_node_was_lost_in_its_events(nodes: dict[str, str],
         document = server.wait(search_id, timeout=60)
     finally:
         server.stop()
+    assert document["status"] == "complete", document
     said = [note for level in events for note in level.get("nodes", [])]
     assert any(note.startswith(f"YARN lost node 127.0.0.{lost + 1}:") for note in said), events
     assert [level["states"] for level in document["levels"]] == [level["states"] for level in events]
     checked = pegsearch_process("verify", run, env=nodes)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    compared = pegsearch_process("verify", run, "--against", str(local_triangle_4), env=nodes)
-    assert compared.returncode == 0 and f"all {TRIANGLE_4_LEVELS} levels equal" in compared.stdout, \
+    compared = pegsearch_process("verify", run, "--against", str(local_triangle_5), env=nodes)
+    assert compared.returncode == 0 and f"all {TRIANGLE_5_LEVELS} levels equal" in compared.stdout, \
         compared.stdout + compared.stderr
 
 
