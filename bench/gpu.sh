@@ -54,7 +54,11 @@ stage() {
   fi
   echo "== $name (at most $seconds s)"
   local start=$EPOCHREALTIME
-  timeout --signal=INT "$seconds" "$@" 2>&1 | tee "$logs/$name.log"
+  if declare -F "$1" >/dev/null; then  # a function of this script (timeout runs programs only)
+    "$@" 2>&1 | tee "$logs/$name.log"
+  else
+    timeout --signal=INT "$seconds" "$@" 2>&1 | tee "$logs/$name.log"
+  fi
   local code=${PIPESTATUS[0]}
   echo "== $name: exit $code, $(awk "BEGIN {printf \"%.1f\", $EPOCHREALTIME - $start}") s wall" \
     | tee -a "$walls"

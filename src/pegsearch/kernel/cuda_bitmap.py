@@ -34,6 +34,13 @@ from pegsearch.kernel.expand import parent_images, ranked_children
 from pegsearch.kernel.ranks import LevelRanks
 from pegsearch.kernel.tables import ROW, BoardTables
 
+# numpy 2.5 removed np.row_stack (an alias of np.vstack since 2.0), which numba-cuda 0.30 still
+# overloads as it loads its CUDA target at a kernel's first compile: on an H200 with numpy 2.5.2
+# every GPU level failed with "module 'numpy' has no attribute 'row_stack'" (2026-12-04). The alias
+# back, where it is gone, lets numba-cuda load; nothing else of numpy is touched.
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+
 # The most images a position has: a kernel's scratch row is a constant size, and the largest group
 # (a hexagon's 12 symmetries) is padded to 16 (kernel.tables.padded).
 MOST_IMAGES = 2 * ROW
