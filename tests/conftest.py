@@ -26,8 +26,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 # end together, where a cluster's module taken last ran on alone for a quarter of the suite.
 FIRST = ("engines/test_hadoop.py", "engines/test_spark.py", "engines/test_mrjob.py",
          "engines/test_hadoop_nodes.py", "engines/test_kerberos.py", "engines/test_contract.py",
-         "faces/test_service_cluster.py", "faces/test_hostile.py", "kernel/test_target.py",
-         "engines/test_cluster_costs.py", "store/test_s3_faults.py", "faces/test_service_browser.py")
+         "engines/test_hadoop_ha.py", "faces/test_service_cluster.py", "faces/test_hostile.py",
+         "kernel/test_target.py", "engines/test_cluster_costs.py", "store/test_s3_faults.py",
+         "faces/test_service_browser.py")
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

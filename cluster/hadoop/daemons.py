@@ -8,8 +8,9 @@ real cluster runs them: the NameNode, the ResourceManager and the JobHistoryServ
 and node k (1..N) a DataNode and a NodeManager bound to 127.0.0.(k+1), each node's folder
 DIR/nodes/K its processes' working folder, so that every process of a node (its containers and
 their tasks too) is found by that folder and can be stopped, frozen or killed alone. With
-`--kerberos` (kerberos.py: a KDC of its own, HDFS and YARN secured) the daemons are laid out so for
-one node too.
+`--kerberos` (kerberos.py: a KDC of its own, HDFS and YARN secured) or `--ha` (ha.py: two
+NameNodes under one nameservice, failing over by themselves) the daemons are laid out so for one
+node too.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from xml.etree import ElementTree
 
+import ha
 import kerberos
 import queues
 
@@ -136,21 +138,27 @@ JOB_HISTORY = "org.apache.hadoop.mapreduce.v2.hs.JobHistoryServer"
 
 
 def up(folder: Path, nodes: int, secure: bool = False,
-       lifetime: str = kerberos.LIFETIME) -> int:
+       lifetime: str = kerberos.LIFETIME, available: bool = False) -> int:
     """Start in `folder` whatever of its cluster is not running (all of it the first time), then
     print the `export` lines that reach it. `secure`: with Kerberos (kerberos.py), its tickets
-    lasting `lifetime`."""
+    lasting `lifetime`; `available`: HDFS highly available (ha.py)."""
     folder = folder.resolve()
+    if secure and available:
+        give_up(folder, "--ha with --kerberos is not built (each HA daemon would need its"
+                " principal): start one or the other", None)
     if not (folder / "work" / "settings.json").exists():
-        prepare(folder, nodes, secure, lifetime)
-    elif node_count(folder) != nodes or secured(folder) != secure:
-        kind = " with --kerberos" if secured(folder) else ""
+        prepare(folder, nodes, secure, lifetime, available)
+    elif (node_count(folder), secured(folder), highly_available(folder)) != (nodes, secure, available):
+        kind = (" with --kerberos" if secured(folder) else "") + (
+            " with --ha" if highly_available(folder) else "")
         give_up(folder, f"{folder} holds a cluster of {node_count(folder)} node(s){kind}: run `up`"
                 f" with --nodes {node_count(folder)}{kind}, or `down` it and start one in "
                 "another folder", None)
     if secure and not alive(folder, "kdc"):
         start_kdc(folder)
-    if not alive(folder, "namenode"):
+    if available:
+        start_highly_available(folder)
+    elif not alive(folder, "namenode"):
         start_namenode(folder)
     if not separate(folder):
         if not alive(folder, "datanode"):
@@ -176,9 +184,9 @@ def up(folder: Path, nodes: int, secure: bool = False,
     return 0
 
 
-def prepare(folder: Path, nodes: int, secure: bool, lifetime: str) -> None:
+def prepare(folder: Path, nodes: int, secure: bool, lifetime: str, available: bool) -> None:
     """Fetch the jars if needed; make the Kerberos realm if `secure`; write the client
-    configuration (and each node's); format HDFS."""
+    configuration (and each node's, and each HA daemon's if `available`); format HDFS."""
     subprocess.run(["mvn", "-q", "-f", str(HOME / "pom.xml"), "package"], check=True,
                    stdout=sys.stderr)
     for name in ("conf", "logs", "work"):
@@ -190,6 +198,15 @@ def prepare(folder: Path, nodes: int, secure: bool, lifetime: str) -> None:
         kerberos.prepare(folder, free_ports(1)[0], lifetime)
         start_kdc(folder)  # formatting HDFS logs the NameNode in
     sites = site_settings(folder, nodes, secure)
+    own: dict[str, dict[str, str]] = {}
+    if available:
+        added, own = ha.plan(folder, free_ports(ha.PORTS))
+        del sites["hdfs-site.xml"]["dfs.namenode.http-address"]  # each NameNode has its own
+        for name, values in added.items():
+            sites[name].update(values)
+        for name, values in own.items():
+            (ha.home(folder, name) / "conf").mkdir(parents=True, exist_ok=True)
+            write_sites(ha.home(folder, name) / "conf", ha.daemon_sites(sites, values))
     write_sites(folder / "conf", sites)
     # Every node's ports drawn at once, none shared: the NameNode knows a DataNode by the address
     # its RPC comes from (127.0.0.1 for every node here) and its port, so two nodes given the same
@@ -201,10 +218,74 @@ def prepare(folder: Path, nodes: int, secure: bool, lifetime: str) -> None:
         if secure:
             kerberos.write_ssl(folder, folder / "nodes" / str(node) / "conf")
     (folder / "work" / "settings.json").write_text(
-        json.dumps({**sites, "nodes": nodes, "kerberos": secure}, indent=1))
+        json.dumps({**sites, "nodes": nodes, "kerberos": secure, "ha": own}, indent=1))
+    if available:
+        format_highly_available(folder)
+        return
     formatted = daemon(folder, "namenode", NAMENODE, "-format", "-nonInteractive", "-force")
     if formatted.wait() != 0:
         give_up(folder, "formatting HDFS failed", "namenode")
+
+
+def format_highly_available(folder: Path) -> None:
+    """HDFS formatted for HA as Hadoop's guide does it: the JournalNodes up, nn1 formatted (the
+    shared edits with it) and started, nn2 made its standby from it, ZooKeeper's failover state
+    made; nn2 and the failover controllers are then started as any daemon that is down."""
+    start_zookeeper(folder)
+    for name in ha.JOURNALS:
+        start_journal(folder, name)
+    first, second = ha.NAMENODES
+    for name, args in ((first, ("-format", "-nonInteractive", "-force")), (first, ()),
+                       (second, ("-bootstrapStandby", "-nonInteractive", "-force"))):
+        process = daemon(folder, name, NAMENODE, *args, home=ha.home(folder, name))
+        if args and process.wait() != 0:
+            give_up(folder, f"formatting HDFS ({name} {args[0]}) failed", name)
+        if not args:
+            wait(folder, name, process, lambda: answers(namenode_rpc(folder, first)))
+    made = daemon(folder, "zkfc-format", ha.FAILOVER_CONTROLLER, "-formatZK", "-nonInteractive",
+                  "-force", home=ha.home(folder, first))
+    if made.wait() != 0:
+        give_up(folder, "formatting the failover state in ZooKeeper failed", "zkfc-format")
+    (folder / "zkfc-format.pid").unlink(missing_ok=True)
+
+
+def start_highly_available(folder: Path) -> None:
+    """ZooKeeper, the JournalNodes, both NameNodes and their failover controllers, whichever is
+    not running; up once one NameNode is active."""
+    if not alive(folder, "zookeeper"):
+        start_zookeeper(folder)
+    for name in ha.JOURNALS:
+        if not alive(folder, name):
+            start_journal(folder, name)
+    for name in ha.NAMENODES:
+        if not alive(folder, name):
+            process = daemon(folder, name, NAMENODE, home=ha.home(folder, name))
+            wait(folder, name, process, lambda name=name: answers(namenode_rpc(folder, name)))
+    for name in ha.NAMENODES:
+        controller = f"zkfc-{name}"
+        if not alive(folder, controller):
+            daemon(folder, controller, ha.FAILOVER_CONTROLLER, home=ha.home(folder, name))
+    wait(folder, "zkfc-nn1", None, lambda: ha.active(sites_of(folder)) is not None)
+
+
+def start_zookeeper(folder: Path) -> None:
+    (ha.home(folder, "zookeeper") / "data").mkdir(parents=True, exist_ok=True)
+    process = daemon(folder, "zookeeper", ha.ZOOKEEPER_MAIN,
+                     *ha.zookeeper_args(folder, sites_of(folder)),
+                     home=ha.home(folder, "zookeeper"), jvm=ha.ZOOKEEPER_OPTIONS)
+    quorum = site(folder, "core-site.xml", "ha.zookeeper.quorum")
+    wait(folder, "zookeeper", process, lambda: answers(quorum))
+
+
+def start_journal(folder: Path, name: str) -> None:
+    process = daemon(folder, name, ha.JOURNAL_NODE, home=ha.home(folder, name))
+    address = json.loads((folder / "work" / "settings.json").read_text())["ha"][name][
+        "dfs.journalnode.rpc-address"]
+    wait(folder, name, process, lambda: answers(address))
+
+
+def namenode_rpc(folder: Path, name: str) -> str:
+    return site(folder, "hdfs-site.xml", f"dfs.namenode.rpc-address.{ha.NAMESERVICE}.{name}")
 
 
 def start_kdc(folder: Path) -> None:
@@ -283,7 +364,7 @@ def start_node(folder: Path, node: int) -> None:
     start_datanode_of(folder, node)
     prefix = f"node-{node}-"
     if not alive(folder, prefix + "nodemanager"):
-        process = daemon(folder, prefix + "nodemanager", NODE_MANAGER, node=node)
+        process = daemon(folder, prefix + "nodemanager", NODE_MANAGER, home=node_home(folder, node))
         wait(folder, prefix + "nodemanager", process,
              lambda: node_state(folder, node) == "RUNNING")
 
@@ -292,27 +373,30 @@ def start_datanode_of(folder: Path, node: int) -> None:
     """Node `node`'s DataNode unless it runs; up once the NameNode counts it live."""
     name = f"node-{node}-datanode"
     if not alive(folder, name):
-        process = daemon(folder, name, DATANODE, node=node)
+        process = daemon(folder, name, DATANODE, home=node_home(folder, node))
         wait(folder, name, process, lambda: datanode_live(folder, node))
         make_shared_folders(folder, name)
 
 
-def daemon(folder: Path, name: str, main_class: str, *args: str,
-           node: int | None = None) -> subprocess.Popen:
-    """A JVM running `main_class` on the jars, the configuration first on its class path and in
-    its HADOOP_CONF_DIR (a node's own for a node's daemon, which works in the node's folder), its
-    output in
-    DIR/logs/NAME.out and its log in NAME.log, its PID in DIR/NAME.pid."""
+def node_home(folder: Path, node: int) -> Path:
+    return folder / "nodes" / str(node)
+
+
+def daemon(folder: Path, name: str, main_class: str, *args: str, home: Path | None = None,
+           jvm: tuple[str, ...] = ()) -> subprocess.Popen:
+    """A JVM running `main_class` on the jars (with options `jvm`), the configuration first on
+    its class path and in its HADOOP_CONF_DIR (`home`'s own conf/ for a node's or an HA daemon's,
+    which works in `home`), its output in DIR/logs/NAME.out and its log in NAME.log, its PID in
+    DIR/NAME.pid."""
     classpath = (HOME / "target" / "classpath.txt").read_text().strip()
     conf, cwd = folder / "conf", folder / "work"
-    if node is not None:
-        cwd = folder / "nodes" / str(node)
-        conf = cwd / "conf"
+    if home is not None:
+        cwd, conf = home, home / "conf"
     # Without the optimising compiler the cluster starts in 32-33 s on 26-28 s of CPU, against
     # 38-39 s and 49-50 (AMD EPYC, 2 cores, quiet); its daemons' work is RPC, never hot loops.
-    heap = "-Xmx1g" if node is None else "-Xmx512m"
+    heap = "-Xmx1g" if home is None else "-Xmx512m"
     secure = kerberos.jvm_options(folder) if secured(folder) else []
-    command = ["java", heap, "-XX:TieredStopAtLevel=1", *secure,
+    command = ["java", heap, "-XX:TieredStopAtLevel=1", *secure, *jvm,
                f"-Dhadoop.log.dir={folder / 'logs'}",
                f"-Dhadoop.log.file={name}.log",
                f"-Dlog4j.configuration=file:{HOME / 'log4j-cluster.properties'}",
@@ -328,10 +412,14 @@ def daemon(folder: Path, name: str, main_class: str, *args: str,
     return process
 
 
-def wait(folder: Path, name: str, process: subprocess.Popen, ready: Callable[[], bool]) -> None:
+def wait(folder: Path, name: str, process: subprocess.Popen | None,
+         ready: Callable[[], bool]) -> None:
+    """Until `ready()`, giving up if `process` (the daemon `name`, if just started) ends or its
+    log says its main thread failed, or after WAIT_SECONDS."""
     deadline = time.monotonic() + WAIT_SECONDS
     while not ready():
-        if process.poll() is not None or 'Exception in thread "main"' in log_tail(folder, name):
+        ended = process is not None and process.poll() is not None
+        if ended or 'Exception in thread "main"' in log_tail(folder, name):
             give_up(folder, f"the {name} failed to start", name)
         if time.monotonic() > deadline:
             give_up(folder, f"the {name} did not start within {WAIT_SECONDS} s", name)
@@ -422,6 +510,12 @@ def settings_of(folder: Path, name: str) -> dict[str, str]:
     return json.loads((folder / "work" / "settings.json").read_text())[name]
 
 
+def sites_of(folder: Path) -> dict[str, dict[str, str]]:
+    """The client configuration's site files, by name."""
+    saved = json.loads((folder / "work" / "settings.json").read_text())
+    return {name: values for name, values in saved.items() if name.endswith(".xml")}
+
+
 def site(folder: Path, name: str, key: str) -> str:
     return settings_of(folder, name)[key]
 
@@ -431,11 +525,16 @@ def secured(folder: Path) -> bool:
     return bool(json.loads((folder / "work" / "settings.json").read_text()).get("kerberos"))
 
 
+def highly_available(folder: Path) -> bool:
+    """Whether the cluster in `folder` was made with --ha."""
+    return bool(json.loads((folder / "work" / "settings.json").read_text()).get("ha"))
+
+
 def separate(folder: Path) -> bool:
-    """Whether every daemon is a process of its own (several nodes, or Kerberos: the one-node
-    cluster's MiniHadoopClusterManager skips its daemons' Kerberos logins, so a secured cluster
-    runs Hadoop's own daemons, node 1 on 127.0.0.2)."""
-    return node_count(folder) > 1 or secured(folder)
+    """Whether every daemon is a process of its own (several nodes, Kerberos or HA: the one-node
+    cluster's MiniHadoopClusterManager skips its daemons' Kerberos logins and knows one NameNode,
+    so such a cluster runs Hadoop's own daemons, node 1 on 127.0.0.2)."""
+    return node_count(folder) > 1 or secured(folder) or highly_available(folder)
 
 
 def node_count(folder: Path) -> int:
@@ -444,8 +543,12 @@ def node_count(folder: Path) -> int:
 
 
 def namenode_bean(folder: Path, name: str) -> dict:
-    """One of the NameNode's JMX beans (FSNamesystemState, NameNodeInfo), from its web page."""
-    address = site(folder, "hdfs-site.xml", "dfs.namenode.http-address")
+    """One of the NameNode's JMX beans (FSNamesystemState, NameNodeInfo), from its web page (the
+    active NameNode's, with --ha)."""
+    if highly_available(folder):
+        address = ha.web_address(sites_of(folder))
+    else:
+        address = site(folder, "hdfs-site.xml", "dfs.namenode.http-address")
     query = f"/jmx?qry=Hadoop:service=NameNode,name={name}"
     with urllib.request.urlopen(f"http://{address}{query}", timeout=5) as page:
         return json.load(page)["beans"][0]

@@ -66,6 +66,9 @@ TRANSIENT = re.compile(r"AWS Error (NETWORK_CONNECTION|INTERNAL_FAILURE|SERVICE_
                        # write whose DataNode went down under it (a new pipeline skips it)
                        r"|Failed to complete file in time|could only be written to 0 of"
                        r"|Datanode connection closed"
+                       # its NameNode gone mid-call (killed, failing over: the next call finds
+                       # the NameNode that took over)
+                       r"|RPC listener disconnected"
                        r"|Connection refused \(os error 111\)|SafeModeException", re.IGNORECASE)
 URI_HELP = ("give a path, file:///..., s3://BUCKET/PATH, gs://BUCKET/PATH or"
             " hdfs://NAMENODE:PORT/PATH")
@@ -276,7 +279,19 @@ class Location:
             os.replace(self.path(temporary), self.path(name))
             sync_folder(Path(self.path(name)).parent)
         else:
-            self.fs.move(self.path(temporary), self.path(name))  # HDFS: rename is atomic
+            self.patiently(lambda: self._rename_over(temporary, name, data))
+
+    def _rename_over(self, temporary: str, name: str, data: bytes) -> None:
+        """HDFS renames atomically. A rename whose answer was lost (its NameNode killed as it
+        answered: hdfs-native says its RPC listener disconnected, and the rename is sent again,
+        to the NameNode that took over, on a connection HDFS's retry cache does not know) finds
+        its source gone: it was made if the target holds these bytes (the temporary's name was
+        this writer's alone)."""
+        try:
+            self.fs.move(self.path(temporary), self.path(name))
+        except FileNotFoundError:
+            if not self.is_file(name) or self.read(name) != data:
+                raise
 
     def remove(self, name: str) -> None:
         def delete() -> None:
