@@ -16,6 +16,7 @@ from pegsearch.answers.by_solver import open_starts, why
 from pegsearch.answers.records import (
     RECORD,
     disagreements,
+    never_one_peg,
     record_for,
     record_of,
     settled_by_records,
@@ -129,3 +130,23 @@ def test_a_hint_at_a_recorded_start_is_lost_by_its_record() -> None:
     hint = json.loads(asked.stdout)
     assert hint["outcome"] == "lost" and "the whole search from hole 2" in hint["note"]
     assert all(jump["outcome"] == "lost" for jump in hint["jumps"])
+
+
+def test_diamond_41s_records_leave_out_its_corners_and_decide_its_hole_2() -> None:
+    """The whole searches from diamond-41's hole 1 (a corner) and hole 2, shipped: the Play page's
+    starts leave out the four corners, which the position classes allow and which never reach one
+    peg; from hole 2 and its seven images every finish but where its last peg can stand (holes 4
+    and 19 from hole 2) is lost by the record, and those stay for the solver."""
+    board = load_board("diamond-41")
+    corners = {1, 17, 25, 41}
+    assert all(never_one_peg(board, hole) for hole in corners)
+    starts = set(open_starts(board)["starts"])
+    assert starts and not starts & corners and 2 in starts
+    recorded = record_for(board, 2)
+    assert recorded is not None and recorded[1] == (4, 19)
+    position = board.start_position((2,))
+    found = {(2, f): Answer(UNDECIDED, position, f) for f in range(1, board.holes + 1)}
+    settled, used = settled_by_records(board, found)
+    assert {f for (_, f), answer in settled.items() if answer.outcome == UNDECIDED} == {4, 19}
+    assert all(answer.how == RECORD for (_, f), answer in settled.items() if f not in (4, 19))
+    assert used == {2: recorded[0]}
