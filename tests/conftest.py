@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +30,18 @@ FIRST = ("engines/test_hadoop.py", "engines/test_spark.py", "engines/test_mrjob.
          "engines/test_hadoop_ha.py", "faces/test_service_cluster.py", "faces/test_hostile.py",
          "kernel/test_target.py", "engines/test_cluster_costs.py", "store/test_s3_faults.py",
          "faces/test_service_browser.py")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """SIGINT taken as Python takes it (KeyboardInterrupt) where the suite was started ignoring it:
+    a run in the background of a shell (CI's) inherits SIGINT ignored, every command a test starts
+    would inherit that, and pegsearch, like Python, leaves a signal it was started ignoring
+    ignored, so a Ctrl-C test would test nothing. A handler is reset to the default at exec, so
+    each child starts as from a terminal. (It was each child's `preexec_fn`, which runs Python
+    between fork and exec: in a worker with threads (numba's, py4j's) a child deadlocked there
+    and CI's suite stopped at test_hostile's signals, both workers idle.)"""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import pegsearch as pegsearch_package
-from tests.helpers import pegsearch, pegsearch_process, sigint_as_from_a_terminal
+from tests.helpers import pegsearch, pegsearch_process
 from tests.helpers.cluster import wait_until
 from tests.helpers.hadoop_cluster import (
     HADOOP_BIN,
@@ -358,8 +358,7 @@ def test_ctrl_c_ends_the_levels_job_on_yarn(hadoop: dict[str, str]) -> None:
     searching = subprocess.Popen(
         [sys.executable, "-m", "pegsearch", "run", "triangle-5", "--engine", "mrjob", "--runner",
          "hadoop", "--until", "1", "--out", run], env=hadoop, stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE, text=True, start_new_session=True,
-        preexec_fn=sigint_as_from_a_terminal)
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
     wait_until(lambda: running_tasks("mapper") or searching.poll() is not None, 600, "a map task running")
     assert searching.poll() is None, "the level finished before a map task was seen running"
     os.killpg(searching.pid, signal.SIGINT)

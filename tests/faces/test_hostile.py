@@ -28,7 +28,6 @@ from pegsearch.interrupts import interruption
 from pegsearch.kernel.target import CHOSEN, COMPILING, FILE
 from pegsearch.store import MANIFEST, Run
 from tests.helpers import pegsearch_process as run_pegsearch
-from tests.helpers import sigint_as_from_a_terminal
 from tests.helpers.cluster import wait_until
 
 ROOT = Path(__file__).parents[2]
@@ -210,7 +209,7 @@ def interrupt_and_resume(board: str, signum: int, levels: int, delay: float, cou
     `counts`, verified."""
     process = subprocess.Popen([sys.executable, "-m", "pegsearch", "run", board, "--out",
                                 str(out), *flags], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, preexec_fn=sigint_as_from_a_terminal, start_new_session=group)
+                               text=True, start_new_session=group)
     deadline = time.monotonic() + 120
     while listed_levels(out) < levels and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.002)
@@ -323,8 +322,7 @@ def test_a_signal_handled_where_python_cannot_raise_is_kept_not_printed() -> Non
             "    check()\n"
             "except Interrupted as stopped:\n"
             "    print('stopped by', stopped)\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                            preexec_fn=sigint_as_from_a_terminal)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (result.returncode, result.stdout, result.stderr) == (0, "stopped by SIGINT\n", "")
 
 
@@ -356,8 +354,7 @@ def test_a_library_logging_the_interrupt_prints_nothing() -> None:
             "    raise BrokenPipeError(32, 'Broken pipe')\n"
             "except OSError:\n"
             "    py4j.exception('a real py4j error')\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                            preexec_fn=sigint_as_from_a_terminal)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     lines = result.stderr.splitlines()
     assert (result.returncode, result.stdout) == (0, "stopped by SIGINT\n")
     assert lines[:2] == ["ERROR:root:a real error", "ERROR:py4j.clientserver:a real py4j error"]

@@ -11,7 +11,6 @@ import hashlib
 import io
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -28,13 +27,6 @@ from pegsearch.kernel.members import sorted_distinct
 from pegsearch.kernel.path_counts import as_int
 from pegsearch.store import MANIFEST, LevelWriter, Location, Run, level_name
 from pegsearch.store.parts import iter_parts
-
-
-def sigint_as_from_a_terminal() -> None:
-    """A child's `preexec_fn`: SIGINT to its default, as a terminal starts a command. A test run
-    in the background of a shell inherits SIGINT ignored, and pegsearch, like Python, leaves a
-    signal it was started ignoring ignored: a Ctrl-C test would then test nothing."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def pegsearch(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
