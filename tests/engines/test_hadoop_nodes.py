@@ -38,6 +38,7 @@ from tests.helpers.hadoop_cluster import (
 from tests.helpers.serving import Server
 
 TRIANGLE_5_LEVELS = 14
+SKIPPY_XL_LEVELS = 26
 NODES = 3
 LOST_SECONDS = 40  # frozen this long: past YARN's 15 s and HDFS's 20 s of silence (daemons.py)
 
@@ -56,6 +57,13 @@ def local_triangle_5(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def local_skippy_xl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("local") / "skippy-xl"
+    assert pegsearch_process("run", "skippy-xl", "--out", str(out)).returncode == 0
+    return out
+
+
 def drill(env: dict[str, str], node: int, action: str) -> None:
     """`cluster/hadoop/node DIR K ACTION`, as an operator types it."""
     done = subprocess.run([str(NODE), str(Path(env["HADOOP_CONF_DIR"]).parent), str(node), action],
@@ -63,20 +71,22 @@ def drill(env: dict[str, str], node: int, action: str) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
 
 
-def assert_identical_and_verified(run: str, local: Path, env: dict[str, str]) -> None:
+def assert_identical_and_verified(run: str, local: Path, env: dict[str, str],
+                                  board: str = "triangle-5", levels: int = TRIANGLE_5_LEVELS) -> None:
     """The rest of the run made by the local engine, then `verify` (each listed part there once,
     nothing unlisted) and `verify --against` the local engine's run: every level equal."""
-    resumed = pegsearch_process("run", "triangle-5", "--resume", "--out", run, env=env)
+    resumed = pegsearch_process("run", board, "--resume", "--out", run, env=env)
     assert resumed.returncode == 0, resumed.stderr
     checked = pegsearch_process("verify", run, env=env)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     compared = pegsearch_process("verify", run, "--against", str(local), env=env)
     assert compared.returncode == 0, compared.stdout + compared.stderr
-    assert f"identical: all {TRIANGLE_5_LEVELS} levels equal" in compared.stdout, compared.stdout
+    assert f"identical: all {levels} levels equal" in compared.stdout, compared.stdout
 
 
-def search(env: dict[str, str], run: str, *engine: str, until: int = 3) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "pegsearch", "run", "triangle-5", *engine,
+def search(env: dict[str, str], run: str, *engine: str, until: int = 3,
+           board: str = "triangle-5") -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "pegsearch", "run", board, *engine,
                              "--until", str(until), "--out", run],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -285,14 +295,17 @@ SPECULATION = {"spark.speculation": "true", "spark.speculation.interval": "200ms
 
 
 @pytest.mark.slow
-def test_a_straggler_copied_by_speculation(nodes: dict[str, str], local_triangle_5: Path,
+def test_a_straggler_copied_by_speculation(nodes: dict[str, str], local_skippy_xl: Path,
                                            tmp_path: Path) -> None:
     """Spark's speculation on (`spark.speculation`, a copy of a task past 2 s): one executor, its
-    JVM and its Python workers, frozen for 20 s once level 2 is committed (less than Spark's 120 s
-    before it calls an executor lost), so the tasks sent to it stall and copies run on the other
-    executor (Spark's event log shows one at least); thawed, the straggler's attempts finish late
-    or are killed. Exactly one attempt's part is listed for each task, none is left unlisted, and
-    the run is identical."""
+    JVM and its Python workers, frozen for 20 s once skippy-xl's level 9 is committed (less than
+    Spark's 120 s before it calls an executor lost). Levels 10-12 are made from two parts by two
+    map and two reduce tasks each, so each stage sends one of its tasks to the frozen executor,
+    where it stalls, and a copy runs on the other (Spark's event log shows one at least); thawed,
+    the straggler's attempts finish late or are killed. (On triangle-5, whose levels are one task
+    a stage, a fresh .ci/run once saw every task sent to the executor left running, and no copy.)
+    Exactly one attempt's part is listed for each task, none is left unlisted, and the run is
+    identical."""
     conf = tmp_path / "spark-conf"
     shutil.copytree(ROOT / "cluster" / "spark-conf", conf)
     events = tmp_path / "events"  # Spark's event log: each task attempt, a copy marked Speculative
@@ -303,15 +316,15 @@ def test_a_straggler_copied_by_speculation(nodes: dict[str, str], local_triangle
             "spark.eventLog.dir": events.as_uri()}.items())
     env = {**nodes, "SPARK_CONF_DIR": str(conf)}
     run = f"{nodes['PEGSEARCH_HDFS']}/runs/straggler"
-    searching = search(env, run, *ENGINES["spark"], until=6)
+    searching = search(env, run, *ENGINES["spark"], until=12, board="skippy-xl")
     frozen: list[int] = []
     try:
-        def two_executors_after_level_2() -> bool:
+        def two_executors_after_level_9() -> bool:
             executors = running_tasks("executor")
-            if levels_made(run, env) >= 3 and len(executors) >= 2:
+            if levels_made(run, env) >= 10 and len(executors) >= 2:
                 frozen.extend(process_tree(executors[0]))
             return bool(frozen) or searching.poll() is not None
-        wait_until(two_executors_after_level_2, 600, "two executors and level 2 committed")
+        wait_until(two_executors_after_level_9, 600, "two executors and level 9 committed")
         assert frozen, "the search ended before an executor could be frozen: " + \
             searching.stderr.read()[-3000:]
         signal_all(frozen, signal.SIGSTOP)
@@ -321,7 +334,7 @@ def test_a_straggler_copied_by_speculation(nodes: dict[str, str], local_triangle
     _, errors = searching.communicate(timeout=900)
     assert searching.returncode == 0, errors[-3000:]
     time.sleep(10)  # a straggler's late attempt, thawed, has time to write what it would
-    assert_identical_and_verified(run, local_triangle_5, nodes)
+    assert_identical_and_verified(run, local_skippy_xl, nodes, "skippy-xl", SKIPPY_XL_LEVELS)
     started = [json.loads(line) for log in events.rglob("*") if log.is_file()
                for line in log.open(errors="replace") if '"Event":"SparkListenerTaskStart"' in line]
     assert any(event["Task Info"]["Speculative"] for event in started), \
