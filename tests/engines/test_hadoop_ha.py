@@ -102,7 +102,7 @@ SEARCHES: dict[str, tuple[tuple[str, ...], Callable[[str, dict[str, str]], bool]
     "mrjob": (("triangle-5", "--engine", "mrjob", "--runner", "hadoop", "--until", "4"),
               lambda run, env: bool(running_tasks("mapper"))),
     "spark": (("triangle-5", "--engine", "spark", "--master", "yarn", "--driver-below", "0",
-               "--until", "6"),
+               "--until", "9"),
               lambda run, env: bool(running_tasks("executor")) and levels_made(run, env) >= 2),
 }
 
