@@ -235,18 +235,27 @@ def format_highly_available(folder: Path) -> None:
     for name in ha.JOURNALS:
         start_journal(folder, name)
     first, second = ha.NAMENODES
-    for name, args in ((first, ("-format", "-nonInteractive", "-force")), (first, ()),
-                       (second, ("-bootstrapStandby", "-nonInteractive", "-force"))):
-        process = daemon(folder, name, NAMENODE, *args, home=ha.home(folder, name))
-        if args and process.wait() != 0:
-            give_up(folder, f"formatting HDFS ({name} {args[0]}) failed", name)
-        if not args:
-            wait(folder, name, process, lambda: answers(namenode_rpc(folder, first)))
-    made = daemon(folder, "zkfc-format", ha.FAILOVER_CONTROLLER, "-formatZK", "-nonInteractive",
-                  "-force", home=ha.home(folder, first))
-    if made.wait() != 0:
-        give_up(folder, "formatting the failover state in ZooKeeper failed", "zkfc-format")
-    (folder / "zkfc-format.pid").unlink(missing_ok=True)
+    run_to_end(folder, first, NAMENODE, "-format", home=ha.home(folder, first))
+    start_ha_namenode(folder, first)
+    run_to_end(folder, second, NAMENODE, "-bootstrapStandby", home=ha.home(folder, second))
+    run_to_end(folder, "zkfc-format", ha.FAILOVER_CONTROLLER, "-formatZK",
+               home=ha.home(folder, first))
+
+
+def run_to_end(folder: Path, name: str, main_class: str, command: str, home: Path) -> None:
+    """One of HA's formatting commands (`-format`, `-bootstrapStandby`, `-formatZK`), run to its
+    end without questions; its PID file gone with it, so the daemon of that name starts later."""
+    process = daemon(folder, name, main_class, command, "-nonInteractive", "-force", home=home)
+    if process.wait() != 0:
+        give_up(folder, f"formatting HDFS for HA ({name} {command}) failed", name)
+    (folder / f"{name}.pid").unlink(missing_ok=True)
+
+
+def start_ha_namenode(folder: Path, name: str) -> None:
+    """NameNode `name` of the pair; up once it answers at its RPC address."""
+    process = daemon(folder, name, NAMENODE, home=ha.home(folder, name))
+    rpc = site(folder, "hdfs-site.xml", f"dfs.namenode.rpc-address.{ha.NAMESERVICE}.{name}")
+    wait(folder, name, process, lambda: answers(rpc))
 
 
 def start_highly_available(folder: Path) -> None:
@@ -259,8 +268,7 @@ def start_highly_available(folder: Path) -> None:
             start_journal(folder, name)
     for name in ha.NAMENODES:
         if not alive(folder, name):
-            process = daemon(folder, name, NAMENODE, home=ha.home(folder, name))
-            wait(folder, name, process, lambda name=name: answers(namenode_rpc(folder, name)))
+            start_ha_namenode(folder, name)
     for name in ha.NAMENODES:
         controller = f"zkfc-{name}"
         if not alive(folder, controller):
@@ -279,13 +287,8 @@ def start_zookeeper(folder: Path) -> None:
 
 def start_journal(folder: Path, name: str) -> None:
     process = daemon(folder, name, ha.JOURNAL_NODE, home=ha.home(folder, name))
-    address = json.loads((folder / "work" / "settings.json").read_text())["ha"][name][
-        "dfs.journalnode.rpc-address"]
+    address = ha_daemons(folder)[name]["dfs.journalnode.rpc-address"]
     wait(folder, name, process, lambda: answers(address))
-
-
-def namenode_rpc(folder: Path, name: str) -> str:
-    return site(folder, "hdfs-site.xml", f"dfs.namenode.rpc-address.{ha.NAMESERVICE}.{name}")
 
 
 def start_kdc(folder: Path) -> None:
@@ -525,9 +528,14 @@ def secured(folder: Path) -> bool:
     return bool(json.loads((folder / "work" / "settings.json").read_text()).get("kerberos"))
 
 
+def ha_daemons(folder: Path) -> dict[str, dict[str, str]]:
+    """Each HA daemon's own settings (ha.plan), by name: none unless made with --ha."""
+    return json.loads((folder / "work" / "settings.json").read_text()).get("ha") or {}
+
+
 def highly_available(folder: Path) -> bool:
     """Whether the cluster in `folder` was made with --ha."""
-    return bool(json.loads((folder / "work" / "settings.json").read_text()).get("ha"))
+    return bool(ha_daemons(folder))
 
 
 def separate(folder: Path) -> bool:

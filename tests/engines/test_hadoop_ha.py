@@ -25,7 +25,7 @@ from pegsearch.store import location
 from pegsearch.store.location import Location
 from tests.helpers import pegsearch_process
 from tests.helpers.cluster import wait_until
-from tests.helpers.hadoop_cluster import UP, hadoop_cluster, running_tasks
+from tests.helpers.hadoop_cluster import UP, hadoop_cluster, levels_made, running_tasks
 
 NODES = 2
 NAMENODES = ("nn1", "nn2")
@@ -86,11 +86,6 @@ def start_again(env: dict[str, str], killed: str) -> None:
                              capture_output=True, text=True, timeout=600)
     assert started.returncode == 0, started.stderr[-3000:]
     wait_until(lambda: states(env)[killed] == "standby", FAILOVER_SECONDS, f"{killed} standby again")
-
-
-def levels_made(run: str, env: dict[str, str]) -> int:
-    counted = pegsearch_process("counts", run, "--json", env=env)
-    return len(json.loads(counted.stdout)["levels"]) if counted.returncode == 0 else 0
 
 
 # Each engine's search, and the moment its active NameNode is killed: the local engine's skippy-xl

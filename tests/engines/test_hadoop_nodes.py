@@ -31,6 +31,7 @@ from tests.helpers.hadoop_cluster import (
     NODE,
     ROOT,
     hadoop_cluster,
+    levels_made,
     node_state,
     nodes_of,
     running_tasks,
@@ -109,11 +110,6 @@ def a_node_running_tasks(env: dict[str, str], run: str, ended: Callable[[], bool
 
     wait_until(seen, 600, f"a {kind} running on a node", every=0.5)
     return found[0] if found else None  # None: the search ended first
-
-
-def levels_made(run: str, env: dict[str, str]) -> int:
-    counted = pegsearch_process("counts", run, "--json", env=env)
-    return len(json.loads(counted.stdout)["levels"]) if counted.returncode == 0 else 0
 
 
 ENGINES = {"mrjob": ("--engine", "mrjob", "--runner", "hadoop"),

@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from xml.etree import ElementTree
 
+from tests.helpers import pegsearch_process
+
 ROOT = Path(__file__).resolve().parents[2]
 UP, DOWN, NODE = (ROOT / "cluster" / "hadoop" / name for name in ("up", "down", "node"))
 HADOOP_BIN = ROOT / "cluster" / "hadoop" / "bin"
@@ -117,3 +119,9 @@ def nodes_of(env: dict[str, str], pids: list[int]) -> set[int]:
         except (OSError, ValueError):
             continue
     return found
+
+
+def levels_made(run: str, env: dict[str, str]) -> int:
+    """The levels `pegsearch counts` lists of a run on the cluster so far (0 before it can)."""
+    counted = pegsearch_process("counts", run, "--json", env=env)
+    return len(json.loads(counted.stdout)["levels"]) if counted.returncode == 0 else 0

@@ -290,7 +290,7 @@ class Location:
         try:
             self.fs.move(self.path(temporary), self.path(name))
         except FileNotFoundError:
-            if not self.is_file(name) or self.read(name) != data:
+            if self.read(name) != data:  # a target not there is FileNotFoundError too
                 raise
 
     def remove(self, name: str) -> None:
