@@ -278,9 +278,9 @@ def start_highly_available(folder: Path) -> None:
 
 def start_zookeeper(folder: Path) -> None:
     (ha.home(folder, "zookeeper") / "data").mkdir(parents=True, exist_ok=True)
-    process = daemon(folder, "zookeeper", ha.ZOOKEEPER_MAIN,
-                     *ha.zookeeper_args(folder, sites_of(folder)),
-                     home=ha.home(folder, "zookeeper"), jvm=ha.ZOOKEEPER_OPTIONS)
+    config = ha.zookeeper_config(folder, sites_of(folder))
+    process = daemon(folder, "zookeeper", ha.ZOOKEEPER_MAIN, str(config),
+                     home=ha.home(folder, "zookeeper"))
     quorum = site(folder, "core-site.xml", "ha.zookeeper.quorum")
     wait(folder, "zookeeper", process, lambda: answers(quorum))
 
@@ -385,9 +385,9 @@ def node_home(folder: Path, node: int) -> Path:
     return folder / "nodes" / str(node)
 
 
-def daemon(folder: Path, name: str, main_class: str, *args: str, home: Path | None = None,
-           jvm: tuple[str, ...] = ()) -> subprocess.Popen:
-    """A JVM running `main_class` on the jars (with options `jvm`), the configuration first on
+def daemon(folder: Path, name: str, main_class: str, *args: str,
+           home: Path | None = None) -> subprocess.Popen:
+    """A JVM running `main_class` on the jars, the configuration first on
     its class path and in its HADOOP_CONF_DIR (`home`'s own conf/ for a node's or an HA daemon's,
     which works in `home`), its output in DIR/logs/NAME.out and its log in NAME.log, its PID in
     DIR/NAME.pid."""
@@ -399,7 +399,7 @@ def daemon(folder: Path, name: str, main_class: str, *args: str, home: Path | No
     # 38-39 s and 49-50 (AMD EPYC, 2 cores, quiet); its daemons' work is RPC, never hot loops.
     heap = "-Xmx1g" if home is None else "-Xmx512m"
     secure = kerberos.jvm_options(folder) if secured(folder) else []
-    command = ["java", heap, "-XX:TieredStopAtLevel=1", *secure, *jvm,
+    command = ["java", heap, "-XX:TieredStopAtLevel=1", *secure,
                f"-Dhadoop.log.dir={folder / 'logs'}",
                f"-Dhadoop.log.file={name}.log",
                f"-Dlog4j.configuration=file:{HOME / 'log4j-cluster.properties'}",

@@ -25,8 +25,6 @@ JOURNALS = ("journal-1", "journal-2", "journal-3")
 ZOOKEEPER_MAIN = "org.apache.zookeeper.server.ZooKeeperServerMain"
 JOURNAL_NODE = "org.apache.hadoop.hdfs.qjournal.server.JournalNode"
 FAILOVER_CONTROLLER = "org.apache.hadoop.hdfs.tools.DFSZKFailoverController"
-# ZooKeeper's admin web server would take port 8080 on every address.
-ZOOKEEPER_OPTIONS = ("-Dzookeeper.admin.enableServer=false",)
 # Ports: ZooKeeper's, and each NameNode's RPC, web and failover controller's, each JournalNode's
 # RPC, web and secure web (unused, but bound unless given).
 PORTS = 1 + 3 * len(NAMENODES) + 3 * len(JOURNALS)
@@ -81,10 +79,16 @@ def daemon_sites(sites: dict[str, dict[str, str]], own: dict[str, str]) -> dict[
     return {**sites, "hdfs-site.xml": {**sites["hdfs-site.xml"], **own}}
 
 
-def zookeeper_args(folder: Path, sites: dict[str, dict[str, str]]) -> tuple[str, ...]:
-    """ZooKeeperServerMain's arguments: its client port and its data folder."""
-    port = sites["core-site.xml"]["ha.zookeeper.quorum"].rsplit(":", 1)[1]
-    return port, str(home(folder, "zookeeper") / "data")
+def zookeeper_config(folder: Path, sites: dict[str, dict[str, str]]) -> Path:
+    """ZooKeeper's configuration, written to its folder: its client port on 127.0.0.1 alone (given
+    as arguments, ZooKeeperServerMain listens on every address) and no admin web server (it would
+    take port 8080 on every address)."""
+    address, _, port = sites["core-site.xml"]["ha.zookeeper.quorum"].rpartition(":")
+    config = home(folder, "zookeeper") / "zoo.cfg"
+    config.write_text(f"tickTime=2000\ndataDir={home(folder, 'zookeeper') / 'data'}\n"
+                      f"clientPort={port}\nclientPortAddress={address}\n"
+                      "admin.enableServer=false\n")
+    return config
 
 
 def state(sites: dict[str, dict[str, str]], name: str) -> str:
